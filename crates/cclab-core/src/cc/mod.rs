@@ -1,0 +1,153 @@
+//! Congestion controllers: one trait, one file per algorithm, one registry line each.
+//!
+//! The sender calls the controller once per ACK frame (or loss-detection pass) with everything
+//! that changed (`CongestionEvent`), once per sent packet, and reads `window()` and
+//! `pacing_rate()` before sending. Time arrives already read through the endpoint's clock model.
+
+use crate::recovery::rtt::RttEstimator;
+use crate::time::{Dur, Time};
+
+/// One newly acknowledged packet.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AckedPacket {
+    /// Packet number.
+    pub pn: u64,
+    /// Bytes that counted toward bytes in flight.
+    pub bytes: u64,
+    /// When it was sent (clock reading).
+    pub time_sent: Time,
+}
+
+/// One packet declared lost.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LostPacket {
+    /// Packet number.
+    pub pn: u64,
+    /// Bytes that counted toward bytes in flight.
+    pub bytes: u64,
+    /// When it was sent (clock reading).
+    pub time_sent: Time,
+}
+
+/// A delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation §3.3), taken on each ACK.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RateSample {
+    /// Delivery rate in bytes/s (0 if the sample is invalid).
+    pub delivery_rate: f64,
+    /// Bytes delivered over the sample interval.
+    pub delivered: u64,
+    /// Length of the sample interval.
+    pub interval: Dur,
+    /// `C.delivered` when the packet that produced the sample was sent (round counting).
+    pub prior_delivered: u64,
+    /// The packet that produced the sample was sent while the sender was application limited.
+    pub is_app_limited: bool,
+    /// RTT of the packet that produced the sample.
+    pub rtt: Dur,
+    /// Bytes lost since that packet was sent.
+    pub lost: u64,
+}
+
+/// Everything a controller learns from one ACK frame (or one loss-detection timeout).
+#[derive(Clone, Copy, Debug)]
+pub struct CongestionEvent<'a> {
+    /// Clock reading of the endpoint.
+    pub now: Time,
+    /// Tick counter of the endpoint clock (FreeBSD `ticks`).
+    pub ticks: u64,
+    /// Length of one tick.
+    pub tick: Dur,
+    /// Newly acknowledged packets, in packet-number order.
+    pub acked: &'a [AckedPacket],
+    /// Packets newly declared lost, in packet-number order.
+    pub lost: &'a [LostPacket],
+    /// Number of packets newly reported as CE-marked by this ACK (ECN counts increase).
+    pub ecn_ce: u64,
+    /// RTT estimator after this ACK's sample.
+    pub rtt: &'a RttEstimator,
+    /// Bytes in flight before the newly acked and lost packets were removed.
+    pub prior_in_flight: u64,
+    /// Bytes in flight after they were removed.
+    pub bytes_in_flight: u64,
+    /// The sender had less to send than the window allowed (RFC 9002 §7.8, RFC 9438 §5.8).
+    pub app_limited: bool,
+    /// Delivery-rate sample for this ACK, if one could be taken.
+    pub rate_sample: Option<RateSample>,
+    /// Total bytes delivered (acked) so far, including this event.
+    pub delivered: u64,
+}
+
+impl CongestionEvent<'_> {
+    /// Sum of newly acked bytes.
+    pub fn acked_bytes(&self) -> u64 {
+        self.acked.iter().map(|p| p.bytes).sum()
+    }
+    /// Send time of the newest lost packet, if any were lost.
+    pub fn largest_lost_sent(&self) -> Option<Time> {
+        self.lost.iter().map(|p| p.time_sent).max()
+    }
+}
+
+/// Congestion-control state reported for traces (qlog `congestion_state_updated`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CcState {
+    /// Slow start (including HyStart++'s conservative slow start).
+    SlowStart,
+    /// Congestion avoidance.
+    CongestionAvoidance,
+    /// Recovery period after a congestion event.
+    Recovery,
+    /// Application limited.
+    ApplicationLimited,
+    /// A controller-specific state (BBR phases), by name.
+    Other(&'static str),
+}
+
+impl CcState {
+    /// Name used in traces.
+    pub fn name(&self) -> &'static str {
+        match self {
+            CcState::SlowStart => "slow_start",
+            CcState::CongestionAvoidance => "congestion_avoidance",
+            CcState::Recovery => "recovery",
+            CcState::ApplicationLimited => "application_limited",
+            CcState::Other(s) => s,
+        }
+    }
+}
+
+/// A window-based (optionally paced) congestion controller.
+///
+/// Required: `on_congestion_event`, `window`, `state`. All times are endpoint clock readings.
+pub trait CongestionController: Send {
+    /// A packet of `bytes` (counted in flight) was sent; `bytes_in_flight` includes it.
+    fn on_packet_sent(&mut self, _now: Time, _pn: u64, _bytes: u64, _bytes_in_flight: u64) {}
+    /// Newly acked and/or lost packets from one ACK frame or loss timeout.
+    fn on_congestion_event(&mut self, ev: &CongestionEvent<'_>);
+    /// Persistent congestion was established (RFC 9002 §7.6).
+    fn on_persistent_congestion(&mut self, _now: Time) {}
+    /// A PTO fired (RFC 9002 §6.2); most controllers ignore it.
+    fn on_pto(&mut self, _now: Time) {}
+    /// Congestion window in bytes.
+    fn window(&self) -> u64;
+    /// Slow-start threshold in bytes (`u64::MAX` while unset).
+    fn ssthresh(&self) -> u64 {
+        u64::MAX
+    }
+    /// Pacing rate in bytes/s if the controller sets it; `None` lets the sender apply RFC 9002
+    /// §7.7: `1.25 · cwnd / smoothed_rtt`.
+    fn pacing_rate(&self) -> Option<f64> {
+        None
+    }
+    /// Until this instant the sender must not send (a forced pacing pause), if any.
+    fn pause_until(&self) -> Option<Time> {
+        None
+    }
+    /// Current state, for traces.
+    fn state(&self) -> CcState;
+    /// Short algorithm name (`newreno`, `cubic`, ...).
+    fn name(&self) -> &'static str;
+}
+
+pub mod registry;
+pub use registry::CcConfig;

@@ -1,0 +1,125 @@
+//! Per-endpoint clock model: what an endpoint can know about time.
+//!
+//! Real stacks read time through a timestamp of finite resolution (1 µs on Linux `ktime` in µs,
+//! 1 ms on coarse clocks), some counters advance in ticks (FreeBSD `ticks` at HZ=1000, seed 001),
+//! and timers fire late (timer granularity, slack). Endpoints, controllers, RTT estimation and ACK
+//! timers read time only through this model; the driver's `now` is the true time.
+
+use crate::time::{Dur, Time};
+
+
+/// Clock parameters of one endpoint.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClockConfig {
+    /// Timestamp resolution: readings are truncated to a multiple of it (1 ns = exact).
+    pub resolution: Dur,
+    /// Length of one tick of the coarse tick counter (FreeBSD `ticks`: 1 ms at HZ=1000).
+    pub tick: Dur,
+    /// Timers fire only on multiples of this granularity (0 or 1 ns = exact).
+    pub timer_granularity: Dur,
+    /// Extra lateness added to every timer expiry.
+    pub timer_slack: Dur,
+}
+
+impl Default for ClockConfig {
+    fn default() -> Self {
+        ClockConfig {
+            resolution: Dur(1),
+            tick: Dur::from_millis(1),
+            timer_granularity: Dur(1),
+            timer_slack: Dur::ZERO,
+        }
+    }
+}
+
+/// A clock model; cheap to copy.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Clock {
+    cfg: ClockConfig,
+}
+
+fn round_down(t: u64, q: u64) -> u64 {
+    if q <= 1 {
+        t
+    } else {
+        t - t % q
+    }
+}
+
+fn round_up(t: u64, q: u64) -> u64 {
+    if q <= 1 {
+        t
+    } else {
+        t.div_ceil(q).saturating_mul(q)
+    }
+}
+
+impl Clock {
+    /// A clock with the given parameters (zero durations are treated as exact).
+    pub fn new(cfg: ClockConfig) -> Clock {
+        Clock { cfg }
+    }
+    /// The parameters.
+    pub fn config(&self) -> &ClockConfig {
+        &self.cfg
+    }
+    /// What the endpoint reads when the true time is `now`.
+    pub fn read(&self, now: Time) -> Time {
+        Time(round_down(now.0, self.cfg.resolution.0))
+    }
+    /// The tick counter at true time `now` (number of whole ticks since the start).
+    pub fn ticks(&self, now: Time) -> u64 {
+        now.0 / self.cfg.tick.0.max(1)
+    }
+    /// Length of one tick.
+    pub fn tick(&self) -> Dur {
+        Dur(self.cfg.tick.0.max(1))
+    }
+    /// A measured interval between two readings, as the endpoint sees it.
+    pub fn elapsed(&self, now: Time, since: Time) -> Dur {
+        self.read(now).saturating_since(since)
+    }
+    /// The true time at which a timer set for the perceived instant `deadline` fires:
+    /// the first instant the clock reads at least `deadline`, rounded up to the timer
+    /// granularity, plus the slack. Never earlier than `deadline` itself.
+    pub fn fire_time(&self, deadline: Time) -> Time {
+        if deadline == Time::MAX {
+            return Time::MAX;
+        }
+        let readable = round_up(deadline.0, self.cfg.resolution.0);
+        let t = round_up(readable, self.cfg.timer_granularity.0);
+        Time(t) + self.cfg.timer_slack
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tick_clock_is_flat_within_a_tick() {
+        let c = Clock::new(ClockConfig { resolution: Dur::from_millis(1), ..Default::default() });
+        assert_eq!(c.read(Time(1_999_999)), Time(1_000_000));
+        assert_eq!(c.ticks(Time(1_999_999)), 1);
+        assert_eq!(c.ticks(Time(2_000_000)), 2);
+        // A timer for 1.2 ms fires when the clock can read it: at 2 ms.
+        assert_eq!(c.fire_time(Time(1_200_000)), Time(2_000_000));
+    }
+
+    #[test]
+    fn exact_clock_is_identity() {
+        let c = Clock::default();
+        assert_eq!(c.read(Time(123)), Time(123));
+        assert_eq!(c.fire_time(Time(123)), Time(123));
+    }
+
+    #[test]
+    fn slack_and_granularity_delay_timers() {
+        let c = Clock::new(ClockConfig {
+            timer_granularity: Dur::from_micros(50),
+            timer_slack: Dur::from_micros(10),
+            ..Default::default()
+        });
+        assert_eq!(c.fire_time(Time(1_000)), Time(60_000));
+    }
+}

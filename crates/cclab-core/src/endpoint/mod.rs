@@ -1,0 +1,71 @@
+//! Endpoints: sans-IO state machines the simulator and the UDP driver both drive.
+//!
+//! Method families (quinn-proto's convention): `handle_*` take inputs with the true time `now`,
+//! `poll_*` give outputs, getters report state. Drive an endpoint like this, with `now` never
+//! going backwards:
+//!
+//! 1. `handle_datagram(now, d)` for each arriving datagram, `handle_timeout(now)` when
+//!    `now >= poll_timeout()` (calling it early does nothing);
+//! 2. `poll_transmit(now)` until it returns `None`;
+//! 3. sleep until `poll_timeout()` or the next datagram.
+//!
+//! The endpoint reads `now` only through its own clock model and never touches a socket.
+
+use crate::time::Time;
+use crate::wire::packet::Datagram;
+
+pub mod trace;
+pub use trace::{Metrics, TraceEvent};
+
+/// Counters every endpoint keeps (units in the names). Summaries are built from these.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EndpointStats {
+    /// Application bytes delivered in order to the receiving application (receiver side) or
+    /// acknowledged (sender side).
+    pub bytes_delivered: u64,
+    /// Data-carrying packets sent, retransmissions included.
+    pub data_packets_sent: u64,
+    /// Packets sent that carried retransmitted data.
+    pub retransmitted_packets: u64,
+    /// Packets declared lost.
+    pub lost_packets: u64,
+    /// ACK-only (or feedback) packets sent.
+    pub acks_sent: u64,
+    /// IP-layer bytes of those ACK packets.
+    pub ack_bytes: u64,
+    /// Datagrams sent of any kind, and their IP-layer bytes.
+    pub datagrams_sent: u64,
+    /// IP-layer bytes of all datagrams sent.
+    pub bytes_sent: u64,
+    /// Largest congestion window seen, bytes.
+    pub cwnd_max_bytes: u64,
+    /// When the transfer completed (sender: last byte acked; receiver: last byte received).
+    pub completion_time: Option<Time>,
+}
+
+/// A sans-IO endpoint.
+pub trait Endpoint: Send {
+    /// A datagram arrived at true time `now`.
+    fn handle_datagram(&mut self, now: Time, dgram: Datagram);
+    /// Timers due at or before `now` fire; early calls do nothing.
+    fn handle_timeout(&mut self, now: Time);
+    /// The next datagram to send now, if any.
+    fn poll_transmit(&mut self, now: Time) -> Option<Datagram>;
+    /// The true time at which `handle_timeout` or `poll_transmit` next has work (timers and
+    /// pacing), `None` if nothing is pending.
+    fn poll_timeout(&self) -> Option<Time>;
+    /// Next trace event, if tracing is on (see `set_tracing`).
+    fn poll_event(&mut self) -> Option<TraceEvent> {
+        None
+    }
+    /// Turns trace events on or off (off by default: no cost when nobody listens).
+    fn set_tracing(&mut self, _on: bool) {}
+    /// Counters.
+    fn stats(&self) -> EndpointStats;
+    /// Instantaneous congestion-control metrics (sender side; zeros on a receiver).
+    fn metrics(&self) -> Metrics {
+        Metrics::default()
+    }
+    /// The transfer is complete and nothing is left to send or wait for.
+    fn is_done(&self) -> bool;
+}

@@ -1,0 +1,74 @@
+//! Trace events an endpoint emits (the qlog writer in cclab-sim turns them into qlog 0.3).
+
+use crate::cc::CcState;
+use crate::time::{Dur, Time};
+use crate::wire::packet::Packet;
+
+/// Congestion-control metrics at one instant (qlog `recovery:metrics_updated`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Metrics {
+    /// Congestion window, bytes.
+    pub cwnd: u64,
+    /// Bytes in flight.
+    pub bytes_in_flight: u64,
+    /// Smoothed RTT.
+    pub smoothed_rtt: Dur,
+    /// Minimum RTT.
+    pub min_rtt: Dur,
+    /// Latest RTT sample.
+    pub latest_rtt: Dur,
+    /// Pacing rate, bits/s (0 = not pacing).
+    pub pacing_rate_bps: u64,
+    /// Latest delivery-rate sample, bits/s.
+    pub delivery_rate_bps: u64,
+    /// Slow-start threshold, bytes (`u64::MAX` = unset).
+    pub ssthresh: u64,
+}
+
+/// One trace event, timestamped with the true time.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TraceEvent {
+    /// A packet was sent (`transport:packet_sent`).
+    PacketSent {
+        /// When.
+        time: Time,
+        /// IP-layer size, bytes.
+        size: u32,
+        /// Contents.
+        packet: Packet,
+    },
+    /// A packet was received (`transport:packet_received`).
+    PacketReceived {
+        /// When.
+        time: Time,
+        /// IP-layer size, bytes.
+        size: u32,
+        /// Contents.
+        packet: Packet,
+    },
+    /// A packet was declared lost (`recovery:packet_lost`).
+    PacketLost {
+        /// When.
+        time: Time,
+        /// Packet number.
+        pn: u64,
+        /// `"reordering_threshold"`, `"time_threshold"` or `"pto_expired"`.
+        trigger: &'static str,
+    },
+    /// Metrics changed (`recovery:metrics_updated`).
+    Metrics {
+        /// When.
+        time: Time,
+        /// Values.
+        metrics: Metrics,
+    },
+    /// The controller changed state (`recovery:congestion_state_updated`).
+    CongestionState {
+        /// When.
+        time: Time,
+        /// Old state.
+        old: CcState,
+        /// New state.
+        new: CcState,
+    },
+}

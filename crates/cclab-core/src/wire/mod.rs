@@ -1,0 +1,5 @@
+//! Wire formats: the semantic packet, exact on-wire sizes per protocol profile, and the QUIC
+//! byte codec used by the UDP driver.
+
+pub mod packet;
+pub mod size;

@@ -1,0 +1,124 @@
+//! The semantic packet every endpoint sends and receives, and the datagram that carries it.
+//!
+//! In the simulator a datagram's size is separate from its bytes: `Datagram::size` is the exact
+//! IP-layer size the codec would produce (see `wire::size`), and no bytes exist. The UDP driver
+//! encodes the same `Packet` with the QUIC codec.
+
+/// ECN codepoint of an IP packet (RFC 3168).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Ecn {
+    /// Not ECN-capable.
+    #[default]
+    NotEct,
+    /// ECN-capable transport, codepoint 0.
+    Ect0,
+    /// ECN-capable transport, codepoint 1.
+    Ect1,
+    /// Congestion experienced.
+    Ce,
+}
+
+/// Identifies one flow (one connection) in a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FlowId(pub u32);
+
+/// A chunk of the application byte stream (QUIC STREAM frame, TCP segment payload, DCCP data).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DataChunk {
+    /// Offset of the first byte in the stream.
+    pub offset: u64,
+    /// Number of payload bytes.
+    pub len: u32,
+    /// Whether this chunk ends the stream.
+    pub fin: bool,
+}
+
+/// An ACK frame (RFC 9000 §19.3), also used for TCP cumulative ACK + SACK blocks.
+///
+/// `ranges` are inclusive packet-number ranges `(smallest, largest)`, highest first,
+/// disjoint and separated by at least one missing number.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AckFrame {
+    /// Acknowledged ranges, highest first.
+    pub ranges: Vec<(u64, u64)>,
+    /// Intentional delay of the largest acknowledged packet, in nanoseconds (encoded in
+    /// units of 2^ack_delay_exponent µs on the wire).
+    pub ack_delay_ns: u64,
+    /// ECN counts (ECT0, ECT1, CE), present when the receiver reports ECN.
+    pub ecn: Option<[u64; 3]>,
+}
+
+impl AckFrame {
+    /// The largest acknowledged packet number.
+    pub fn largest(&self) -> Option<u64> {
+        self.ranges.first().map(|r| r.1)
+    }
+}
+
+/// ACK_FREQUENCY frame (draft-ietf-quic-ack-frequency §4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AckFrequencyFrame {
+    /// Increases with every new frame; stale frames are ignored.
+    pub sequence: u64,
+    /// ACK after more than this many ack-eliciting packets.
+    pub ack_eliciting_threshold: u64,
+    /// Requested max ACK delay, in microseconds.
+    pub request_max_ack_delay_us: u64,
+    /// Reordering threshold (0 = ignore reordering, 1 = RFC 9000 behaviour).
+    pub reordering_threshold: u64,
+}
+
+/// TFRC feedback carried by a DCCP CCID-3 feedback packet (RFC 4342 §8).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TfrcFeedback {
+    /// Receive rate since the last feedback, bytes/s.
+    pub x_recv_bps: u64,
+    /// Loss event rate (0 = no loss).
+    pub p: f64,
+    /// Time the receiver held the echoed packet before sending this feedback, ns.
+    pub elapsed_ns: u64,
+}
+
+/// Everything one packet carries. Fields that a profile does not use stay at their defaults.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Packet {
+    /// Packet number (QUIC), segment index (TCP) or DCCP sequence number.
+    pub pn: u64,
+    /// Encoded packet-number length in bytes (QUIC: 1..=4, covering twice the distance to the
+    /// largest acknowledged, RFC 9000 §17.1; ignored by other profiles).
+    pub pn_len: u8,
+    /// Stream data, if any.
+    pub data: Option<DataChunk>,
+    /// ACK frame, if any.
+    pub ack: Option<AckFrame>,
+    /// ACK_FREQUENCY frame, if any.
+    pub ack_frequency: Option<AckFrequencyFrame>,
+    /// IMMEDIATE_ACK frame present.
+    pub immediate_ack: bool,
+    /// PING frame present (makes the packet ack-eliciting without data; PTO probes).
+    pub ping: bool,
+    /// DCCP CCVal window counter (RFC 4342 §8.1), 0..=15.
+    pub ccval: u8,
+    /// TFRC feedback (DCCP), if any.
+    pub tfrc: Option<TfrcFeedback>,
+}
+
+impl Packet {
+    /// Whether the packet elicits an acknowledgement (RFC 9000 §13.2: anything but ACK/PADDING).
+    pub fn is_ack_eliciting(&self) -> bool {
+        self.data.is_some() || self.ack_frequency.is_some() || self.immediate_ack || self.ping
+    }
+}
+
+/// A datagram in flight between two endpoints.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Datagram {
+    /// The flow it belongs to.
+    pub flow: FlowId,
+    /// Size at the IP layer in bytes: IP + UDP/TCP/DCCP header + payload (+ AEAD tag).
+    pub size: u32,
+    /// ECN codepoint in the IP header.
+    pub ecn: Ecn,
+    /// What it carries.
+    pub packet: Packet,
+}

@@ -1,0 +1,1 @@
+//! cclab-py (being written).

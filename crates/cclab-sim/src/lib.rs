@@ -1,0 +1,1 @@
+//! cclab-sim (being written).

@@ -1,0 +1,1 @@
+//! cclab-udp (being written).
