@@ -6,10 +6,11 @@
 //! timers read time only through this model; the driver's `now` is the true time.
 
 use crate::time::{Dur, Time};
+use serde::Deserialize;
 
-
-/// Clock parameters of one endpoint.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Clock parameters of one endpoint (scenario table `clock`; omitted fields keep the exact default).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct ClockConfig {
     /// Timestamp resolution: readings are truncated to a multiple of it (1 ns = exact).
     pub resolution: Dur,

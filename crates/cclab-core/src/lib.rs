@@ -11,6 +11,7 @@
 //! - [`endpoint`]: the `Endpoint` trait, QUIC/TCP sender and receiver, TFRC/CCID-3, sources.
 #![warn(missing_docs)]
 
+pub mod ack;
 pub mod cc;
 pub mod clock;
 pub mod endpoint;

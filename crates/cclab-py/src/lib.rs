@@ -1,1 +1,26 @@
-//! cclab-py (being written).
+//! cclab-py: the private extension module `cclab._core`.
+//!
+//! Thin wrappers over `cclab-sim` and nothing else: no model logic lives here. Long work (`load`, `run`) releases
+//! the GIL and polls for Ctrl-C; the public, documented surface is the pure-Python package `cclab`.
+
+mod error;
+mod run;
+mod scenario;
+mod units;
+
+use pyo3::prelude::*;
+
+/// The `cclab._core` module.
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("ScenarioError", py.get_type::<error::ScenarioError>())?;
+    m.add("RunError", py.get_type::<error::RunError>())?;
+    m.add_class::<scenario::PyScenario>()?;
+    m.add_class::<run::PyRunOutput>()?;
+    m.add_function(wrap_pyfunction!(scenario::load, m)?)?;
+    m.add_function(wrap_pyfunction!(run::run, m)?)?;
+    m.add_function(wrap_pyfunction!(units::parse_duration_ns, m)?)?;
+    Ok(())
+}

@@ -143,11 +143,28 @@ pub trait CongestionController: Send {
     fn pause_until(&self) -> Option<Time> {
         None
     }
+    /// Bytes the sender should release back-to-back as one train once `pause_until` has passed
+    /// (picoquic's `bandwidth_pause`, seed 002): the pacer's bucket may hold at least this much.
+    /// `None` (default) leaves the pacer's usual burst.
+    fn burst_allowance(&self) -> Option<u64> {
+        None
+    }
     /// Current state, for traces.
     fn state(&self) -> CcState;
     /// Short algorithm name (`newreno`, `cubic`, ...).
     fn name(&self) -> &'static str;
 }
 
+pub mod bbr;
+pub mod cubic;
+pub mod hystart;
+pub mod new_reno;
 pub mod registry;
+pub mod slow_start;
+#[cfg(test)]
+pub(crate) mod test_util;
+pub mod train_ss;
+pub use bbr::{Bbr, BbrConfig};
+pub use cubic::{Cubic, CubicConfig};
+pub use new_reno::{NewReno, NewRenoConfig};
 pub use registry::CcConfig;

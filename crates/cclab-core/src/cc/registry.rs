@@ -1,6 +1,9 @@
 //! The controller registry: the `algorithm` names a scenario file may use.
 //! Adding an algorithm = its file in `cc/` + one variant here + one arm in `build`.
 
+use super::bbr::{Bbr, BbrConfig};
+use super::cubic::{Cubic, CubicConfig};
+use super::new_reno::{NewReno, NewRenoConfig};
 use super::CongestionController;
 use crate::time::Time;
 use serde::Deserialize;
@@ -10,11 +13,21 @@ use serde::Deserialize;
 #[serde(tag = "algorithm", rename_all = "lowercase", deny_unknown_fields)]
 pub enum CcConfig {
     // Variants are added by the algorithm files: NewReno(NewRenoConfig), Cubic(CubicConfig), ...
+    /// NewReno, RFC 9002 §7.
+    NewReno(NewRenoConfig),
+    /// CUBIC, RFC 9438, with HyStart++ (RFC 9406) by default.
+    Cubic(CubicConfig),
+    /// BBRv1, draft-cardwell-iccrg-bbr-congestion-control-00.
+    Bbr(BbrConfig),
 }
 
 impl CcConfig {
     /// Builds the controller for a sender whose full-sized packet counts `mss` bytes in flight.
-    pub fn build(&self, _now: Time, _mss: u64) -> Box<dyn CongestionController> {
-        match *self {}
+    pub fn build(&self, now: Time, mss: u64) -> Box<dyn CongestionController> {
+        match self {
+            CcConfig::NewReno(c) => Box::new(NewReno::new(c, mss)),
+            CcConfig::Cubic(c) => Box::new(Cubic::new(c, now, mss)),
+            CcConfig::Bbr(c) => Box::new(Bbr::new(c, now, mss)),
+        }
     }
 }

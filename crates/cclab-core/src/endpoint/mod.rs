@@ -14,6 +14,10 @@
 use crate::time::Time;
 use crate::wire::packet::Datagram;
 
+pub mod receiver;
+pub mod sender;
+pub mod source;
+pub mod tfrc;
 pub mod trace;
 pub use trace::{Metrics, TraceEvent};
 

@@ -2,4 +2,5 @@
 //! byte codec used by the UDP driver.
 
 pub mod packet;
+pub mod quic;
 pub mod size;

@@ -1,0 +1,52 @@
+# cclab: `make demo` runs a scenario, `make test` runs every check. Everything installs into ./.venv from PyPI
+# and crates.io (pins in pyproject.toml and Cargo.toml); rebuilds happen only when their inputs change.
+
+PYTHON   ?= python3.11
+CARGO    ?= cargo
+VENV     := .venv
+BIN      := $(VENV)/bin
+DEMO_CMD ?= $(BIN)/cclab run scenarios/examples/dumbbell-cubic.toml --out out/demo
+RUST_SRC := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name Cargo.toml)
+
+# Cargo and maturin see the same interpreter, so pyo3 is configured once.
+export PYO3_PYTHON := $(abspath $(BIN)/python)
+
+.PHONY: install demo test lint bench wheel
+
+install: $(VENV)/.built
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+# Pinned runtime + dev dependencies, read from pyproject.toml (single source).
+$(VENV)/.deps: pyproject.toml | $(BIN)/python
+	$(BIN)/python -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]; \
+	  print("\n".join(p["dependencies"] + p["optional-dependencies"]["dev"]))' > $(VENV)/requirements.txt
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r $(VENV)/requirements.txt
+	touch $@
+
+# Editable install: the extension is built into python/cclab/, the Python sources are used in place.
+$(VENV)/.built: $(VENV)/.deps $(RUST_SRC)
+	VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --quiet
+	touch $@
+
+demo: install
+	$(DEMO_CMD)
+
+test: install
+	$(CARGO) clippy --workspace --all-targets --quiet -- -D warnings
+	$(CARGO) test --workspace --release
+	$(BIN)/pytest -q tests/python
+
+lint: install
+	$(CARGO) fmt --all --check
+	$(CARGO) clippy --workspace --all-targets --quiet -- -D warnings
+	$(BIN)/ruff check python tests/python
+	$(BIN)/ruff format --check python tests/python
+
+bench:
+	$(CARGO) run --release -p cclab-sim --bin cclab-bench
+
+# One abi3 wheel (CPython >= 3.10 ABI) in target/wheels/.
+wheel: $(VENV)/.deps
+	$(BIN)/maturin build --release

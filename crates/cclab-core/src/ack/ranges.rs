@@ -1,0 +1,183 @@
+//! A compact set of inclusive `u64` ranges: received packet numbers (for ACK frames) and
+//! received stream bytes (for in-order delivery).
+//!
+//! Ranges are kept lowest first, disjoint and non-adjacent, so in-order arrival extends the last
+//! range in O(1) and an ACK frame reads them highest first. A bounded set forgets its lowest
+//! ranges (RFC 9000 §13.2.4: a receiver may stop reporting old ranges).
+
+/// Disjoint, non-adjacent inclusive ranges, lowest first.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RangeSet {
+    ranges: Vec<(u64, u64)>,
+    /// Values below this were forgotten when the set was trimmed; they count as present.
+    floor: u64,
+}
+
+impl RangeSet {
+    /// An empty set.
+    pub fn new() -> RangeSet {
+        RangeSet::default()
+    }
+
+    /// Adds `lo..=hi`; returns whether any value in it was new. Values below a trimmed floor
+    /// count as present.
+    pub fn insert(&mut self, lo: u64, hi: u64) -> bool {
+        debug_assert!(lo <= hi);
+        if hi < self.floor {
+            return false;
+        }
+        let lo = lo.max(self.floor);
+        // Fast path: in-order arrival at or above the top range.
+        match self.ranges.last_mut() {
+            None => {
+                self.ranges.push((lo, hi));
+                return true;
+            }
+            Some(last) if lo > last.1.saturating_add(1) => {
+                self.ranges.push((lo, hi));
+                return true;
+            }
+            Some(last) if lo >= last.0 => {
+                let new = hi > last.1;
+                last.1 = last.1.max(hi);
+                return new;
+            }
+            _ => {}
+        }
+        // General path: merge with every range that overlaps or touches `lo..=hi`.
+        let first = self.ranges.partition_point(|r| r.1.saturating_add(1) < lo);
+        let end = self.ranges.partition_point(|r| r.0 <= hi.saturating_add(1));
+        if first == end {
+            self.ranges.insert(first, (lo, hi));
+            return true;
+        }
+        let covered = self.ranges[first].0 <= lo && self.ranges[first].1 >= hi;
+        let merged = (self.ranges[first].0.min(lo), self.ranges[end - 1].1.max(hi));
+        self.ranges.drain(first + 1..end);
+        self.ranges[first] = merged;
+        !covered
+    }
+
+    /// Whether `v` is in the set (or below the trimmed floor).
+    pub fn contains(&self, v: u64) -> bool {
+        if v < self.floor {
+            return true;
+        }
+        let i = self.ranges.partition_point(|r| r.1 < v);
+        i < self.ranges.len() && self.ranges[i].0 <= v
+    }
+
+    /// Forgets the lowest ranges until at most `max` remain.
+    pub fn trim(&mut self, max: usize) {
+        if self.ranges.len() > max {
+            let cut = self.ranges.len() - max;
+            self.ranges.drain(..cut);
+            self.floor = self.ranges.first().map_or(self.floor, |r| r.0);
+        }
+    }
+
+    /// Number of ranges.
+    pub fn len(&self) -> usize {
+        self.ranges.len()
+    }
+
+    /// Whether the set holds no range.
+    pub fn is_empty(&self) -> bool {
+        self.ranges.is_empty()
+    }
+
+    /// Largest value.
+    pub fn max(&self) -> Option<u64> {
+        self.ranges.last().map(|r| r.1)
+    }
+
+    /// The ranges, highest first.
+    pub fn iter_desc(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.ranges.iter().rev().copied()
+    }
+
+    /// The lowest range, if any.
+    pub fn lowest(&self) -> Option<(u64, u64)> {
+        self.ranges.first().copied()
+    }
+
+    /// The first value at or above `start` that is missing from the set, if `start` lies in
+    /// (or below) the lowest range: the end of the contiguous prefix from `start`.
+    pub fn contiguous_end(&self, start: u64) -> u64 {
+        let s = start.max(self.floor);
+        match self.ranges.first() {
+            Some(&(lo, hi)) if lo <= s && s <= hi => hi + 1,
+            _ => s,
+        }
+    }
+
+    /// Whether some value between the floor and the largest value is missing.
+    pub fn has_gaps(&self) -> bool {
+        self.ranges.len() > 1 || self.ranges.first().is_some_and(|r| r.0 > self.floor)
+    }
+
+    /// The smallest value above `after` (or from the floor, if `None`) that is missing and
+    /// below the largest value: the smallest "Unreported Missing" packet of
+    /// draft-ietf-quic-ack-frequency §6.2 when `after` is Largest Acked − Reordering Threshold.
+    pub fn smallest_missing_above(&self, after: Option<u64>) -> Option<u64> {
+        let x = after.map_or(0, |a| a.saturating_add(1)).max(self.floor);
+        let i = self.ranges.partition_point(|r| r.1 < x);
+        let r = self.ranges.get(i)?;
+        if r.0 > x {
+            Some(x)
+        } else if i + 1 < self.ranges.len() {
+            Some(r.1 + 1)
+        } else {
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn in_order_extends_one_range() {
+        let mut s = RangeSet::new();
+        for pn in 0..1000 {
+            assert!(s.insert(pn, pn));
+        }
+        assert_eq!(s.len(), 1);
+        assert!(!s.insert(500, 500));
+        assert_eq!(s.iter_desc().collect::<Vec<_>>(), vec![(0, 999)]);
+    }
+
+    #[test]
+    fn out_of_order_merges_neighbours() {
+        let mut s = RangeSet::new();
+        for pn in [0, 1, 4, 5, 8] {
+            s.insert(pn, pn);
+        }
+        assert_eq!(s.iter_desc().collect::<Vec<_>>(), vec![(8, 8), (4, 5), (0, 1)]);
+        assert_eq!(s.smallest_missing_above(None), Some(2));
+        assert_eq!(s.smallest_missing_above(Some(4)), Some(6));
+        assert_eq!(s.smallest_missing_above(Some(7)), None);
+        assert!(s.insert(2, 3));
+        assert!(s.insert(6, 7));
+        assert_eq!(s.iter_desc().collect::<Vec<_>>(), vec![(0, 8)]);
+        assert!(!s.has_gaps());
+        // A range spanning several existing ones.
+        s.insert(20, 21);
+        s.insert(24, 25);
+        assert!(s.insert(10, 30));
+        assert_eq!(s.iter_desc().collect::<Vec<_>>(), vec![(10, 30), (0, 8)]);
+    }
+
+    #[test]
+    fn trim_forgets_lowest_and_treats_them_as_present() {
+        let mut s = RangeSet::new();
+        for pn in (0..20).step_by(2) {
+            s.insert(pn, pn);
+        }
+        s.trim(3);
+        assert_eq!(s.iter_desc().collect::<Vec<_>>(), vec![(18, 18), (16, 16), (14, 14)]);
+        assert!(s.contains(3) && !s.insert(3, 3));
+        assert_eq!(s.smallest_missing_above(None), Some(15));
+    }
+}

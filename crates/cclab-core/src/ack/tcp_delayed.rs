@@ -1,0 +1,107 @@
+//! TCP delayed ACKs: RFC 1122 §4.2.3.2 and RFC 5681 §4.2 with the Linux receiver's quick-ACK
+//! mode (include/net/tcp.h, net/ipv4/tcp_input.c).
+//!
+//! - ACK at least every 2nd full-sized segment (RFC 5681 §4.2; Linux: more than one `rcv_mss`
+//!   unacknowledged), otherwise within the delayed-ACK timeout (RFC 1122: MUST be < 0.5 s;
+//!   Linux `TCP_DELACK_MIN` = 40 ms, modelled as fixed: the adaptive `ato` is not).
+//! - ACK at once an out-of-order segment (duplicate ACK), a segment that fills all or part of a
+//!   gap, and any segment while holes remain (RFC 5681 §4.2; Linux ACKs at once while the
+//!   out-of-order queue is not empty — SACK compression of Linux ≥ 4.18 is not modelled).
+//! - Quick-ACK mode: the first data segment grants up to `TCP_MAX_QUICKACKS` = 16 immediate
+//!   ACKs (`tcp_incr_quickack`), re-granted after an idle gap longer than the RTO; each ACK
+//!   sent spends one (`tcp_dec_quickack_mode`). A CE mark after an unmarked segment grants 2
+//!   (`tcp_ecn_check_ce` → `tcp_enter_quickack_mode(sk, 2)`).
+
+use serde::Deserialize;
+
+use super::{AckPolicy, Arrival};
+use crate::time::{Dur, Time};
+
+/// RFC 1122 §4.2.3.2: the delay MUST be less than 0.5 s.
+const MAX_DELACK: Dur = Dur(500_000_000 - 1);
+/// Quick ACKs granted by a CE mark (Linux `tcp_enter_quickack_mode(sk, 2)`).
+const CE_QUICKACKS: u64 = 2;
+
+/// Parameters of the TCP delayed-ACK policy.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TcpDelayedConfig {
+    /// Delayed-ACK timeout (Linux `TCP_DELACK_MIN` = 40 ms; clamped below 500 ms, RFC 1122).
+    pub delack: Dur,
+    /// Full-sized segments per ACK (RFC 5681 §4.2: at least every 2nd).
+    pub segments_per_ack: u64,
+    /// Quick ACKs granted at the start and after idle (Linux `TCP_MAX_QUICKACKS` = 16; the
+    /// kernel grants `min(rcv_wnd / (2·rcv_mss), 16)`, 16 for any window ≥ 32 segments).
+    pub quickacks: u64,
+    /// A gap between data segments longer than this re-grants quick ACKs (Linux: the RTO,
+    /// at least `TCP_RTO_MIN` = 200 ms).
+    pub idle_restart: Dur,
+}
+
+impl Default for TcpDelayedConfig {
+    fn default() -> Self {
+        TcpDelayedConfig {
+            delack: Dur::from_millis(40),
+            segments_per_ack: 2,
+            quickacks: 16,
+            idle_restart: Dur::from_millis(200),
+        }
+    }
+}
+
+/// The TCP delayed-ACK receiver policy.
+#[derive(Clone, Debug)]
+pub struct TcpDelayed {
+    cfg: TcpDelayedConfig,
+    /// Remaining quick ACKs (Linux `icsk_ack.quick`).
+    quick: u64,
+    /// Full-sized segments received since the last ACK.
+    full_pending: u64,
+    /// Arrival of the previous data segment (clock reading), `None` before the first.
+    last_arrival: Option<Time>,
+}
+
+impl TcpDelayed {
+    /// A receiver that has seen no data yet.
+    pub fn new(cfg: &TcpDelayedConfig) -> Self {
+        let mut cfg = cfg.clone();
+        cfg.delack = cfg.delack.min(MAX_DELACK);
+        TcpDelayed {
+            cfg,
+            quick: 0,
+            full_pending: 0,
+            last_arrival: None,
+        }
+    }
+}
+
+impl AckPolicy for TcpDelayed {
+    fn on_packet(&mut self, a: &Arrival<'_>) -> bool {
+        // tcp_event_data_recv: quick ACKs on the first data and after a gap longer than the RTO.
+        let idle = self
+            .last_arrival
+            .is_none_or(|t| a.now.saturating_since(t) > self.cfg.idle_restart);
+        if idle {
+            self.quick = self.quick.max(self.cfg.quickacks);
+        }
+        self.last_arrival = Some(a.now);
+        if a.ce && !a.prev_ce {
+            self.quick = self.quick.max(CE_QUICKACKS);
+        }
+        if a.full_sized {
+            self.full_pending += 1;
+        }
+        self.quick > 0
+            || self.full_pending >= self.cfg.segments_per_ack.max(1)
+            || a.out_of_order
+            || a.new_gap
+            || a.has_holes
+    }
+    fn on_ack_sent(&mut self) {
+        self.quick = self.quick.saturating_sub(1);
+        self.full_pending = 0;
+    }
+    fn max_ack_delay(&self) -> Dur {
+        self.cfg.delack
+    }
+}

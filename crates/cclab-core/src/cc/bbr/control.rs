@@ -1,0 +1,101 @@
+//! BBR's control parameters (§4.2): pacing rate, send quantum and congestion window, including
+//! the window's response to loss recovery and ProbeRTT.
+
+use super::{Bbr, Mode};
+use crate::cc::CongestionEvent;
+use crate::time::Dur;
+
+impl Bbr {
+    /// `BBRInitPacingRate` (§4.2.1): `BBRHighGain · InitialCwnd / RTT`.
+    pub(super) fn init_pacing_rate(&mut self, rtt: Dur) {
+        self.pacing_rate = self.cfg.high_gain * self.initial_cwnd() as f64 / rtt.as_secs_f64().max(1e-9);
+    }
+
+    /// `BBRSetPacingRateWithGain` (§4.2.1): `gain · BtlBw`, never lowered before the pipe is full.
+    pub(super) fn set_pacing_rate_with_gain(&mut self, gain: f64) {
+        let rate = gain * self.model.btl_bw();
+        if self.full_pipe.reached() || rate > self.pacing_rate {
+            self.pacing_rate = rate;
+        }
+    }
+
+    /// `BBRSetSendQuantum` (§4.2.2): 1 packet below 1.2 Mbps, 2 below 24 Mbps, else 1 ms of
+    /// pacing up to 64 KB.
+    pub(super) fn set_send_quantum(&mut self) {
+        self.send_quantum = if self.pacing_rate < 1.2e6 / 8.0 {
+            self.mss
+        } else if self.pacing_rate < 24e6 / 8.0 {
+            2 * self.mss
+        } else {
+            ((self.pacing_rate * 1e-3) as u64).min(64 * 1024)
+        };
+    }
+
+    /// `BBRInflight(gain)` (§4.2.3.2): `gain · BDP + 3 · send_quantum`; InitialCwnd while RTprop
+    /// is unknown.
+    pub(super) fn inflight(&self, gain: f64) -> u64 {
+        self.model
+            .bdp(gain)
+            .map_or(self.initial_cwnd(), |bdp| bdp + 3 * self.send_quantum)
+    }
+
+    /// `BBRSaveCwnd` (§4.2.3.4): the last cwnd that recovery or ProbeRTT had not cut.
+    pub(super) fn save_cwnd(&mut self) {
+        let cut = self.recovery_start.is_some() || matches!(self.mode, Mode::ProbeRtt(_));
+        self.prior_cwnd = if cut { self.prior_cwnd.max(self.cwnd) } else { self.cwnd };
+    }
+
+    /// `BBRRestoreCwnd` (§4.2.3.4).
+    pub(super) fn restore_cwnd(&mut self) {
+        self.cwnd = self.cwnd.max(self.prior_cwnd);
+    }
+
+    /// `BBRModulateCwndForRecovery` (§4.2.3.4, Linux `bbr_set_cwnd_to_recover_or_restore`).
+    /// Recovery periods follow RFC 9002 §7.3.2: one starts when a packet sent after the start of
+    /// the current one is lost, and ends when a packet sent after its start is acknowledged.
+    fn modulate_cwnd_for_recovery(&mut self, ev: &CongestionEvent<'_>, acked: u64, lost: u64) {
+        if let Some(start) = self.recovery_start {
+            if ev.acked.last().is_some_and(|p| p.time_sent > start) {
+                self.recovery_start = None;
+                self.packet_conservation = false;
+                self.restore_cwnd();
+            }
+        }
+        let new_period = ev
+            .largest_lost_sent()
+            .is_some_and(|sent| self.recovery_start.is_none_or(|s| sent > s));
+        if new_period {
+            self.save_cwnd();
+            self.recovery_start = Some(ev.now);
+            // Packet conservation for one round: one packet out per packet delivered. The round
+            // ends when a packet sent from now on is delivered.
+            self.packet_conservation = true;
+            self.model.rounds.restart(ev.delivered);
+            self.cwnd = ev.bytes_in_flight + acked.max(self.mss);
+        } else if lost > 0 {
+            self.cwnd = self.cwnd.saturating_sub(lost).max(self.mss);
+        }
+        if self.packet_conservation {
+            self.cwnd = self.cwnd.max(ev.bytes_in_flight + acked);
+        }
+    }
+
+    /// `BBRSetCwnd` (§4.2.3.6): grow toward `BBRInflight(cwnd_gain)` by the bytes acked, or snap
+    /// down to it once the pipe is full; never below BBRMinPipeCwnd, except in ProbeRTT where
+    /// BBRMinPipeCwnd is the cap (§4.2.3.5).
+    pub(super) fn set_cwnd(&mut self, ev: &CongestionEvent<'_>, acked: u64, lost: u64) {
+        let target = self.inflight(self.gains().1);
+        self.modulate_cwnd_for_recovery(ev, acked, lost);
+        if !self.packet_conservation {
+            if self.full_pipe.reached() {
+                self.cwnd = (self.cwnd + acked).min(target);
+            } else if self.cwnd < target || ev.delivered < self.initial_cwnd() {
+                self.cwnd += acked;
+            }
+            self.cwnd = self.cwnd.max(self.min_pipe_cwnd());
+        }
+        if matches!(self.mode, Mode::ProbeRtt(_)) {
+            self.cwnd = self.cwnd.min(self.min_pipe_cwnd());
+        }
+    }
+}

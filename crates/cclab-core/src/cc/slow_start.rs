@@ -1,0 +1,201 @@
+//! Pluggable slow start, shared by NewReno and CUBIC: classic (RFC 9002 §7.3.1), HyStart++
+//! (RFC 9406, [`super::hystart`]) or packet-train bandwidth estimation ([`super::train_ss`]).
+//!
+//! A controller owns one [`SlowStart`], forwards `on_packet_sent`, calls [`SlowStart::on_ack`]
+//! for every ACK event while `cwnd < ssthresh`, and reports `pause_until`/`burst_allowance`
+//! while in slow start. In a scenario: `slow_start = "hystart++"`, or with parameters
+//! `slow_start = { kind = "train", pacing_pause_on_failed_estimate = true }`.
+
+use super::hystart::{HyStart, HyStartConfig, HyStartPhase};
+use super::train_ss::{TrainConfig, TrainEstimator};
+use super::CongestionEvent;
+use crate::time::Time;
+use core::fmt;
+use serde::de::{self, value::MapAccessDeserializer, Deserializer, MapAccess, Visitor};
+use serde::Deserialize;
+
+/// Which slow start a controller uses, with its parameters.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(tag = "kind", deny_unknown_fields, remote = "Self")]
+pub enum SlowStartConfig {
+    /// `cwnd += acked bytes` until ssthresh (RFC 9002 §7.3.1).
+    #[default]
+    #[serde(rename = "classic")]
+    Classic,
+    /// HyStart++ in the initial slow start, classic afterwards (RFC 9406 §4.3).
+    #[serde(rename = "hystart++")]
+    HyStartPlusPlus(HyStartConfig),
+    /// Classic growth plus jumps toward the BDP measured from ACK trains (picoquic, seed 002).
+    #[serde(rename = "train")]
+    Train(TrainConfig),
+}
+
+/// Accepts a bare name (`"hystart++"`, default parameters) or a table with `kind`.
+impl<'de> Deserialize<'de> for SlowStartConfig {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = SlowStartConfig;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("\"classic\", \"hystart++\", \"train\", or a table with `kind`")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<SlowStartConfig, E> {
+                match v {
+                    "classic" => Ok(SlowStartConfig::Classic),
+                    "hystart++" => Ok(SlowStartConfig::HyStartPlusPlus(HyStartConfig::default())),
+                    "train" => Ok(SlowStartConfig::Train(TrainConfig::default())),
+                    _ => Err(E::unknown_variant(v, &["classic", "hystart++", "train"])),
+                }
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<SlowStartConfig, A::Error> {
+                SlowStartConfig::deserialize(MapAccessDeserializer::new(map))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+#[derive(Clone, Debug)]
+enum Kind {
+    Classic,
+    HyStart(HyStart),
+    Train(TrainEstimator),
+}
+
+/// Slow-start state of one connection.
+#[derive(Clone, Debug)]
+pub struct SlowStart {
+    kind: Kind,
+}
+
+impl SlowStart {
+    /// The chosen slow start for a sender whose full-sized packet is `mss` bytes.
+    pub fn new(cfg: &SlowStartConfig, mss: u64) -> SlowStart {
+        let kind = match cfg {
+            SlowStartConfig::Classic => Kind::Classic,
+            SlowStartConfig::HyStartPlusPlus(c) => Kind::HyStart(HyStart::new(c, mss)),
+            SlowStartConfig::Train(c) => Kind::Train(TrainEstimator::new(c, mss)),
+        };
+        SlowStart { kind }
+    }
+
+    /// Packet `pn` of `bytes` was sent at `now` (HyStart++ rounds, the post-pause train).
+    pub fn on_packet_sent(&mut self, now: Time, pn: u64, bytes: u64) {
+        match &mut self.kind {
+            Kind::Classic => {}
+            Kind::HyStart(h) => h.on_packet_sent(pn),
+            Kind::Train(t) => t.on_packet_sent(now, bytes),
+        }
+    }
+
+    /// One ACK event while `cwnd < ssthresh`. `acked_bytes` are the bytes that may grow the window
+    /// (0 while app-limited: RFC 9002 §7.8). Grows `cwnd`; HyStart++ may end slow start by
+    /// setting `ssthresh = cwnd`.
+    pub fn on_ack(&mut self, ev: &CongestionEvent<'_>, acked_bytes: u64, cwnd: &mut u64, ssthresh: &mut u64) {
+        match &mut self.kind {
+            // RFC 9406 §4.3: HyStart++ only while ssthresh is unset (the initial slow start).
+            Kind::HyStart(h) if *ssthresh == u64::MAX => {
+                if let Some(largest) = ev.acked.last() {
+                    h.on_ack(largest.pn, ev.rtt.latest(), acked_bytes, cwnd, ssthresh);
+                }
+            }
+            Kind::Train(t) => {
+                *cwnd += acked_bytes;
+                t.on_ack(ev, cwnd, *ssthresh);
+            }
+            _ => *cwnd += acked_bytes,
+        }
+    }
+
+    /// In HyStart++'s conservative slow start.
+    pub fn in_css(&self) -> bool {
+        matches!(&self.kind, Kind::HyStart(h) if matches!(h.phase(), HyStartPhase::Css { .. }))
+    }
+
+    /// Forced pacing pause after a failed train estimate, if any.
+    pub fn pause_until(&self) -> Option<Time> {
+        match &self.kind {
+            Kind::Train(t) => t.pause_until(),
+            _ => None,
+        }
+    }
+
+    /// Bytes to release back-to-back after the pause, if a train is pending.
+    pub fn burst_allowance(&self) -> Option<u64> {
+        match &self.kind {
+            Kind::Train(t) => t.burst_allowance(),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::test_util::{event, rtt_of};
+    use crate::cc::AckedPacket;
+    use crate::time::Dur;
+
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Holder {
+        slow_start: SlowStartConfig,
+    }
+
+    fn parse(s: &str) -> Result<SlowStartConfig, String> {
+        toml::from_str::<Holder>(s)
+            .map(|h| h.slow_start)
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn slow_start_config_accepts_names_and_tables() {
+        assert_eq!(parse("slow_start = \"classic\""), Ok(SlowStartConfig::Classic));
+        assert_eq!(
+            parse("slow_start = \"hystart++\""),
+            Ok(SlowStartConfig::HyStartPlusPlus(HyStartConfig::default()))
+        );
+        assert_eq!(
+            parse("slow_start = { kind = \"hystart++\", paced = false }"),
+            Ok(SlowStartConfig::HyStartPlusPlus(HyStartConfig { paced: false }))
+        );
+        let t = parse(
+            "slow_start = { kind = \"train\", pacing_pause_on_failed_estimate = true, min_interval = \"500us\" }",
+        );
+        let expect = TrainConfig {
+            pacing_pause_on_failed_estimate: true,
+            min_interval: Dur::from_micros(500),
+            ..Default::default()
+        };
+        assert_eq!(t, Ok(SlowStartConfig::Train(expect)));
+    }
+
+    #[test]
+    fn slow_start_config_rejects_unknowns() {
+        assert!(parse("slow_start = \"bbr\"").unwrap_err().contains("unknown variant"));
+        assert!(parse("slow_start = { kind = \"train\", min_train = 3 }")
+            .unwrap_err()
+            .contains("unknown field"));
+    }
+
+    #[test]
+    fn slow_start_hystart_only_in_initial_slow_start() {
+        let mss = 1000;
+        let mut ss = SlowStart::new(&SlowStartConfig::HyStartPlusPlus(HyStartConfig { paced: false }), mss);
+        let rtt = rtt_of(Dur::from_millis(10));
+        let p = [AckedPacket {
+            pn: 0,
+            bytes: 20 * mss,
+            time_sent: Time::ZERO,
+        }];
+        let ev = event(Time(10_000_000), &p, &[], &rtt);
+        // Initial slow start: L = 8 segments caps a 20-segment stretch ACK.
+        let (mut cwnd, mut ssthresh) = (10 * mss, u64::MAX);
+        ss.on_ack(&ev, 20 * mss, &mut cwnd, &mut ssthresh);
+        assert_eq!(cwnd, 18 * mss);
+        // ssthresh set by a loss: classic slow start grows by all acked bytes.
+        let mut ssthresh = 100 * mss;
+        ss.on_ack(&ev, 20 * mss, &mut cwnd, &mut ssthresh);
+        assert_eq!(cwnd, 38 * mss);
+    }
+}

@@ -1,0 +1,317 @@
+//! The data receiver: records packet numbers, reassembles the byte stream, and sends ACK-only
+//! packets when its ACK policy (`crate::ack`) says so.
+//!
+//! One receiver serves the QUIC and TCP profiles. QUIC ACK frames carry the newest
+//! `max_ack_ranges` ranges (RFC 9000 §13.2.4: older ranges are forgotten). For TCP the same
+//! `AckFrame` is read as a cumulative ACK plus SACK blocks: the ranges are the highest SACK
+//! blocks that fit the option space (RFC 2018), highest first, followed last by the cumulative
+//! range, the one starting at segment 0; segment indices start at 0 and are never forgotten.
+//!
+//! Time: every instant the receiver stores is a reading of its clock model; the delayed-ACK
+//! timer fires at `Clock::fire_time(first unacknowledged arrival + max_ack_delay)`, so a 1 ms
+//! delay on a coarse timer fires late as on a real host.
+
+use std::collections::VecDeque;
+
+use serde::Deserialize;
+
+use super::{Endpoint, EndpointStats, TraceEvent};
+use crate::ack::{AckPolicy, AckPolicyConfig, Arrival, RangeSet};
+use crate::clock::{Clock, ClockConfig};
+use crate::time::Time;
+use crate::wire::packet::{AckFrame, Datagram, Ecn, FlowId, Packet};
+use crate::wire::size::Profile;
+
+/// Receiver parameters (scenario table `[flow.receiver]`).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ReceiverConfig {
+    /// When to acknowledge (default: RFC 9000 §13.2).
+    pub ack: AckPolicyConfig,
+    /// The receiver host's clock model (default: exact).
+    pub clock: ClockConfig,
+    /// Most ACK ranges a QUIC ACK frame carries and the receiver remembers (quinn: 32).
+    pub max_ack_ranges: usize,
+    /// Report ECN counts in ACK frames once any ECT/CE packet arrived (RFC 9000 §13.4.1).
+    pub ecn: bool,
+    /// Packet-number length of the receiver's QUIC packets, bytes (RFC 9000 §17.1; 2 covers a
+    /// receiver whose ACKs are acknowledged about once per RTT, RFC 9000 §13.2.4).
+    pub pn_len: u8,
+}
+
+impl Default for ReceiverConfig {
+    fn default() -> Self {
+        ReceiverConfig {
+            ack: AckPolicyConfig::default(),
+            clock: ClockConfig::default(),
+            max_ack_ranges: 32,
+            ecn: true,
+            pn_len: 2,
+        }
+    }
+}
+
+/// The sans-IO data receiver of one flow.
+#[derive(Debug)]
+pub struct Receiver {
+    flow: FlowId,
+    profile: Profile,
+    clock: Clock,
+    policy: Box<dyn AckPolicy>,
+    max_ack_ranges: usize,
+    ecn_reporting: bool,
+    pn_len: u8,
+    /// Packet numbers received.
+    received: RangeSet,
+    /// Clock reading when the largest packet number arrived (for the ACK Delay field).
+    largest_time: Time,
+    /// Largest ack-eliciting packet number received.
+    largest_unacked: Option<u64>,
+    /// Largest packet number reported in an ACK sent.
+    largest_acked: Option<u64>,
+    /// Clock reading of the first ack-eliciting packet not yet acknowledged.
+    first_unacked: Option<Time>,
+    /// The policy asked for an ACK at once.
+    ack_now: bool,
+    /// The previous packet was CE-marked.
+    prev_ce: bool,
+    /// ECT(0), ECT(1), CE packets received.
+    ecn_counts: [u64; 3],
+    /// Stream bytes received, as inclusive offset ranges.
+    stream: RangeSet,
+    /// Stream length, once the FIN arrived.
+    fin_offset: Option<u64>,
+    next_pn: u64,
+    /// True time of the latest input, for `poll_timeout` when an ACK is due at once.
+    last_now: Time,
+    stats: EndpointStats,
+    tracing: bool,
+    events: VecDeque<TraceEvent>,
+}
+
+impl Receiver {
+    /// A receiver for `flow` that has received nothing at true time `now`.
+    pub fn new(flow: FlowId, profile: Profile, cfg: &ReceiverConfig, now: Time) -> Receiver {
+        Receiver {
+            flow,
+            profile,
+            clock: Clock::new(cfg.clock),
+            policy: cfg.ack.build(),
+            max_ack_ranges: cfg.max_ack_ranges.max(1),
+            ecn_reporting: cfg.ecn,
+            pn_len: cfg.pn_len.clamp(1, 4),
+            received: RangeSet::new(),
+            largest_time: Time::ZERO,
+            largest_unacked: None,
+            largest_acked: None,
+            first_unacked: None,
+            ack_now: false,
+            prev_ce: false,
+            ecn_counts: [0; 3],
+            stream: RangeSet::new(),
+            fin_offset: None,
+            next_pn: 0,
+            last_now: now,
+            stats: EndpointStats::default(),
+            tracing: false,
+            events: VecDeque::new(),
+        }
+    }
+
+    /// Packet numbers received (bounded by `max_ack_ranges` ranges for QUIC).
+    pub fn received(&self) -> &RangeSet {
+        &self.received
+    }
+
+    /// The ACK policy in use.
+    pub fn policy(&self) -> &dyn AckPolicy {
+        self.policy.as_ref()
+    }
+
+    /// True time at which the delayed-ACK timer fires, if armed.
+    fn ack_deadline(&self) -> Option<Time> {
+        self.first_unacked
+            .map(|t| self.clock.fire_time(t + self.policy.max_ack_delay()))
+    }
+
+    fn deliver(&mut self, now: Time, p: &Packet) {
+        let Some(d) = p.data else { return };
+        if d.len > 0 {
+            self.stream.insert(d.offset, d.offset + d.len as u64 - 1);
+        }
+        if d.fin {
+            self.fin_offset = Some(d.offset + d.len as u64);
+        }
+        self.stats.bytes_delivered = self.stream.contiguous_end(0);
+        if self.stats.completion_time.is_none() && self.fin_offset == Some(self.stats.bytes_delivered) {
+            self.stats.completion_time = Some(now);
+        }
+    }
+
+    /// The ACK frame for the current state (RFC 9000 §19.3; TCP cumulative + SACK).
+    fn ack_frame(&self, now: Time) -> AckFrame {
+        let ranges = match self.profile {
+            Profile::Tcp(t) => {
+                let cumulative = self.received.lowest().filter(|r| r.0 == 0);
+                let mut v: Vec<(u64, u64)> = Vec::with_capacity(t.max_sack_blocks() + 1);
+                v.extend(
+                    self.received
+                        .iter_desc()
+                        .filter(|&r| Some(r) != cumulative)
+                        .take(t.max_sack_blocks()),
+                );
+                v.extend(cumulative);
+                v
+            }
+            _ => self.received.iter_desc().take(self.max_ack_ranges).collect(),
+        };
+        AckFrame {
+            ranges,
+            // RFC 9000 §13.2.5: the delay since the largest acknowledged packet arrived.
+            ack_delay_ns: self.clock.elapsed(now, self.largest_time).as_nanos(),
+            ecn: (self.ecn_reporting && self.ecn_counts != [0; 3]).then_some(self.ecn_counts),
+        }
+    }
+}
+
+impl Endpoint for Receiver {
+    fn handle_datagram(&mut self, now: Time, dgram: Datagram) {
+        self.last_now = now;
+        let reading = self.clock.read(now);
+        if self.tracing {
+            self.events.push_back(TraceEvent::PacketReceived {
+                time: now,
+                size: dgram.size,
+                packet: dgram.packet.clone(),
+            });
+        }
+        let p = &dgram.packet;
+        let ce = dgram.ecn == Ecn::Ce;
+        let prev_ce = core::mem::replace(&mut self.prev_ce, ce);
+        match dgram.ecn {
+            Ecn::NotEct => {}
+            Ecn::Ect0 => self.ecn_counts[0] += 1,
+            Ecn::Ect1 => self.ecn_counts[1] += 1,
+            Ecn::Ce => self.ecn_counts[2] += 1,
+        }
+        let ack_eliciting = p.is_ack_eliciting();
+        let largest_before = self.received.max();
+        if !self.received.insert(p.pn, p.pn) {
+            // A duplicate. QUIC drops it; a TCP receiver sends a duplicate ACK at once
+            // (Linux: old data enters quick-ACK mode and sends a D-SACK).
+            if ack_eliciting && matches!(self.profile, Profile::Tcp(_)) {
+                self.first_unacked.get_or_insert(reading);
+                self.ack_now = true;
+            }
+            self.deliver(now, p);
+            return;
+        }
+        if largest_before.is_none_or(|l| p.pn > l) {
+            self.largest_time = reading;
+        }
+        if !matches!(self.profile, Profile::Tcp(_)) {
+            self.received.trim(self.max_ack_ranges);
+        }
+        self.deliver(now, p);
+        if let Some(f) = &p.ack_frequency {
+            self.policy.on_ack_frequency(f);
+        }
+        if !ack_eliciting {
+            // RFC 9000 §13.2.1: never an ACK-only packet in reply to a non-ack-eliciting one.
+            return;
+        }
+        let largest_unacked = self.largest_unacked.map_or(p.pn, |l| l.max(p.pn));
+        self.largest_unacked = Some(largest_unacked);
+        self.first_unacked.get_or_insert(reading);
+        let arrival = Arrival {
+            now: reading,
+            pn: p.pn,
+            ce,
+            prev_ce,
+            out_of_order: largest_before.is_some_and(|l| p.pn < l),
+            new_gap: largest_before.is_some_and(|l| p.pn > l + 1),
+            has_holes: self.received.has_gaps(),
+            largest_unacked,
+            largest_acked: self.largest_acked,
+            full_sized: self.profile.in_flight_size(p) >= self.profile.mss(),
+            received: &self.received,
+        };
+        let mut now_ack = self.policy.on_packet(&arrival);
+        if p.immediate_ack {
+            now_ack |= self.policy.on_immediate_ack();
+        }
+        self.ack_now |= now_ack;
+    }
+
+    fn handle_timeout(&mut self, now: Time) {
+        self.last_now = now;
+        if self.ack_deadline().is_some_and(|d| now >= d) {
+            self.ack_now = true;
+        }
+    }
+
+    fn poll_transmit(&mut self, now: Time) -> Option<Datagram> {
+        self.last_now = now;
+        let deadline = self.ack_deadline()?;
+        if !self.ack_now && now < deadline {
+            return None;
+        }
+        let frame = self.ack_frame(now);
+        self.largest_acked = self.largest_acked.max(frame.largest());
+        let packet = Packet {
+            pn: self.next_pn,
+            pn_len: self.pn_len,
+            ack: Some(frame),
+            ..Default::default()
+        };
+        self.next_pn += 1;
+        let size = self.profile.datagram_size(&packet);
+        self.policy.on_ack_sent();
+        self.first_unacked = None;
+        self.ack_now = false;
+        self.stats.acks_sent += 1;
+        self.stats.ack_bytes += size as u64;
+        self.stats.datagrams_sent += 1;
+        self.stats.bytes_sent += size as u64;
+        if self.tracing {
+            self.events.push_back(TraceEvent::PacketSent {
+                time: now,
+                size,
+                packet: packet.clone(),
+            });
+        }
+        Some(Datagram {
+            flow: self.flow,
+            size,
+            ecn: Ecn::NotEct,
+            packet,
+        })
+    }
+
+    fn poll_timeout(&self) -> Option<Time> {
+        if self.ack_now && self.first_unacked.is_some() {
+            Some(self.last_now)
+        } else {
+            self.ack_deadline()
+        }
+    }
+
+    fn poll_event(&mut self) -> Option<TraceEvent> {
+        self.events.pop_front()
+    }
+
+    fn set_tracing(&mut self, on: bool) {
+        self.tracing = on;
+        if !on {
+            self.events.clear();
+        }
+    }
+
+    fn stats(&self) -> EndpointStats {
+        self.stats.clone()
+    }
+
+    fn is_done(&self) -> bool {
+        self.stats.completion_time.is_some() && self.first_unacked.is_none()
+    }
+}

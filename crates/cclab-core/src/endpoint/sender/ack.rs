@@ -1,0 +1,204 @@
+//! ACK frames and timers: newly acknowledged packets, RTT samples (RFC 9002 §5), loss detection
+//! and the PTO (§6), ECN (§7.3.2, §B.7), persistent congestion (§7.6), and the one controller
+//! call per ACK frame or loss timeout.
+
+use super::{Sender, PTO_PROBES};
+use crate::cc::{AckedPacket, CongestionEvent, LostPacket, RateSample};
+use crate::endpoint::TraceEvent;
+use crate::recovery::loss::LossTimer;
+use crate::recovery::sent::SentPacket;
+use crate::time::{Dur, Time};
+use crate::wire::packet::{AckFrame, DataChunk};
+
+impl Sender {
+    /// RFC 9002 §A.7 `OnAckReceived` for an ACK frame arriving at true time `now`.
+    pub(super) fn on_ack_frame(&mut self, now: Time, ack: &AckFrame) {
+        let t = self.clock.read(now);
+        let Some(largest) = ack.largest() else { return };
+        let prior_in_flight = self.sent.bytes_in_flight();
+        let mut acked = std::mem::take(&mut self.acked_buf);
+        acked.clear();
+        let mut largest_newly: Option<SentPacket> = None;
+        let mut any_eliciting = false;
+        self.sent.on_ack(&ack.ranges, |pn, p| {
+            any_eliciting |= p.ack_eliciting;
+            if pn == largest {
+                largest_newly = Some(p);
+            }
+            if let Some(c) = p.data {
+                self.stream.on_acked(c);
+            }
+            if let (Some(seq), Some(af)) = (p.ack_frequency_seq, self.ack_frequency.as_mut()) {
+                af.on_frame_acked(seq);
+            }
+            self.rate.on_packet_acked(t, p.time_sent, p.bytes as u64, &p.delivery);
+            acked.push(AckedPacket {
+                pn,
+                bytes: p.bytes as u64,
+                time_sent: p.time_sent,
+            });
+        });
+        if acked.is_empty() {
+            // §A.7: nothing newly acknowledged, nothing to do.
+            self.acked_buf = acked;
+            return;
+        }
+        self.loss.on_ack(largest);
+        // §5.1: sample only when the largest acknowledged is newly acked and something newly
+        // acked is ack-eliciting; §5.3: ack_delay limited to the peer's max_ack_delay.
+        if let Some(p) = largest_newly.filter(|_| any_eliciting) {
+            let first = !self.rtt.has_sample();
+            let ack_delay = Dur(ack.ack_delay_ns).min(self.max_ack_delay());
+            self.rtt.update(t, t.saturating_since(p.time_sent), ack_delay);
+            if first {
+                self.loss.on_first_rtt_sample(self.sent.next_pn());
+            }
+        }
+        // §B.7: an increase of the CE count is a congestion signal.
+        let mut ecn_ce = 0;
+        if let Some([_, _, ce]) = ack.ecn.filter(|_| self.ecn) {
+            ecn_ce = ce.saturating_sub(self.ecn_ce_count);
+            self.ecn_ce_count = self.ecn_ce_count.max(ce);
+        }
+        let mut lost = std::mem::take(&mut self.lost_buf);
+        lost.clear();
+        let persistent = self.detect_losses(now, t, &mut lost);
+        let sample = self.rate.generate(self.rtt.min());
+        self.last_rate_sample = sample.or(self.last_rate_sample);
+        self.congestion_event(now, t, &acked, &lost, ecn_ce, prior_in_flight, sample, persistent);
+        self.acked_buf = acked;
+        self.lost_buf = lost;
+        if self.stats.completion_time.is_none() && self.stream.is_complete() {
+            self.stats.completion_time = Some(now);
+        }
+    }
+
+    /// RFC 9002 §A.9 `OnLossDetectionTimeout` (plus the application's write timer).
+    pub(super) fn on_timeout(&mut self, now: Time) {
+        let t = self.clock.read(now);
+        self.pump_source(t);
+        let Some((deadline, kind)) = self.loss.timer(&self.sent, &self.rtt, self.max_ack_delay()) else {
+            return;
+        };
+        if deadline > t {
+            return;
+        }
+        match kind {
+            LossTimer::TimeThreshold => {
+                let prior_in_flight = self.sent.bytes_in_flight();
+                let mut lost = std::mem::take(&mut self.lost_buf);
+                lost.clear();
+                let persistent = self.detect_losses(now, t, &mut lost);
+                self.congestion_event(now, t, &[], &lost, 0, prior_in_flight, None, persistent);
+                self.lost_buf = lost;
+            }
+            LossTimer::Pto => {
+                // §6.2.4: back off and send probes; nothing is declared lost.
+                self.loss.on_pto();
+                self.cc.on_pto(t);
+                self.probes = PTO_PROBES;
+                if !self.stream.has_retransmissions() && !self.stream.has_new_data() {
+                    // Nothing new to carry: probe with the oldest unacknowledged data (distinct
+                    // chunks: earlier probes may have copied it already).
+                    let mut chunks: [Option<DataChunk>; PTO_PROBES as usize] = [None; PTO_PROBES as usize];
+                    let mut n = 0;
+                    for c in self.sent.iter().filter_map(|(_, p)| p.data) {
+                        if n == chunks.len() {
+                            break;
+                        }
+                        if !chunks[..n].contains(&Some(c)) {
+                            chunks[n] = Some(c);
+                            n += 1;
+                        }
+                    }
+                    for c in chunks.into_iter().flatten() {
+                        self.stream.queue_retransmission(c);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Runs loss detection at clock reading `t` (true time `now`), collecting the lost packets
+    /// and re-queueing their data; returns whether they establish persistent congestion.
+    fn detect_losses(&mut self, now: Time, t: Time, lost: &mut Vec<LostPacket>) -> bool {
+        let max_ack_delay = self.max_ack_delay();
+        let persistent = self
+            .loss
+            .detect_lost(t, &mut self.sent, &self.rtt, max_ack_delay, |pn, p, trigger| {
+                lost.push(LostPacket {
+                    pn,
+                    bytes: p.bytes as u64,
+                    time_sent: p.time_sent,
+                });
+                if let Some(c) = p.data {
+                    self.stream.queue_retransmission(c);
+                }
+                if p.ack_frequency_seq.is_some() && p.ack_frequency_seq == self.last_af_frame.map(|f| f.sequence) {
+                    self.af_resend = true;
+                }
+                self.rate.on_packet_lost(p.bytes as u64);
+                if self.tracing {
+                    self.events.push_back(TraceEvent::PacketLost {
+                        time: now,
+                        pn,
+                        trigger: trigger.name(),
+                    });
+                }
+            });
+        self.stats.lost_packets += lost.len() as u64;
+        persistent
+    }
+
+    /// One controller call for one ACK frame or loss timeout, then persistent congestion,
+    /// counters and traces.
+    fn congestion_event(
+        &mut self,
+        now: Time,
+        t: Time,
+        acked: &[AckedPacket],
+        lost: &[LostPacket],
+        ecn_ce: u64,
+        prior_in_flight: u64,
+        rate_sample: Option<RateSample>,
+        persistent: bool,
+    ) {
+        if acked.is_empty() && lost.is_empty() {
+            return;
+        }
+        let ev = CongestionEvent {
+            now: t,
+            ticks: self.clock.ticks(now),
+            tick: self.clock.tick(),
+            acked,
+            lost,
+            ecn_ce,
+            rtt: &self.rtt,
+            prior_in_flight,
+            bytes_in_flight: self.sent.bytes_in_flight(),
+            app_limited: self.app_limited,
+            rate_sample,
+            delivered: self.rate.delivered(),
+        };
+        self.cc.on_congestion_event(&ev);
+        if persistent {
+            // §7.6.2: collapse the window; §5.2: min_rtt restarts from the latest sample.
+            self.cc.on_persistent_congestion(t);
+            self.rtt.reset_min();
+        }
+        self.stats.cwnd_max_bytes = self.stats.cwnd_max_bytes.max(self.cc.window());
+        if self.tracing {
+            let metrics = crate::endpoint::Endpoint::metrics(self);
+            self.events.push_back(TraceEvent::Metrics { time: now, metrics });
+            let state = self.cc.state();
+            if state != self.cc_state {
+                self.events.push_back(TraceEvent::CongestionState {
+                    time: now,
+                    old: self.cc_state,
+                    new: state,
+                });
+            }
+        }
+        self.cc_state = self.cc.state();
+    }
+}

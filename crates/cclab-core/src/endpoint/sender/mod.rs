@@ -1,0 +1,311 @@
+//! The sans-IO data sender: one stream in one packet-number space, RFC 9002 loss recovery, a
+//! pluggable congestion controller, pacing, delivery-rate samples and (optionally) the
+//! sender side of the ACK-frequency extension.
+//!
+//! `transmit.rs` builds packets (window, pacing, probes), `ack.rs` processes ACK frames and
+//! timers (RTT samples, loss detection, controller events), `stream.rs` tracks stream bytes.
+//! Every input `now` is the true time; the sender reads it only through its `Clock`, and the
+//! deadlines `poll_timeout` returns are the true times at which that clock can see them.
+
+mod ack;
+mod stream;
+mod transmit;
+
+use self::stream::SendStream;
+use super::source::{Source, SourceConfig};
+use super::{Endpoint, EndpointStats, Metrics, TraceEvent};
+use crate::ack::frequency_sender::{AckFrequencySender, AckFrequencySenderConfig};
+use crate::cc::{AckedPacket, CcConfig, CcState, CongestionController, LostPacket, RateSample};
+use crate::clock::{Clock, ClockConfig};
+use crate::recovery::delivery_rate::DeliveryRate;
+use crate::recovery::loss::LossDetection;
+use crate::recovery::pacer::{Pacer, PacingConfig};
+use crate::recovery::rtt::RttEstimator;
+use crate::recovery::sent::SentPackets;
+use crate::time::{Dur, Time};
+use crate::wire::packet::{AckFrequencyFrame, Datagram, FlowId};
+use crate::wire::size::Profile;
+use serde::Deserialize;
+use std::collections::VecDeque;
+
+/// Sender parameters (scenario table `[flow.sender]`).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SenderConfig {
+    /// RTT assumed before the first sample (RFC 9002 §6.2.2 kInitialRtt: 333 ms).
+    pub initial_rtt: Dur,
+    /// The peer's max_ack_delay transport parameter (RFC 9000 §18.2 default: 25 ms).
+    pub peer_max_ack_delay: Dur,
+    /// Pacing (RFC 9002 §7.7).
+    pub pacing: PacingConfig,
+    /// Mark packets ECT(0) and treat increases of the reported CE count as congestion
+    /// (RFC 9002 §7.3.2, §B.7). Default false.
+    pub ecn: bool,
+    /// The sender's clock model.
+    pub clock: ClockConfig,
+    /// kPacketThreshold (RFC 9002 §6.1.1: 3).
+    pub packet_threshold: u64,
+    /// kTimeThreshold (RFC 9002 §6.1.2: 9/8).
+    pub time_threshold: f64,
+    /// Send ACK_FREQUENCY frames chosen by this policy (draft-ietf-quic-ack-frequency); `None` = never.
+    /// Its `peer_max_ack_delay` is replaced by this config's, so the two cannot disagree.
+    pub ack_frequency: Option<AckFrequencySenderConfig>,
+}
+
+impl Default for SenderConfig {
+    fn default() -> Self {
+        SenderConfig {
+            initial_rtt: crate::recovery::rtt::INITIAL_RTT,
+            peer_max_ack_delay: Dur::from_millis(25),
+            pacing: PacingConfig::default(),
+            ecn: false,
+            clock: ClockConfig::default(),
+            packet_threshold: 3,
+            time_threshold: 9.0 / 8.0,
+            ack_frequency: None,
+        }
+    }
+}
+
+/// Ack-eliciting probe packets sent per PTO expiry (RFC 9002 §6.2.4: one or two).
+const PTO_PROBES: u8 = 2;
+
+/// A data sender. See the module doc for the driving contract (`Endpoint`).
+pub struct Sender {
+    flow: FlowId,
+    profile: Profile,
+    /// Bytes in flight of a full-sized packet (the controllers' max_datagram_size).
+    mss: u64,
+    clock: Clock,
+    peer_max_ack_delay: Dur,
+    pacing: PacingConfig,
+    ecn: bool,
+    cc: Box<dyn CongestionController>,
+    rtt: RttEstimator,
+    sent: SentPackets,
+    loss: LossDetection,
+    pacer: Pacer,
+    rate: DeliveryRate,
+    source: Source,
+    stream: SendStream,
+    ack_frequency: Option<AckFrequencySender>,
+    /// Newest ACK_FREQUENCY frame sent, and whether its packet was lost (resend it).
+    last_af_frame: Option<AckFrequencyFrame>,
+    af_resend: bool,
+    /// Probe packets still to send after a PTO expiry.
+    probes: u8,
+    /// The last send attempt found no data while the window had room (RFC 9002 §7.8).
+    app_limited: bool,
+    /// Clock reading until which pacing (or the controller's pause) holds the next packet.
+    blocked_until: Option<Time>,
+    /// Largest ECN-CE count reported so far.
+    ecn_ce_count: u64,
+    cc_state: CcState,
+    last_rate_sample: Option<RateSample>,
+    stats: EndpointStats,
+    tracing: bool,
+    events: VecDeque<TraceEvent>,
+    /// Reused per-ACK buffers (no allocation per ACK).
+    acked_buf: Vec<AckedPacket>,
+    lost_buf: Vec<LostPacket>,
+}
+
+impl Sender {
+    /// A sender for `flow` whose source starts at true time `now`.
+    pub fn new(
+        flow: FlowId,
+        profile: Profile,
+        cfg: &SenderConfig,
+        cc: &CcConfig,
+        source: &SourceConfig,
+        now: Time,
+    ) -> Sender {
+        let clock = Clock::new(cfg.clock);
+        let t = clock.read(now);
+        let mss = profile.mss() as u64;
+        let cc = cc.build(t, mss);
+        let step = clock.config().resolution.max(clock.config().timer_granularity);
+        let mut s = Sender {
+            flow,
+            profile,
+            mss,
+            clock,
+            peer_max_ack_delay: cfg.peer_max_ack_delay,
+            pacing: cfg.pacing.clone(),
+            ecn: cfg.ecn,
+            cc_state: cc.state(),
+            cc,
+            rtt: RttEstimator::new(cfg.initial_rtt),
+            sent: SentPackets::new(),
+            loss: LossDetection::new(cfg.packet_threshold, cfg.time_threshold),
+            pacer: Pacer::new(t, step),
+            rate: DeliveryRate::new(),
+            source: Source::new(source, t),
+            stream: SendStream::default(),
+            ack_frequency: cfg.ack_frequency.as_ref().map(|af| {
+                AckFrequencySender::new(&AckFrequencySenderConfig {
+                    peer_max_ack_delay: cfg.peer_max_ack_delay,
+                    ..af.clone()
+                })
+            }),
+            last_af_frame: None,
+            af_resend: false,
+            probes: 0,
+            app_limited: false,
+            blocked_until: None,
+            ecn_ce_count: 0,
+            last_rate_sample: None,
+            stats: EndpointStats::default(),
+            tracing: false,
+            events: VecDeque::new(),
+            acked_buf: Vec::new(),
+            lost_buf: Vec::new(),
+        };
+        s.pump_source(t);
+        s.stats.cwnd_max_bytes = s.cc.window();
+        s
+    }
+
+    /// The RTT estimator.
+    pub fn rtt(&self) -> &RttEstimator {
+        &self.rtt
+    }
+
+    /// Bytes in flight (RFC 9002 §B.2).
+    pub fn bytes_in_flight(&self) -> u64 {
+        self.sent.bytes_in_flight()
+    }
+
+    /// The congestion controller.
+    pub fn controller(&self) -> &dyn CongestionController {
+        self.cc.as_ref()
+    }
+
+    /// Consecutive PTO expiries without an acknowledgement.
+    pub fn pto_count(&self) -> u32 {
+        self.loss.pto_count()
+    }
+
+    /// max_ack_delay the peer may be using: the ACK-frequency requests in force, else the
+    /// transport parameter (draft-ietf-quic-ack-frequency §7; RFC 9002 §6.2.1).
+    fn max_ack_delay(&self) -> Dur {
+        self.ack_frequency
+            .as_ref()
+            .and_then(|a| a.max_ack_delay())
+            .unwrap_or(self.peer_max_ack_delay)
+    }
+
+    /// Pacing rate in bytes/s: the controller's, else RFC 9002 §7.7 `N · cwnd / smoothed_rtt`.
+    fn pacing_rate(&self) -> f64 {
+        self.cc.pacing_rate().unwrap_or_else(|| {
+            let srtt = self.rtt.smoothed().max(Dur(1)).as_secs_f64();
+            self.pacing.gain * self.cc.window() as f64 / srtt
+        })
+    }
+
+    /// Hands the application's writes due at clock reading `t` to the stream.
+    fn pump_source(&mut self, t: Time) {
+        if self.source.poll(t) > 0 || self.source.is_finished() {
+            self.stream.on_written(self.source.written(), self.source.is_finished());
+        }
+    }
+
+    fn trace(&mut self, ev: impl FnOnce() -> TraceEvent) {
+        if self.tracing {
+            self.events.push_back(ev());
+        }
+    }
+}
+
+impl Endpoint for Sender {
+    fn handle_datagram(&mut self, now: Time, dgram: Datagram) {
+        if let Some(ack) = &dgram.packet.ack {
+            self.on_ack_frame(now, ack);
+        }
+        if self.tracing {
+            self.events.push_back(TraceEvent::PacketReceived {
+                time: now,
+                size: dgram.size,
+                packet: dgram.packet,
+            });
+        }
+    }
+
+    fn handle_timeout(&mut self, now: Time) {
+        self.on_timeout(now);
+    }
+
+    fn poll_transmit(&mut self, now: Time) -> Option<Datagram> {
+        self.transmit(now)
+    }
+
+    fn poll_timeout(&self) -> Option<Time> {
+        let loss = self
+            .loss
+            .timer(&self.sent, &self.rtt, self.max_ack_delay())
+            .map(|(t, _)| t);
+        [loss, self.source.next_event(), self.blocked_until]
+            .into_iter()
+            .flatten()
+            .min()
+            .map(|t| self.clock.fire_time(t))
+    }
+
+    fn poll_event(&mut self) -> Option<TraceEvent> {
+        self.events.pop_front()
+    }
+
+    fn set_tracing(&mut self, on: bool) {
+        self.tracing = on;
+        if !on {
+            self.events.clear();
+        }
+    }
+
+    fn stats(&self) -> EndpointStats {
+        EndpointStats {
+            bytes_delivered: self.stream.acked_bytes(),
+            ..self.stats.clone()
+        }
+    }
+
+    fn metrics(&self) -> Metrics {
+        Metrics {
+            cwnd: self.cc.window(),
+            bytes_in_flight: self.sent.bytes_in_flight(),
+            smoothed_rtt: self.rtt.smoothed(),
+            min_rtt: self.rtt.min(),
+            latest_rtt: self.rtt.latest(),
+            pacing_rate_bps: if self.pacing.enabled {
+                (self.pacing_rate() * 8.0) as u64
+            } else {
+                0
+            },
+            delivery_rate_bps: self.last_rate_sample.map_or(0, |r| (r.delivery_rate * 8.0) as u64),
+            ssthresh: self.cc.ssthresh(),
+        }
+    }
+
+    fn is_done(&self) -> bool {
+        self.stream.is_complete()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sender_config_parses_with_rfc_defaults() {
+        let c: SenderConfig =
+            toml::from_str("ecn = true\n[pacing]\ngain = 2.0\n[clock]\nresolution = \"1ms\"").unwrap();
+        assert!(c.ecn && c.pacing.enabled && c.pacing.gain == 2.0 && c.pacing.burst_packets == 10);
+        assert_eq!(c.clock.resolution, Dur::from_millis(1));
+        assert_eq!(
+            (c.initial_rtt, c.peer_max_ack_delay),
+            (Dur::from_millis(333), Dur::from_millis(25))
+        );
+        assert_eq!((c.packet_threshold, c.time_threshold), (3, 1.125));
+        assert!(toml::from_str::<SenderConfig>("pacng = true").is_err());
+    }
+}

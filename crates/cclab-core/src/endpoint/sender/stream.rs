@@ -1,0 +1,297 @@
+//! The send side of the flow's single stream: bytes written by the application, lost data
+//! waiting to be resent in new packets (RFC 9000 §13.3), and the bytes the peer acknowledged.
+
+use crate::wire::packet::DataChunk;
+use std::collections::VecDeque;
+
+/// Disjoint, non-adjacent half-open byte ranges, lowest first. Acknowledgements mostly extend
+/// the last range, so inserts are O(1) in the common case.
+#[derive(Clone, Debug, Default)]
+struct ByteRanges {
+    ranges: Vec<(u64, u64)>,
+}
+
+impl ByteRanges {
+    /// Adds `lo..hi`; returns how many bytes were new.
+    fn insert(&mut self, lo: u64, hi: u64) -> u64 {
+        if lo >= hi {
+            return 0;
+        }
+        match self.ranges.last_mut() {
+            Some(last) if lo > last.1 => {}
+            Some(last) if lo >= last.0 => {
+                let added = hi.saturating_sub(last.1);
+                last.1 = last.1.max(hi);
+                return added;
+            }
+            None => {}
+            Some(_) => return self.insert_general(lo, hi),
+        }
+        self.ranges.push((lo, hi));
+        hi - lo
+    }
+
+    fn insert_general(&mut self, lo: u64, hi: u64) -> u64 {
+        let first = self.ranges.partition_point(|r| r.1 < lo);
+        let end = self.ranges.partition_point(|r| r.0 <= hi);
+        let covered: u64 = self.ranges[first..end]
+            .iter()
+            .map(|r| r.1.min(hi).saturating_sub(r.0.max(lo)))
+            .sum();
+        if first == end {
+            self.ranges.insert(first, (lo, hi));
+        } else {
+            let merged = (self.ranges[first].0.min(lo), self.ranges[end - 1].1.max(hi));
+            self.ranges.drain(first + 1..end);
+            self.ranges[first] = merged;
+        }
+        (hi - lo) - covered
+    }
+
+    /// The first sub-range of `lo..hi` not in the set.
+    fn first_gap(&self, lo: u64, hi: u64) -> Option<(u64, u64)> {
+        let mut i = self.ranges.partition_point(|r| r.1 <= lo);
+        let mut x = lo;
+        if let Some(r) = self.ranges.get(i).filter(|r| r.0 <= x) {
+            x = r.1;
+            i += 1;
+        }
+        let end = self.ranges.get(i).map_or(hi, |r| r.0.min(hi));
+        (x < hi).then_some((x, end))
+    }
+
+    /// Whether `0..n` is covered.
+    fn covers_prefix(&self, n: u64) -> bool {
+        n == 0 || self.ranges.first().is_some_and(|r| r.0 == 0 && r.1 >= n)
+    }
+}
+
+/// Where the next chunk comes from (`SendStream::peek`).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct NextChunk {
+    /// Stream offset of its first byte.
+    pub offset: u64,
+    /// Bytes available from `offset` on (the chunk may take fewer).
+    pub available: u64,
+    /// It resends lost (or probe) data.
+    pub retransmission: bool,
+}
+
+/// Stream send state.
+#[derive(Clone, Debug, Default)]
+pub(super) struct SendStream {
+    written: u64,
+    final_size: Option<u64>,
+    next_offset: u64,
+    fin_sent: bool,
+    retransmit: VecDeque<DataChunk>,
+    acked: ByteRanges,
+    acked_bytes: u64,
+    fin_acked: bool,
+}
+
+impl SendStream {
+    /// The application has written `written` bytes in total; `finished` closes the stream.
+    pub(super) fn on_written(&mut self, written: u64, finished: bool) {
+        self.written = written;
+        if finished {
+            self.final_size = Some(written);
+        }
+    }
+
+    /// Unique bytes acknowledged.
+    pub(super) fn acked_bytes(&self) -> u64 {
+        self.acked_bytes
+    }
+
+    /// Every byte and the FIN are acknowledged.
+    pub(super) fn is_complete(&self) -> bool {
+        self.fin_acked && self.final_size.is_some_and(|n| self.acked.covers_prefix(n))
+    }
+
+    /// Whether new (never sent) bytes or the FIN are waiting.
+    pub(super) fn has_new_data(&self) -> bool {
+        self.next_offset < self.written || (self.final_size.is_some() && !self.fin_sent)
+    }
+
+    /// The next chunk to send: lost data first (trimmed to what is still unacknowledged), then
+    /// new data. `None` when there is nothing to send.
+    pub(super) fn peek(&mut self) -> Option<NextChunk> {
+        while let Some(&c) = self.retransmit.front() {
+            let end = c.offset + c.len as u64;
+            if c.len == 0 {
+                if c.fin && !self.fin_acked {
+                    return Some(NextChunk {
+                        offset: c.offset,
+                        available: 0,
+                        retransmission: true,
+                    });
+                }
+                self.retransmit.pop_front();
+                continue;
+            }
+            let Some((lo, hi)) = self.acked.first_gap(c.offset, end) else {
+                // Acknowledged through another copy; the FIN rides on a zero-length chunk.
+                self.retransmit.pop_front();
+                if c.fin && !self.fin_acked {
+                    self.retransmit.push_front(DataChunk {
+                        offset: end,
+                        len: 0,
+                        fin: true,
+                    });
+                }
+                continue;
+            };
+            let front = self.retransmit.front_mut().expect("peeked");
+            *front = DataChunk {
+                offset: lo,
+                len: (hi - lo) as u32,
+                fin: c.fin && hi == end,
+            };
+            if hi < end {
+                self.retransmit.insert(
+                    1,
+                    DataChunk {
+                        offset: hi,
+                        len: (end - hi) as u32,
+                        fin: c.fin,
+                    },
+                );
+            }
+            return Some(NextChunk {
+                offset: lo,
+                available: hi - lo,
+                retransmission: true,
+            });
+        }
+        self.has_new_data().then(|| NextChunk {
+            offset: self.next_offset,
+            available: self.written - self.next_offset,
+            retransmission: false,
+        })
+    }
+
+    /// Takes up to `max_len` bytes of the chunk `peek` returned.
+    pub(super) fn take(&mut self, next: &NextChunk, max_len: u32) -> DataChunk {
+        let len = next.available.min(max_len as u64) as u32;
+        if next.retransmission {
+            let front = self.retransmit.front_mut().expect("peeked retransmission");
+            if len < front.len {
+                let c = DataChunk {
+                    offset: front.offset,
+                    len,
+                    fin: false,
+                };
+                front.offset += len as u64;
+                front.len -= len;
+                return c;
+            }
+            return self.retransmit.pop_front().expect("peeked retransmission");
+        }
+        self.next_offset += len as u64;
+        let fin = self.final_size == Some(self.next_offset);
+        self.fin_sent |= fin;
+        DataChunk {
+            offset: next.offset,
+            len,
+            fin,
+        }
+    }
+
+    /// A packet carrying `c` was acknowledged; returns the bytes newly acknowledged.
+    pub(super) fn on_acked(&mut self, c: DataChunk) -> u64 {
+        self.fin_acked |= c.fin;
+        let added = self.acked.insert(c.offset, c.offset + c.len as u64);
+        self.acked_bytes += added;
+        added
+    }
+
+    /// A packet carrying `c` was lost (or is being probed): resend what is not yet acknowledged.
+    pub(super) fn queue_retransmission(&mut self, c: DataChunk) {
+        let unacked = (c.fin && !self.fin_acked) || self.acked.first_gap(c.offset, c.offset + c.len as u64).is_some();
+        if unacked {
+            self.retransmit.push_back(c);
+        }
+    }
+
+    /// Whether lost data is waiting to be resent.
+    pub(super) fn has_retransmissions(&self) -> bool {
+        !self.retransmit.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn byte_ranges_count_new_bytes_and_find_gaps() {
+        let mut r = ByteRanges::default();
+        assert_eq!(r.insert(0, 100), 100);
+        assert_eq!(r.insert(200, 300), 100);
+        assert_eq!(r.insert(50, 250), 100);
+        assert!(r.covers_prefix(300) && !r.covers_prefix(301));
+        assert_eq!(r.insert(400, 500), 100);
+        assert_eq!(r.first_gap(0, 450), Some((300, 400)));
+        assert_eq!(r.first_gap(420, 450), None);
+        assert_eq!(r.first_gap(450, 600), Some((500, 600)));
+    }
+
+    #[test]
+    fn stream_resends_only_unacked_bytes_then_new_data() {
+        let mut s = SendStream::default();
+        s.on_written(3000, true);
+        let n = s.peek().unwrap();
+        let a = s.take(&n, 1000);
+        let n = s.peek().unwrap();
+        let b = s.take(&n, 2000);
+        assert_eq!(
+            (a, b.fin),
+            (
+                DataChunk {
+                    offset: 0,
+                    len: 1000,
+                    fin: false
+                },
+                true
+            )
+        );
+        // b is lost, but a probe copy of its first half was acked meanwhile.
+        s.on_acked(DataChunk {
+            offset: 1000,
+            len: 1000,
+            fin: false,
+        });
+        s.queue_retransmission(b);
+        let n = s.peek().unwrap();
+        assert_eq!((n.offset, n.available, n.retransmission), (2000, 1000, true));
+        let c = s.take(&n, 600);
+        assert_eq!(
+            c,
+            DataChunk {
+                offset: 2000,
+                len: 600,
+                fin: false
+            }
+        );
+        let n = s.peek().unwrap();
+        let c = s.take(&n, 600);
+        assert_eq!(
+            c,
+            DataChunk {
+                offset: 2600,
+                len: 400,
+                fin: true
+            }
+        );
+        assert!(s.peek().is_none());
+        s.on_acked(a);
+        s.on_acked(DataChunk {
+            offset: 2000,
+            len: 1000,
+            fin: true,
+        });
+        assert!(s.is_complete());
+        assert_eq!(s.acked_bytes(), 3000);
+    }
+}

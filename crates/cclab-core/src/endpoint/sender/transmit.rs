@@ -1,0 +1,178 @@
+//! Building packets: the congestion window, the pacer, the controller's pause, PTO probes,
+//! packet-number lengths and ACK_FREQUENCY frames.
+
+use super::stream::NextChunk;
+use super::Sender;
+use crate::endpoint::TraceEvent;
+use crate::recovery::sent::SentPacket;
+use crate::time::Time;
+use crate::wire::packet::{AckFrequencyFrame, DataChunk, Datagram, Ecn, Packet};
+
+/// Largest QUIC varint (RFC 9000 §16): an ACK_FREQUENCY frame with every field at this value
+/// bounds the frame's size before the real frame is chosen.
+const MAX_VARINT: u64 = (1 << 62) - 1;
+const AF_BOUND: AckFrequencyFrame = AckFrequencyFrame {
+    sequence: MAX_VARINT,
+    ack_eliciting_threshold: MAX_VARINT,
+    request_max_ack_delay_us: MAX_VARINT,
+    reordering_threshold: MAX_VARINT,
+};
+
+/// Encoded packet-number length (RFC 9000 §17.1, §A.2): the fewest bytes whose range exceeds
+/// twice the number of packets since the largest acknowledged one, i.e. `2^(8·len) ≥ 2·n`.
+pub(crate) fn pn_len(pn: u64, largest_acked: Option<u64>) -> u8 {
+    let n = largest_acked.map_or(pn + 1, |l| pn.saturating_sub(l)) as u128;
+    (1..=4u8).find(|&k| 1u128 << (8 * k as u32) >= 2 * n).unwrap_or(4)
+}
+
+impl Sender {
+    /// `poll_transmit`: a probe if a PTO asked for one, else the next data packet the window,
+    /// the pacer and the controller allow.
+    pub(super) fn transmit(&mut self, now: Time) -> Option<Datagram> {
+        let t = self.clock.read(now);
+        self.blocked_until = None;
+        self.pump_source(t);
+        if self.probes > 0 {
+            // RFC 9002 §6.2.4, §7.5: probes bypass the window and the pacer.
+            self.probes -= 1;
+            let next = self.stream.peek();
+            return Some(self.send(now, t, next));
+        }
+        let Some(next) = self.stream.peek() else {
+            let in_flight = self.sent.bytes_in_flight();
+            if in_flight < self.cc.window() {
+                // RFC 9002 §7.8; draft-cheng-iccrg-delivery-rate-estimation §3.4.
+                self.app_limited = true;
+                self.rate.on_app_limited(in_flight);
+            }
+            return None;
+        };
+        let bytes = self.size_bound(&next);
+        if self.sent.bytes_in_flight() + bytes > self.cc.window() {
+            // RFC 9002 §7: a packet must not take bytes in flight above the window.
+            self.app_limited = false;
+            return None;
+        }
+        if let Some(until) = self.cc.pause_until().filter(|&p| p > t) {
+            self.blocked_until = Some(until);
+            self.app_limited = false;
+            return None;
+        }
+        if self.pacing.enabled {
+            let rate = self.pacing_rate();
+            let cap = self.pacer.capacity(&self.pacing, self.mss, rate, bytes);
+            if let Some(at) = self.pacer.delay(t, bytes, rate, cap) {
+                // §7.8: a pacing delay alone does not make the sender application limited.
+                self.blocked_until = Some(at);
+                self.app_limited = false;
+                return None;
+            }
+        }
+        Some(self.send(now, t, Some(next)))
+    }
+
+    /// Upper bound of the in-flight size of the next data packet, before its ACK_FREQUENCY
+    /// frame (if any) is chosen: the real packet never counts more.
+    fn size_bound(&self, next: &NextChunk) -> u64 {
+        let pn = self.sent.next_pn();
+        let af = self.ack_frequency.is_some().then_some(AF_BOUND);
+        let mut p = Packet {
+            pn,
+            pn_len: pn_len(pn, self.loss.largest_acked()),
+            ack_frequency: af,
+            ..Default::default()
+        };
+        let len = next.available.min(self.max_payload(&p, next.offset) as u64) as u32;
+        p.data = Some(DataChunk {
+            offset: next.offset,
+            len,
+            fin: false,
+        });
+        self.profile.in_flight_size(&p) as u64
+    }
+
+    fn max_payload(&self, p: &Packet, offset: u64) -> u32 {
+        self.profile.max_payload(p, offset).min(self.mss as u32)
+    }
+
+    /// The ACK_FREQUENCY frame for the next ack-eliciting packet: a lost newest frame again,
+    /// else whatever the policy wants to send now.
+    fn next_ack_frequency(&mut self, t: Time) -> Option<AckFrequencyFrame> {
+        if self.af_resend {
+            self.af_resend = false;
+            return self.last_af_frame;
+        }
+        let cwnd = self.cc.window();
+        let frame = self.ack_frequency.as_mut()?.poll_frame(t, cwnd, self.mss, &self.rtt)?;
+        self.last_af_frame = Some(frame);
+        Some(frame)
+    }
+
+    /// Builds, records and returns one ack-eliciting packet carrying `next` (or a PING).
+    fn send(&mut self, now: Time, t: Time, next: Option<NextChunk>) -> Datagram {
+        let pn = self.sent.next_pn();
+        let mut p = Packet {
+            pn,
+            pn_len: pn_len(pn, self.loss.largest_acked()),
+            ..Default::default()
+        };
+        p.ack_frequency = self.next_ack_frequency(t);
+        let retransmission = next.is_some_and(|n| n.retransmission);
+        match next {
+            Some(n) => {
+                let max = self.max_payload(&p, n.offset);
+                p.data = Some(self.stream.take(&n, max));
+            }
+            None => p.ping = true,
+        }
+        let bytes = self.profile.in_flight_size(&p);
+        let size = self.profile.datagram_size(&p);
+        let in_flight_before = self.sent.bytes_in_flight();
+        let delivery = self.rate.on_packet_sent(t, in_flight_before);
+        self.sent.push(SentPacket {
+            time_sent: t,
+            bytes,
+            ack_eliciting: true,
+            data: p.data,
+            ack_frequency_seq: p.ack_frequency.map(|f| f.sequence),
+            delivery,
+        });
+        self.loss.on_ack_eliciting_sent(t);
+        self.cc.on_packet_sent(t, pn, bytes as u64, self.sent.bytes_in_flight());
+        self.pacer.on_sent(bytes as u64);
+        let st = &mut self.stats;
+        st.datagrams_sent += 1;
+        st.bytes_sent += size as u64;
+        st.data_packets_sent += p.data.is_some() as u64;
+        st.retransmitted_packets += retransmission as u64;
+        self.trace(|| TraceEvent::PacketSent {
+            time: now,
+            size,
+            packet: p.clone(),
+        });
+        let ecn = if self.ecn { Ecn::Ect0 } else { Ecn::NotEct };
+        Datagram {
+            flow: self.flow,
+            size,
+            ecn,
+            packet: p,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pn_len;
+
+    #[test]
+    fn pn_len_covers_twice_the_unacked_distance() {
+        // RFC 9000 §A.2 example: largest acked 0xabe8b3, sending 0xac5c02 -> 29519 unacked -> 2 bytes.
+        assert_eq!(pn_len(0xac5c02, Some(0xabe8b3)), 2);
+        // 2^8 >= 2·128 but not 2·129.
+        assert_eq!(pn_len(128, Some(0)), 1);
+        assert_eq!(pn_len(129, Some(0)), 2);
+        assert_eq!(pn_len(0, None), 1);
+        assert_eq!(pn_len(1 << 23, Some(0)), 3);
+        assert_eq!(pn_len((1 << 23) + 1, Some(0)), 4);
+    }
+}

@@ -1,0 +1,205 @@
+//! Delivery-rate estimation, draft-cheng-iccrg-delivery-rate-estimation-02
+//! (<https://datatracker.ietf.org/doc/html/draft-cheng-iccrg-delivery-rate-estimation-02>).
+//!
+//! Each sent packet snapshots the connection's delivery state (`PacketDelivery`, stored on the
+//! sent-packet record); each ACK turns the newest acknowledged packet's snapshot into a
+//! `RateSample`. All times are endpoint clock readings; sizes are bytes counted in flight.
+
+use crate::cc::RateSample;
+use crate::time::{Dur, Time};
+
+/// Delivery state snapshotted when a packet is sent (the draft's `P.*` fields, §3.2).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PacketDelivery {
+    /// `C.delivered` at send time, bytes.
+    pub delivered: u64,
+    /// `C.delivered_time` at send time.
+    pub delivered_time: Time,
+    /// `C.first_sent_time` at send time: start of the send interval this packet closes.
+    pub first_sent_time: Time,
+    /// The sender was application limited when this packet was sent.
+    pub is_app_limited: bool,
+    /// Bytes declared lost before this packet was sent.
+    pub lost: u64,
+}
+
+/// The part of a sample being assembled while one ACK's packets are processed (`rs.*`).
+#[derive(Clone, Copy, Debug)]
+struct PendingSample {
+    prior_delivered: u64,
+    send_elapsed: Dur,
+    ack_elapsed: Dur,
+    is_app_limited: bool,
+    rtt: Dur,
+    lost_at_send: u64,
+}
+
+/// Connection-level delivery-rate state (the draft's `C.*` fields) and the sample in progress.
+#[derive(Clone, Debug, Default)]
+pub struct DeliveryRate {
+    delivered: u64,
+    delivered_time: Time,
+    first_sent_time: Time,
+    /// `C.app_limited`: the `delivered` mark at which the app-limited bubble ends (0 = none).
+    app_limited: u64,
+    lost: u64,
+    pending: Option<PendingSample>,
+}
+
+impl DeliveryRate {
+    /// A connection that has sent nothing.
+    pub fn new() -> DeliveryRate {
+        DeliveryRate::default()
+    }
+
+    /// Total bytes delivered (acknowledged) so far.
+    pub fn delivered(&self) -> u64 {
+        self.delivered
+    }
+
+    /// Whether an app-limited bubble is still in flight.
+    pub fn is_app_limited(&self) -> bool {
+        self.app_limited != 0
+    }
+
+    /// Snapshot for a packet sent at `now` while `bytes_in_flight` bytes (not counting it)
+    /// were outstanding (§3.2 "Upon transmitting a data packet").
+    pub fn on_packet_sent(&mut self, now: Time, bytes_in_flight: u64) -> PacketDelivery {
+        if bytes_in_flight == 0 {
+            // Nothing in flight: a new send interval and ACK interval start here.
+            self.first_sent_time = now;
+            self.delivered_time = now;
+        }
+        PacketDelivery {
+            delivered: self.delivered,
+            delivered_time: self.delivered_time,
+            first_sent_time: self.first_sent_time,
+            is_app_limited: self.app_limited != 0,
+            lost: self.lost,
+        }
+    }
+
+    /// The sender ran out of data while the window had room (§3.4): mark the bubble so that
+    /// samples taken until it is acknowledged are flagged app-limited.
+    pub fn on_app_limited(&mut self, bytes_in_flight: u64) {
+        self.app_limited = (self.delivered + bytes_in_flight).max(1);
+    }
+
+    /// `bytes` were declared lost.
+    pub fn on_packet_lost(&mut self, bytes: u64) {
+        self.lost += bytes;
+    }
+
+    /// A packet of `bytes` sent at `time_sent` with snapshot `p` was newly acknowledged at
+    /// `now` (§3.3 `UpdateRateSample`). Call in packet-number order within one ACK.
+    pub fn on_packet_acked(&mut self, now: Time, time_sent: Time, bytes: u64, p: &PacketDelivery) {
+        self.delivered += bytes;
+        self.delivered_time = now;
+        // Packet numbers grow with send time, so a later call always carries the newest packet.
+        self.pending = Some(PendingSample {
+            prior_delivered: p.delivered,
+            send_elapsed: time_sent.saturating_since(p.first_sent_time),
+            ack_elapsed: now.saturating_since(p.delivered_time),
+            is_app_limited: p.is_app_limited,
+            rtt: now.saturating_since(time_sent),
+            lost_at_send: p.lost,
+        });
+        self.first_sent_time = time_sent;
+    }
+
+    /// Completes the sample of this ACK (§3.3 `GenerateRateSample`); `None` if it acked nothing.
+    /// A sample whose interval is shorter than `min_rtt` (or zero) has `delivery_rate = 0`.
+    pub fn generate(&mut self, min_rtt: Dur) -> Option<RateSample> {
+        // Clear the app-limited mark once the bubble is acknowledged.
+        if self.app_limited != 0 && self.delivered > self.app_limited {
+            self.app_limited = 0;
+        }
+        let s = self.pending.take()?;
+        // interval = max(send_elapsed, ack_elapsed): ACK compression cannot inflate the rate.
+        let interval = s.send_elapsed.max(s.ack_elapsed);
+        let delivered = self.delivered - s.prior_delivered;
+        let valid = interval >= min_rtt && interval > Dur::ZERO;
+        Some(RateSample {
+            delivery_rate: if valid {
+                delivered as f64 / interval.as_secs_f64()
+            } else {
+                0.0
+            },
+            delivered,
+            interval,
+            prior_delivered: s.prior_delivered,
+            is_app_limited: s.is_app_limited,
+            rtt: s.rtt,
+            lost: self.lost - s.lost_at_send,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(x: u64) -> Time {
+        Time(x * 1_000_000)
+    }
+
+    #[test]
+    fn delivery_rate_of_a_flight_is_bytes_over_rtt() {
+        // 10 packets of 1000 B sent back to back at t=0, all acked in one ACK at t=100 ms.
+        let mut d = DeliveryRate::new();
+        let snaps: Vec<_> = (0..10).map(|i| d.on_packet_sent(ms(0), i * 1000)).collect();
+        for s in &snaps {
+            d.on_packet_acked(ms(100), ms(0), 1000, s);
+        }
+        let rs = d.generate(Dur::from_millis(100)).unwrap();
+        assert_eq!(rs.delivered, 10_000);
+        assert_eq!(rs.interval, Dur::from_millis(100));
+        assert!((rs.delivery_rate - 100_000.0).abs() < 1e-6);
+        assert_eq!(rs.prior_delivered, 0);
+    }
+
+    #[test]
+    fn delivery_rate_ack_compression_uses_longer_send_interval() {
+        // Packets sent 10 ms apart (1000 B each); the second flight is acked in a 1 ms burst.
+        let mut d = DeliveryRate::new();
+        let a = d.on_packet_sent(ms(0), 0);
+        d.on_packet_acked(ms(50), ms(0), 1000, &a);
+        d.generate(Dur::from_millis(1)).unwrap();
+        let b = d.on_packet_sent(ms(50), 0);
+        let c = d.on_packet_sent(ms(60), 1000);
+        d.on_packet_acked(ms(100), ms(50), 1000, &b);
+        d.on_packet_acked(ms(101), ms(60), 1000, &c);
+        let rs = d.generate(Dur::from_millis(1)).unwrap();
+        // send_elapsed = 60 - 50 = 10 ms, ack_elapsed = 101 - 50 = 51 ms -> interval 51 ms, 2000 B.
+        assert_eq!(rs.interval, Dur::from_millis(51));
+        assert_eq!(rs.delivered, 2000);
+        assert_eq!(rs.rtt, Dur::from_millis(41));
+    }
+
+    #[test]
+    fn delivery_rate_app_limited_mark_clears_after_bubble() {
+        let mut d = DeliveryRate::new();
+        let a = d.on_packet_sent(ms(0), 0);
+        d.on_app_limited(1000);
+        let b = d.on_packet_sent(ms(1), 1000);
+        assert!(!a.is_app_limited && b.is_app_limited);
+        d.on_packet_acked(ms(10), ms(0), 1000, &a);
+        assert!(!d.generate(Dur::ZERO).unwrap().is_app_limited);
+        assert!(d.is_app_limited(), "bubble ends at delivered > 1000");
+        d.on_packet_acked(ms(11), ms(1), 1000, &b);
+        assert!(d.generate(Dur::ZERO).unwrap().is_app_limited);
+        assert!(!d.is_app_limited());
+    }
+
+    #[test]
+    fn delivery_rate_short_interval_is_invalid_and_lost_counts() {
+        let mut d = DeliveryRate::new();
+        let a = d.on_packet_sent(ms(0), 0);
+        d.on_packet_lost(500);
+        d.on_packet_acked(ms(5), ms(0), 1000, &a);
+        let rs = d.generate(Dur::from_millis(10)).unwrap();
+        assert_eq!(rs.delivery_rate, 0.0);
+        assert_eq!(rs.lost, 500);
+        assert!(d.generate(Dur::ZERO).is_none(), "no packet acked since the last sample");
+    }
+}

@@ -1,0 +1,222 @@
+//! Loss detection and the probe timeout, RFC 9002 §6 (<https://www.rfc-editor.org/rfc/rfc9002#section-6>),
+//! plus persistent-congestion detection (§7.6). One packet-number space (1-RTT).
+//!
+//! All times are endpoint clock readings; the caller turns the returned deadlines into true
+//! times with `Clock::fire_time`.
+
+use crate::recovery::rtt::{RttEstimator, GRANULARITY};
+use crate::recovery::sent::{SentPacket, SentPackets};
+use crate::time::{Dur, Time};
+
+/// kPersistentCongestionThreshold (RFC 9002 §7.6.1).
+pub const PERSISTENT_CONGESTION_THRESHOLD: u64 = 3;
+
+/// Why a packet was declared lost (qlog trigger names).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LossTrigger {
+    /// `packet_threshold` newer packets were acknowledged (§6.1.1).
+    PacketThreshold,
+    /// It was sent more than the loss delay before now (§6.1.2).
+    TimeThreshold,
+}
+
+impl LossTrigger {
+    /// qlog `packet_lost` trigger.
+    pub fn name(self) -> &'static str {
+        match self {
+            LossTrigger::PacketThreshold => "reordering_threshold",
+            LossTrigger::TimeThreshold => "time_threshold",
+        }
+    }
+}
+
+/// Which timer `LossDetection::timer` armed (§6.2.1: at most one of them at a time).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LossTimer {
+    /// Time-threshold loss timer (§6.1.2).
+    TimeThreshold,
+    /// Probe timeout (§6.2.1).
+    Pto,
+}
+
+/// Loss-detection state of one packet-number space.
+#[derive(Clone, Debug)]
+pub struct LossDetection {
+    packet_threshold: u64,
+    time_threshold: f64,
+    largest_acked: Option<u64>,
+    loss_time: Option<Time>,
+    pto_count: u32,
+    last_ack_eliciting_sent: Option<Time>,
+    /// First packet number sent after the first RTT sample: only from there on can lost
+    /// packets establish persistent congestion (§7.6.2).
+    pc_first_pn: Option<u64>,
+}
+
+impl LossDetection {
+    /// `packet_threshold` (kPacketThreshold, RFC default 3) and `time_threshold`
+    /// (kTimeThreshold, RFC default 9/8).
+    pub fn new(packet_threshold: u64, time_threshold: f64) -> LossDetection {
+        LossDetection {
+            packet_threshold: packet_threshold.max(1),
+            time_threshold,
+            largest_acked: None,
+            loss_time: None,
+            pto_count: 0,
+            last_ack_eliciting_sent: None,
+            pc_first_pn: None,
+        }
+    }
+
+    /// Largest packet number acknowledged so far.
+    pub fn largest_acked(&self) -> Option<u64> {
+        self.largest_acked
+    }
+
+    /// Consecutive PTO expiries without an acknowledgement (the backoff exponent).
+    pub fn pto_count(&self) -> u32 {
+        self.pto_count
+    }
+
+    /// An ack-eliciting, in-flight packet was sent at `now`.
+    pub fn on_ack_eliciting_sent(&mut self, now: Time) {
+        self.last_ack_eliciting_sent = Some(now);
+    }
+
+    /// An ACK newly acknowledged packets; `largest` is its Largest Acknowledged.
+    pub fn on_ack(&mut self, largest: u64) {
+        self.largest_acked = Some(self.largest_acked.map_or(largest, |l| l.max(largest)));
+        // §6.2.1: the PTO backoff is reset when an acknowledgement is received.
+        self.pto_count = 0;
+    }
+
+    /// The first RTT sample was just taken; `next_pn` is the next packet number to be sent.
+    pub fn on_first_rtt_sample(&mut self, next_pn: u64) {
+        self.pc_first_pn.get_or_insert(next_pn);
+    }
+
+    /// The PTO fired (§6.2.4): back off.
+    pub fn on_pto(&mut self) {
+        self.pto_count += 1;
+    }
+
+    /// `max(kTimeThreshold · max(smoothed_rtt, latest_rtt), kGranularity)` (§6.1.2).
+    pub fn loss_delay(&self, rtt: &RttEstimator) -> Dur {
+        let base = rtt.smoothed().max(rtt.latest());
+        Dur((base.0 as f64 * self.time_threshold) as u64).max(GRANULARITY)
+    }
+
+    /// PTO period with backoff: `pto_base · 2^pto_count` (§6.2.1).
+    pub fn pto_period(&self, rtt: &RttEstimator, max_ack_delay: Dur) -> Dur {
+        rtt.pto_base(max_ack_delay, GRANULARITY) * (1u64 << self.pto_count.min(40))
+    }
+
+    /// The armed timer (§A.8 `SetLossDetectionTimer`): the loss time if set, else the PTO
+    /// while ack-eliciting packets are in flight.
+    pub fn timer(&self, sent: &SentPackets, rtt: &RttEstimator, max_ack_delay: Dur) -> Option<(Time, LossTimer)> {
+        if let Some(t) = self.loss_time {
+            return Some((t, LossTimer::TimeThreshold));
+        }
+        if sent.ack_eliciting_in_flight() == 0 {
+            return None;
+        }
+        let last = self.last_ack_eliciting_sent?;
+        Some((last + self.pto_period(rtt, max_ack_delay), LossTimer::Pto))
+    }
+
+    /// §6.1 `DetectAndRemoveLostPackets`: removes every packet below the largest acknowledged
+    /// that is lost by packet or time threshold, hands each to `lost`, re-arms the loss time,
+    /// and returns whether the lost packets establish persistent congestion (§7.6.2).
+    ///
+    /// Both thresholds are monotone in packet number (send times do not decrease), so the scan
+    /// stops at the first outstanding packet that is not lost: O(lost + holes) per call.
+    pub fn detect_lost(
+        &mut self,
+        now: Time,
+        sent: &mut SentPackets,
+        rtt: &RttEstimator,
+        max_ack_delay: Dur,
+        mut lost: impl FnMut(u64, SentPacket, LossTrigger),
+    ) -> bool {
+        self.loss_time = None;
+        let Some(largest) = self.largest_acked else {
+            return false;
+        };
+        let loss_delay = self.loss_delay(rtt);
+        // §7.6.1: (smoothed_rtt + max(4·rttvar, kGranularity) + max_ack_delay) · 3.
+        let pc_duration = rtt.pto_base(max_ack_delay, GRANULARITY) * PERSISTENT_CONGESTION_THRESHOLD;
+        let mut pc_start: Option<Time> = None;
+        let mut persistent = false;
+        let mut pn = sent.first_pn();
+        while pn < largest {
+            let Some(&p) = sent.get(pn) else {
+                // A hole: acknowledged (or lost earlier) between two lost packets (§7.6.2).
+                pc_start = None;
+                pn += 1;
+                continue;
+            };
+            let trigger = if pn + self.packet_threshold <= largest {
+                LossTrigger::PacketThreshold
+            } else if now.saturating_since(p.time_sent) >= loss_delay {
+                LossTrigger::TimeThreshold
+            } else {
+                self.loss_time = Some(p.time_sent + loss_delay);
+                break;
+            };
+            sent.remove(pn);
+            if p.ack_eliciting && self.pc_first_pn.is_some_and(|f| pn >= f) {
+                match pc_start {
+                    None => pc_start = Some(p.time_sent),
+                    Some(s) => persistent |= p.time_sent.saturating_since(s) > pc_duration,
+                }
+            }
+            lost(pn, p, trigger);
+            pn += 1;
+        }
+        persistent
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recovery::delivery_rate::PacketDelivery;
+
+    fn ms(x: u64) -> Time {
+        Time(x * 1_000_000)
+    }
+
+    fn push(s: &mut SentPackets, t: Time) -> u64 {
+        let delivery = PacketDelivery::default();
+        s.push(SentPacket {
+            time_sent: t,
+            bytes: 1000,
+            ack_eliciting: true,
+            data: None,
+            ack_frequency_seq: None,
+            delivery,
+        })
+    }
+
+    #[test]
+    fn loss_time_threshold_arms_timer_then_declares() {
+        let mut rtt = RttEstimator::new(Dur::from_millis(333));
+        rtt.update(ms(0), Dur::from_millis(80), Dur::ZERO);
+        let mut s = SentPackets::new();
+        let mut l = LossDetection::new(3, 9.0 / 8.0);
+        for i in 0..3 {
+            push(&mut s, ms(i * 10));
+        }
+        s.remove(2);
+        l.on_ack(2);
+        let mut got = Vec::new();
+        // At 50 ms nothing is lost; the timer is 9/8·80 = 90 ms after packet 0 was sent.
+        assert!(!l.detect_lost(ms(50), &mut s, &rtt, Dur::ZERO, |pn, _, t| got.push((pn, t))));
+        assert!(got.is_empty());
+        assert_eq!(l.timer(&s, &rtt, Dur::ZERO), Some((ms(90), LossTimer::TimeThreshold)));
+        l.detect_lost(ms(90), &mut s, &rtt, Dur::ZERO, |pn, _, t| got.push((pn, t)));
+        assert_eq!(got, vec![(0, LossTrigger::TimeThreshold)]);
+        // Packet 1 (sent at 10 ms) is due at 100 ms.
+        assert_eq!(l.timer(&s, &rtt, Dur::ZERO), Some((ms(100), LossTimer::TimeThreshold)));
+    }
+}

@@ -1,0 +1,124 @@
+//! Token-bucket pacer (RFC 9002 §7.7, <https://www.rfc-editor.org/rfc/rfc9002#section-7.7>).
+//!
+//! Tokens (bytes) accrue at the pacing rate up to a burst capacity; a packet leaves when the
+//! bucket holds its size. All times are endpoint clock readings, so a coarse clock refills the
+//! bucket in steps; the capacity therefore covers at least one clock step at the pacing rate,
+//! or a sender that can only wake on clock steps could never reach the rate.
+
+use crate::time::{Dur, Time};
+use serde::Deserialize;
+
+/// Pacing parameters of a sender.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PacingConfig {
+    /// Pace data packets (RFC 9002 §7.7: SHOULD). Default true.
+    pub enabled: bool,
+    /// N in `rate = N · cwnd / smoothed_rtt`, used when the controller sets no rate
+    /// (RFC 9002 §7.7 example: 1.25).
+    pub gain: f64,
+    /// Burst allowance in full-sized packets: the bucket capacity (RFC 9002 §7.7 limits bursts
+    /// to the initial window: 10).
+    pub burst_packets: u64,
+}
+
+impl Default for PacingConfig {
+    fn default() -> Self {
+        PacingConfig {
+            enabled: true,
+            gain: 1.25,
+            burst_packets: 10,
+        }
+    }
+}
+
+/// Token-bucket state.
+#[derive(Clone, Debug)]
+pub struct Pacer {
+    tokens: f64,
+    last: Time,
+    /// Clock step (resolution or timer granularity, whichever is coarser).
+    step: Dur,
+}
+
+/// Tokens are f64; this much shortfall (bytes) counts as a full bucket, so a deadline computed
+/// by `delay` always admits the packet when it arrives.
+const EPSILON_BYTES: f64 = 1e-6;
+
+impl Pacer {
+    /// A pacer with a full bucket at `now`, for a clock that advances in steps of `step`.
+    pub fn new(now: Time, step: Dur) -> Pacer {
+        Pacer {
+            tokens: f64::INFINITY,
+            last: now,
+            step,
+        }
+    }
+
+    /// Bucket capacity in bytes: `burst_packets · mss`, and at least one clock step at `rate`
+    /// (bytes/s) and one packet of `bytes`.
+    pub fn capacity(&self, cfg: &PacingConfig, mss: u64, rate: f64, bytes: u64) -> f64 {
+        let burst = (cfg.burst_packets * mss) as f64;
+        burst.max(rate * self.step.as_secs_f64()).max(bytes as f64)
+    }
+
+    /// Refills to `now` and returns `None` if a packet of `bytes` may leave now, or the clock
+    /// reading at which it may. `rate` in bytes/s, `capacity` in bytes.
+    pub fn delay(&mut self, now: Time, bytes: u64, rate: f64, capacity: f64) -> Option<Time> {
+        let elapsed = now.saturating_since(self.last).as_secs_f64();
+        if elapsed > 0.0 {
+            self.tokens += rate * elapsed;
+        }
+        self.tokens = self.tokens.min(capacity);
+        self.last = self.last.max(now);
+        let missing = bytes as f64 - self.tokens;
+        if missing <= EPSILON_BYTES {
+            return None;
+        }
+        if rate <= 0.0 {
+            return Some(Time::MAX);
+        }
+        // Round up so that at the returned instant the bucket holds `bytes`.
+        Some(now + Dur((missing / rate * 1e9).ceil() as u64))
+    }
+
+    /// A paced packet of `bytes` left (call after `delay` returned `None`).
+    pub fn on_sent(&mut self, bytes: u64) {
+        self.tokens = (self.tokens - bytes as f64).max(0.0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pacer_allows_burst_then_spaces_at_rate() {
+        let cfg = PacingConfig {
+            burst_packets: 2,
+            ..Default::default()
+        };
+        let mut p = Pacer::new(Time(0), Dur(1));
+        // 1000 B packets at 1e6 B/s: one per 1 ms after a 2-packet burst.
+        let cap = p.capacity(&cfg, 1000, 1e6, 1000);
+        assert_eq!(cap, 2000.0);
+        for _ in 0..2 {
+            assert_eq!(p.delay(Time(0), 1000, 1e6, cap), None);
+            p.on_sent(1000);
+        }
+        assert_eq!(p.delay(Time(0), 1000, 1e6, cap), Some(Time(1_000_000)));
+        assert_eq!(p.delay(Time(400_000), 1000, 1e6, cap), Some(Time(1_000_000)));
+        assert_eq!(p.delay(Time(1_000_000), 1000, 1e6, cap), None);
+    }
+
+    #[test]
+    fn pacer_capacity_covers_a_coarse_clock_step() {
+        let cfg = PacingConfig {
+            burst_packets: 1,
+            ..Default::default()
+        };
+        let p = Pacer::new(Time(0), Dur::from_millis(1));
+        // 1e8 B/s over a 1 ms step = 100 kB, more than one 1500 B packet.
+        assert_eq!(p.capacity(&cfg, 1500, 1e8, 1500), 100_000.0);
+    }
+}

@@ -1,0 +1,157 @@
+//! The sent-packet record (RFC 9002 §A.1.1): what the sender remembers about each packet it
+//! still awaits an acknowledgement for.
+//!
+//! Packet numbers are consecutive, so the record is a ring indexed by `pn - base`: sending is an
+//! O(1) push, acknowledging or losing a packet empties its slot, and empty slots at the front
+//! are dropped. An ACK costs O(newly acked + ranges + slack): slots at or below the previous
+//! largest acknowledged number hold at most `packet_threshold` packets once loss detection has
+//! run (RFC 9002 §6.1.1 declares everything further back lost), so old ranges are cheap.
+
+use crate::recovery::delivery_rate::PacketDelivery;
+use crate::time::Time;
+use crate::wire::packet::DataChunk;
+use std::collections::VecDeque;
+
+/// One packet awaiting acknowledgement (RFC 9002 §A.1.1).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SentPacket {
+    /// Clock reading when it was sent.
+    pub time_sent: Time,
+    /// Bytes counted toward bytes in flight (0 = not in flight).
+    pub bytes: u32,
+    /// Whether it elicits an acknowledgement.
+    pub ack_eliciting: bool,
+    /// Stream data it carried; re-queued if the packet is lost.
+    pub data: Option<DataChunk>,
+    /// Sequence number of the ACK_FREQUENCY frame it carried, if any.
+    pub ack_frequency_seq: Option<u64>,
+    /// Delivery-rate snapshot taken when it was sent.
+    pub delivery: PacketDelivery,
+}
+
+/// The outstanding packets of one packet-number space, with bytes-in-flight accounting.
+#[derive(Clone, Debug, Default)]
+pub struct SentPackets {
+    base: u64,
+    slots: VecDeque<Option<SentPacket>>,
+    bytes_in_flight: u64,
+    ack_eliciting_in_flight: usize,
+}
+
+impl SentPackets {
+    /// An empty record whose first packet number is 0.
+    pub fn new() -> SentPackets {
+        SentPackets::default()
+    }
+
+    /// The packet number the next `push` gets.
+    pub fn next_pn(&self) -> u64 {
+        self.base + self.slots.len() as u64
+    }
+
+    /// Bytes of the outstanding packets that count in flight.
+    pub fn bytes_in_flight(&self) -> u64 {
+        self.bytes_in_flight
+    }
+
+    /// Number of outstanding ack-eliciting in-flight packets (they arm the PTO, RFC 9002 §6.2.1).
+    pub fn ack_eliciting_in_flight(&self) -> usize {
+        self.ack_eliciting_in_flight
+    }
+
+    /// Records a packet; returns its packet number.
+    pub fn push(&mut self, p: SentPacket) -> u64 {
+        let pn = self.next_pn();
+        self.bytes_in_flight += p.bytes as u64;
+        self.ack_eliciting_in_flight += (p.ack_eliciting && p.bytes > 0) as usize;
+        self.slots.push_back(Some(p));
+        pn
+    }
+
+    /// The outstanding packet `pn`, if any.
+    pub fn get(&self, pn: u64) -> Option<&SentPacket> {
+        let i = pn.checked_sub(self.base)?;
+        self.slots.get(usize::try_from(i).ok()?)?.as_ref()
+    }
+
+    /// Smallest packet number that may still be outstanding.
+    pub fn first_pn(&self) -> u64 {
+        self.base
+    }
+
+    /// Removes `pn` (acknowledged or lost) and returns it, if it was outstanding.
+    pub fn remove(&mut self, pn: u64) -> Option<SentPacket> {
+        let i = usize::try_from(pn.checked_sub(self.base)?).ok()?;
+        let p = self.slots.get_mut(i)?.take()?;
+        self.bytes_in_flight -= p.bytes as u64;
+        self.ack_eliciting_in_flight -= (p.ack_eliciting && p.bytes > 0) as usize;
+        while let Some(None) = self.slots.front() {
+            self.slots.pop_front();
+            self.base += 1;
+        }
+        Some(p)
+    }
+
+    /// Removes every outstanding packet covered by `ranges` (inclusive `(smallest, largest)`,
+    /// highest first, as in an ACK frame) and hands each to `f` in ascending packet-number order.
+    pub fn on_ack(&mut self, ranges: &[(u64, u64)], mut f: impl FnMut(u64, SentPacket)) {
+        let end = self.next_pn();
+        for &(lo, hi) in ranges.iter().rev() {
+            let hi = hi.min(end.saturating_sub(1));
+            let mut pn = lo.max(self.base);
+            while pn <= hi && pn < end {
+                if let Some(p) = self.remove(pn) {
+                    f(pn, p);
+                }
+                pn += 1;
+            }
+        }
+    }
+
+    /// Outstanding packets in packet-number order, oldest first.
+    pub fn iter(&self) -> impl Iterator<Item = (u64, &SentPacket)> + '_ {
+        let base = self.base;
+        self.slots
+            .iter()
+            .enumerate()
+            .filter_map(move |(i, s)| s.as_ref().map(|p| (base + i as u64, p)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pkt(t: u64, bytes: u32) -> SentPacket {
+        SentPacket {
+            time_sent: Time(t),
+            bytes,
+            ack_eliciting: true,
+            data: None,
+            ack_frequency_seq: None,
+            delivery: PacketDelivery::default(),
+        }
+    }
+
+    #[test]
+    fn sent_record_acks_ranges_in_order_and_compacts() {
+        let mut s = SentPackets::new();
+        for i in 0..10 {
+            assert_eq!(s.push(pkt(i, 100)), i);
+        }
+        assert_eq!(s.bytes_in_flight(), 1000);
+        let mut got = Vec::new();
+        // Highest range first, as in an ACK frame; 4 and 7 stay outstanding.
+        s.on_ack(&[(8, 20), (5, 6), (0, 3)], |pn, _| got.push(pn));
+        assert_eq!(got, vec![0, 1, 2, 3, 5, 6, 8, 9]);
+        assert_eq!(s.first_pn(), 4);
+        assert_eq!(s.bytes_in_flight(), 200);
+        assert_eq!(s.iter().map(|(pn, _)| pn).collect::<Vec<_>>(), vec![4, 7]);
+        // Re-acking old ranges does nothing.
+        s.on_ack(&[(0, 9)], |pn, _| assert!(pn == 4 || pn == 7));
+        assert_eq!(s.bytes_in_flight(), 0);
+        assert_eq!(s.first_pn(), 10);
+        assert_eq!(s.ack_eliciting_in_flight(), 0);
+        assert!(s.remove(3).is_none() && s.get(12).is_none());
+    }
+}

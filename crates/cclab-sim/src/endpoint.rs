@@ -1,0 +1,58 @@
+//! The endpoints a host runs: the built-in ones of `cclab-core` as enum variants (static
+//! dispatch on the per-packet path), plus `Custom` for any other [`Endpoint`].
+
+use cclab_core::endpoint::receiver::Receiver;
+use cclab_core::endpoint::sender::Sender;
+use cclab_core::endpoint::{Endpoint, EndpointStats, Metrics, TraceEvent};
+use cclab_core::time::Time;
+use cclab_core::wire::packet::Datagram;
+
+/// One endpoint of a flow.
+pub enum AnyEndpoint {
+    /// QUIC/TCP data sender.
+    Sender(Box<Sender>),
+    /// QUIC/TCP data receiver.
+    Receiver(Box<Receiver>),
+    /// Any other endpoint (tests, plug-ins).
+    Custom(Box<dyn Endpoint>),
+}
+
+macro_rules! dispatch {
+    ($self:ident, $e:ident => $body:expr) => {
+        match $self {
+            AnyEndpoint::Sender($e) => $body,
+            AnyEndpoint::Receiver($e) => $body,
+            AnyEndpoint::Custom($e) => $body,
+        }
+    };
+}
+
+impl Endpoint for AnyEndpoint {
+    fn handle_datagram(&mut self, now: Time, dgram: Datagram) {
+        dispatch!(self, e => e.handle_datagram(now, dgram))
+    }
+    fn handle_timeout(&mut self, now: Time) {
+        dispatch!(self, e => e.handle_timeout(now))
+    }
+    fn poll_transmit(&mut self, now: Time) -> Option<Datagram> {
+        dispatch!(self, e => e.poll_transmit(now))
+    }
+    fn poll_timeout(&self) -> Option<Time> {
+        dispatch!(self, e => e.poll_timeout())
+    }
+    fn poll_event(&mut self) -> Option<TraceEvent> {
+        dispatch!(self, e => e.poll_event())
+    }
+    fn set_tracing(&mut self, on: bool) {
+        dispatch!(self, e => e.set_tracing(on))
+    }
+    fn stats(&self) -> EndpointStats {
+        dispatch!(self, e => e.stats())
+    }
+    fn metrics(&self) -> Metrics {
+        dispatch!(self, e => e.metrics())
+    }
+    fn is_done(&self) -> bool {
+        dispatch!(self, e => e.is_done())
+    }
+}

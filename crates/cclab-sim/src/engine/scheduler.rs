@@ -1,0 +1,186 @@
+//! The event queue: one pending wake-up per actor, earliest request wins, FIFO among equal times.
+//!
+//! An indexed binary min-heap over `(time, seq)` with one slot per actor (quiche's `Simulator`
+//! keeps one `Act()` time per actor the same way). Requesting an earlier wake-up moves the
+//! actor's entry up; a later request is ignored, because the actor recomputes its next wake-up
+//! whenever it runs. `seq` grows with every request, so actors due at the same instant run in
+//! the order their wake-ups were requested. The heap holds at most one entry per actor, so its
+//! size is the number of actors, not of packets in flight: no allocation per event.
+
+use cclab_core::time::Time;
+
+/// Index of an actor (a link, a host, the sampler), dense from 0.
+pub type ActorId = u32;
+
+const NONE: u32 = u32::MAX;
+/// Bits of `Entry::key` holding the actor; the rest hold the request sequence number.
+const ACTOR_BITS: u32 = 24;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Entry {
+    time: u64,
+    /// `seq << ACTOR_BITS | actor`: orders equal times by request order.
+    key: u64,
+}
+
+impl Entry {
+    fn actor(self) -> ActorId {
+        (self.key & ((1 << ACTOR_BITS) - 1)) as ActorId
+    }
+}
+
+/// Wake-up times of a fixed set of actors.
+#[derive(Debug)]
+pub struct Scheduler {
+    heap: Vec<Entry>,
+    /// Heap index of each actor's entry, `NONE` if it has no pending wake-up.
+    pos: Vec<u32>,
+    seq: u64,
+}
+
+impl Scheduler {
+    /// A scheduler for `actors` actors, none of them scheduled.
+    ///
+    /// # Panics
+    /// If `actors` does not fit in 24 bits.
+    pub fn new(actors: usize) -> Scheduler {
+        assert!(actors < (1 << ACTOR_BITS), "too many actors: {actors}");
+        Scheduler { heap: Vec::with_capacity(actors), pos: vec![NONE; actors], seq: 0 }
+    }
+
+    /// Asks for `actor` to run at `t`; a pending earlier or equal request stays as it is.
+    pub fn schedule(&mut self, actor: ActorId, t: Time) {
+        let key = (self.seq << ACTOR_BITS) | actor as u64;
+        let i = self.pos[actor as usize];
+        if i == NONE {
+            self.seq += 1;
+            self.heap.push(Entry { time: t.0, key });
+            self.sift_up(self.heap.len() - 1);
+        } else if t.0 < self.heap[i as usize].time {
+            self.seq += 1;
+            self.heap[i as usize] = Entry { time: t.0, key };
+            self.sift_up(i as usize);
+        }
+    }
+
+    /// The pending wake-up of `actor`, if any.
+    pub fn pending(&self, actor: ActorId) -> Option<Time> {
+        let i = self.pos[actor as usize];
+        (i != NONE).then(|| Time(self.heap[i as usize].time))
+    }
+
+    /// The earliest wake-up, without removing it.
+    pub fn peek(&self) -> Option<(Time, ActorId)> {
+        self.heap.first().map(|e| (Time(e.time), e.actor()))
+    }
+
+    /// Removes and returns the earliest wake-up.
+    pub fn pop(&mut self) -> Option<(Time, ActorId)> {
+        let top = *self.heap.first()?;
+        let last = self.heap.pop().expect("heap is not empty");
+        self.pos[top.actor() as usize] = NONE;
+        if !self.heap.is_empty() {
+            self.heap[0] = last;
+            self.pos[last.actor() as usize] = 0;
+            self.sift_down(0);
+        }
+        Some((Time(top.time), top.actor()))
+    }
+
+    fn sift_up(&mut self, mut i: usize) {
+        let e = self.heap[i];
+        while i > 0 {
+            let parent = (i - 1) / 2;
+            if self.heap[parent] <= e {
+                break;
+            }
+            self.heap[i] = self.heap[parent];
+            self.pos[self.heap[i].actor() as usize] = i as u32;
+            i = parent;
+        }
+        self.heap[i] = e;
+        self.pos[e.actor() as usize] = i as u32;
+    }
+
+    fn sift_down(&mut self, mut i: usize) {
+        let e = self.heap[i];
+        let n = self.heap.len();
+        loop {
+            let l = 2 * i + 1;
+            if l >= n {
+                break;
+            }
+            let c = if l + 1 < n && self.heap[l + 1] < self.heap[l] { l + 1 } else { l };
+            if self.heap[c] >= e {
+                break;
+            }
+            self.heap[i] = self.heap[c];
+            self.pos[self.heap[i].actor() as usize] = i as u32;
+            i = c;
+        }
+        self.heap[i] = e;
+        self.pos[e.actor() as usize] = i as u32;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scheduler_pops_in_time_then_request_order() {
+        let mut s = Scheduler::new(4);
+        s.schedule(2, Time(10));
+        s.schedule(0, Time(5));
+        s.schedule(3, Time(10));
+        s.schedule(1, Time(7));
+        let order: Vec<_> = std::iter::from_fn(|| s.pop()).collect();
+        assert_eq!(order, vec![(Time(5), 0), (Time(7), 1), (Time(10), 2), (Time(10), 3)]);
+    }
+
+    #[test]
+    fn scheduler_keeps_one_wakeup_per_actor_earliest_wins() {
+        let mut s = Scheduler::new(2);
+        s.schedule(0, Time(10));
+        s.schedule(0, Time(20)); // later: ignored
+        assert_eq!(s.pending(0), Some(Time(10)));
+        s.schedule(1, Time(8));
+        s.schedule(0, Time(8)); // earlier: moves, and now runs after actor 1 (requested first)
+        assert_eq!(s.pop(), Some((Time(8), 1)));
+        assert_eq!(s.pop(), Some((Time(8), 0)));
+        assert_eq!(s.pop(), None);
+    }
+
+    #[test]
+    fn scheduler_heap_order_survives_many_moves() {
+        // Pseudo-random requests against a reference model: (time, request order) minimum.
+        let n = 64;
+        let mut s = Scheduler::new(n);
+        let mut reference: Vec<Option<(u64, u64)>> = vec![None; n];
+        let mut x: u64 = 12345;
+        let mut seq = 0;
+        for _ in 0..10_000 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let actor = (x >> 33) as usize % n;
+            let t = (x >> 20) % 1000;
+            if x % 3 == 0 {
+                let popped = s.pop();
+                let best = reference.iter().enumerate().filter_map(|(a, e)| e.map(|(t, q)| (t, q, a))).min();
+                assert_eq!(popped.map(|(t, a)| (t.0, a as usize)), best.map(|(t, _, a)| (t, a)));
+                if let Some((_, _, a)) = best {
+                    reference[a] = None;
+                }
+            } else {
+                s.schedule(actor as u32, Time(t));
+                let earlier = match reference[actor] {
+                    Some((old, _)) => t < old,
+                    None => true,
+                };
+                if earlier {
+                    reference[actor] = Some((t, seq));
+                    seq += 1;
+                }
+            }
+        }
+    }
+}

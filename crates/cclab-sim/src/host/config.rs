@@ -1,0 +1,53 @@
+//! What a scenario says about a host (`[hosts.sender]`, `[hosts.receiver]`).
+
+use cclab_core::time::Dur;
+use cclab_core::units::Bytes;
+use serde::Deserialize;
+
+/// Segmentation or coalescing offload (GSO on send, GRO on receive): one job handles up to
+/// `max_segments` datagrams for `fixed` plus the datagrams' own per-packet costs.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct BatchConfig {
+    /// Most datagrams per job (Linux UDP GSO/GRO: 64).
+    pub max_segments: u32,
+    /// Cost of one job (the system call), on top of the per-datagram costs.
+    pub fixed: Dur,
+}
+
+impl Default for BatchConfig {
+    fn default() -> Self {
+        BatchConfig { max_segments: 64, fixed: Dur::ZERO }
+    }
+}
+
+/// One CPU core's cost per datagram; all zero (the default) means an infinitely fast host.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CpuConfig {
+    /// Sending a datagram that carries data.
+    pub send_cost: Dur,
+    /// Receiving and processing a datagram that carries data.
+    pub recv_cost: Dur,
+    /// Sending a datagram without data (an ACK, feedback or probe): the per-ACK-generated cost.
+    pub ack_send_cost: Dur,
+    /// Receiving a datagram without data: the per-ACK-processed cost.
+    pub ack_recv_cost: Dur,
+    /// Send batching (GSO): one poll of an endpoint sends up to `max_segments` datagrams;
+    /// `None` = one datagram per job.
+    pub gso: Option<BatchConfig>,
+    /// Receive batching (GRO): one job takes up to `max_segments` waiting datagrams;
+    /// `None` = one datagram per job.
+    pub gro: Option<BatchConfig>,
+}
+
+/// A host: its CPU and its receive socket buffer.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HostConfig {
+    /// CPU cost model.
+    pub cpu: CpuConfig,
+    /// Receive socket buffer: bytes of datagrams waiting for the CPU; arrivals that do not fit
+    /// are dropped (`None` = unlimited).
+    pub socket_buffer: Option<Bytes>,
+}

@@ -1,0 +1,294 @@
+//! End hosts: one CPU core that does all packet work, a receive socket buffer, and the
+//! endpoints of the flows that end here.
+//!
+//! The host is an event loop like a QUIC server's: whenever the CPU is free it fires the
+//! endpoints' due timers (free of cost), then starts the next job, alternating receive and send
+//! work while both are pending. A receive job takes datagrams out of the socket buffer (freeing
+//! it) and hands them to their endpoints when the CPU has spent their cost; a send job polls an
+//! endpoint (round-robin) for a datagram and puts it on the wire when its cost is spent. So a
+//! CPU-bound sender sends at `1/send_cost` packets per second and a slow receiver lets its
+//! socket buffer fill and overflow (`socket_drops`). The endpoint sees `now` = the job's start
+//! for transmits and the job's end for receives.
+
+mod config;
+
+pub use config::{BatchConfig, CpuConfig, HostConfig};
+
+use crate::endpoint::AnyEndpoint;
+use crate::packet::InFlight;
+use cclab_core::endpoint::{Endpoint, TraceEvent};
+use cclab_core::time::{Dur, Time};
+use cclab_core::wire::packet::{Datagram, FlowId};
+use std::collections::VecDeque;
+
+/// Which end of a flow an endpoint is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    /// The data sender.
+    Sender,
+    /// The data receiver.
+    Receiver,
+}
+
+/// One endpoint on a host.
+pub struct Slot {
+    /// The endpoint.
+    pub endpoint: AnyEndpoint,
+    /// Its flow.
+    pub flow: FlowId,
+    /// Its side.
+    pub side: Side,
+    /// Route its datagrams take.
+    route: u16,
+    /// When the flow starts; the endpoint is left alone before.
+    start: Time,
+    /// Trace events are collected.
+    tracing: bool,
+    /// A sender that reported `is_done`.
+    done: bool,
+    /// Datagrams for it dropped by the full socket buffer.
+    pub socket_drops: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Job {
+    Idle,
+    Receive,
+    Send,
+}
+
+/// Counters of one host.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HostStats {
+    /// CPU time spent on jobs.
+    pub busy: Dur,
+    /// Datagrams dropped by the full socket buffer.
+    pub socket_drops: u64,
+}
+
+/// A host.
+pub struct Host {
+    cpu: CpuConfig,
+    socket_buffer: u64,
+    slots: Vec<Slot>,
+    /// Socket buffer: (slot, datagram) waiting for the CPU, and their bytes.
+    rx: VecDeque<(u16, Datagram)>,
+    rx_bytes: u64,
+    job: Job,
+    busy_until: Time,
+    job_rx: Vec<(u16, Datagram)>,
+    job_tx: Vec<Datagram>,
+    job_tx_route: u16,
+    /// The next job should be a send job if one is possible.
+    send_turn: bool,
+    /// Slot to poll first for the next send job.
+    next_slot: usize,
+    events: Vec<(FlowId, Side, TraceEvent)>,
+    stats: HostStats,
+}
+
+fn carries_data(d: &Datagram) -> bool {
+    d.packet.data.is_some()
+}
+
+impl Host {
+    /// A host with no endpoints.
+    pub fn new(cfg: &HostConfig) -> Host {
+        Host {
+            cpu: cfg.cpu.clone(),
+            socket_buffer: cfg.socket_buffer.map_or(u64::MAX, |b| b.0),
+            slots: Vec::new(),
+            rx: VecDeque::new(),
+            rx_bytes: 0,
+            job: Job::Idle,
+            busy_until: Time::ZERO,
+            job_rx: Vec::new(),
+            job_tx: Vec::new(),
+            job_tx_route: 0,
+            send_turn: true,
+            next_slot: 0,
+            events: Vec::new(),
+            stats: HostStats::default(),
+        }
+    }
+
+    /// Adds an endpoint whose datagrams take route `route`; returns its slot number.
+    pub fn add(&mut self, endpoint: AnyEndpoint, flow: FlowId, side: Side, route: u16, start: Time, tracing: bool) -> u16 {
+        let mut endpoint = endpoint;
+        endpoint.set_tracing(tracing);
+        self.slots.push(Slot { endpoint, flow, side, route, start, tracing, done: false, socket_drops: 0 });
+        (self.slots.len() - 1) as u16
+    }
+
+    /// The endpoints.
+    pub fn slots(&self) -> &[Slot] {
+        &self.slots
+    }
+
+    /// Counters.
+    pub fn stats(&self) -> HostStats {
+        self.stats
+    }
+
+    /// Bytes waiting in the socket buffer.
+    pub fn socket_buffer_bytes(&self) -> u64 {
+        self.rx_bytes
+    }
+
+    /// Trace events collected since the last call.
+    pub fn drain_events(&mut self) -> std::vec::Drain<'_, (FlowId, Side, TraceEvent)> {
+        self.events.drain(..)
+    }
+
+    /// A datagram for `slot` arrives at `now`. Returns true if the host must run at `now`.
+    pub fn deliver(&mut self, slot: u16, d: Datagram) -> bool {
+        let size = d.size as u64;
+        if self.rx_bytes + size > self.socket_buffer {
+            self.stats.socket_drops += 1;
+            self.slots[slot as usize].socket_drops += 1;
+            return false;
+        }
+        self.rx_bytes += size;
+        self.rx.push_back((slot, d));
+        self.job == Job::Idle
+    }
+
+    /// Runs the event loop at `now`; sent datagrams are appended to `out`. Returns the number
+    /// of senders that finished.
+    pub fn act(&mut self, now: Time, out: &mut Vec<InFlight>) -> usize {
+        let mut finished = 0;
+        loop {
+            if self.job != Job::Idle {
+                if self.busy_until > now {
+                    break;
+                }
+                finished += self.finish_job(now, out);
+            }
+            finished += self.fire_timers(now);
+            if !self.start_job(now) {
+                break;
+            }
+        }
+        finished
+    }
+
+    /// When the host next has work, if ever.
+    pub fn next_wake(&self, now: Time) -> Option<Time> {
+        if self.job != Job::Idle {
+            return Some(self.busy_until);
+        }
+        let t = self
+            .slots
+            .iter()
+            .filter_map(|s| if s.start > now { Some(s.start) } else { s.endpoint.poll_timeout() })
+            .min()?;
+        // An endpoint asking for `now` again after doing nothing would spin; move on by 1 ns.
+        Some(t.max(now + Dur(1)))
+    }
+
+    fn collect_events(events: &mut Vec<(FlowId, Side, TraceEvent)>, s: &mut Slot) {
+        if s.tracing {
+            while let Some(ev) = s.endpoint.poll_event() {
+                events.push((s.flow, s.side, ev));
+            }
+        }
+    }
+
+    /// Marks senders that became done; returns how many did.
+    fn check_done(s: &mut Slot) -> usize {
+        if s.side == Side::Sender && !s.done && s.endpoint.is_done() {
+            s.done = true;
+            return 1;
+        }
+        0
+    }
+
+    fn fire_timers(&mut self, now: Time) -> usize {
+        let mut finished = 0;
+        for s in &mut self.slots {
+            if s.start <= now && s.endpoint.poll_timeout().is_some_and(|t| t <= now) {
+                s.endpoint.handle_timeout(now);
+                Self::collect_events(&mut self.events, s);
+                finished += Self::check_done(s);
+            }
+        }
+        finished
+    }
+
+    fn finish_job(&mut self, now: Time, out: &mut Vec<InFlight>) -> usize {
+        let mut finished = 0;
+        match self.job {
+            Job::Receive => {
+                for (slot, d) in self.job_rx.drain(..) {
+                    let s = &mut self.slots[slot as usize];
+                    s.endpoint.handle_datagram(now, d);
+                    Self::collect_events(&mut self.events, s);
+                    finished += Self::check_done(s);
+                }
+            }
+            Job::Send => {
+                let route = self.job_tx_route;
+                out.extend(self.job_tx.drain(..).map(|dgram| InFlight { dgram, route, hop: 0, enqueued: now }));
+            }
+            Job::Idle => {}
+        }
+        self.job = Job::Idle;
+        finished
+    }
+
+    /// Starts the next job at `now`; false if there is nothing to do.
+    fn start_job(&mut self, now: Time) -> bool {
+        let batch = |b: &Option<BatchConfig>| b.as_ref().map_or((1, Dur::ZERO), |b| (b.max_segments.max(1) as usize, b.fixed));
+        let mut cost;
+        let (max_tx, fixed_tx) = batch(&self.cpu.gso);
+        if (self.send_turn || self.rx.is_empty()) && self.poll_send(now, max_tx) {
+            cost = fixed_tx;
+            for d in &self.job_tx {
+                cost += if carries_data(d) { self.cpu.send_cost } else { self.cpu.ack_send_cost };
+            }
+            self.job = Job::Send;
+            self.send_turn = false;
+        } else if !self.rx.is_empty() {
+            let (max_rx, fixed_rx) = batch(&self.cpu.gro);
+            cost = fixed_rx;
+            while self.job_rx.len() < max_rx {
+                let Some((slot, d)) = self.rx.pop_front() else { break };
+                self.rx_bytes -= d.size as u64;
+                cost += if carries_data(&d) { self.cpu.recv_cost } else { self.cpu.ack_recv_cost };
+                self.job_rx.push((slot, d));
+            }
+            self.job = Job::Receive;
+            self.send_turn = true;
+        } else {
+            return false;
+        }
+        self.stats.busy += cost;
+        self.busy_until = now + cost;
+        true
+    }
+
+    /// Polls the started endpoints round-robin for up to `max` datagrams from one of them.
+    fn poll_send(&mut self, now: Time, max: usize) -> bool {
+        let n = self.slots.len();
+        for k in 0..n {
+            let i = (self.next_slot + k) % n;
+            let s = &mut self.slots[i];
+            if s.start > now {
+                continue;
+            }
+            while self.job_tx.len() < max {
+                match s.endpoint.poll_transmit(now) {
+                    Some(d) => self.job_tx.push(d),
+                    None => break,
+                }
+            }
+            Self::collect_events(&mut self.events, s);
+            if !self.job_tx.is_empty() {
+                self.job_tx_route = s.route;
+                self.next_slot = (i + 1) % n;
+                return true;
+            }
+        }
+        false
+    }
+}

@@ -1,0 +1,265 @@
+//! A one-way link: ACK thinning → loss model → queue → serialiser → propagation.
+//!
+//! Push model (quiche's `port.h`/`link.cc`): a packet arrives with [`Link::push`]; the link is
+//! one actor whose single wake-up ([`Link::next_wake`]) is the earliest of "the serialiser
+//! finishes the head packet", "the head of the propagation FIFO arrives", "the next trace
+//! opportunity" and "the next cross-traffic packet". [`Link::act`] hands out the packets that
+//! reached the far end. The serialiser takes `max(size·8/rate, per_packet_cost, 1/max_pps)` per
+//! packet; with `rate = "unlimited"` and no per-packet cost packets skip queue and serialiser.
+
+mod config;
+mod cross;
+mod propagation;
+mod trace;
+
+pub use config::{LinkConfig, LinkRate, ReorderConfig};
+pub use cross::CrossTrafficConfig;
+pub use trace::{MahimahiTrace, OPPORTUNITY_BYTES};
+
+use crate::engine::{stream_rng, Rng, Stream};
+use crate::loss::{AnyLoss, LossModel};
+use crate::packet::{InFlight, CROSS_TRAFFIC};
+use crate::queue::{AnyQueue, Queue, QueueStats};
+use cclab_core::time::{transmission_time, Dur, Time};
+use cross::CrossSource;
+use propagation::Propagation;
+
+/// Counters of one link (cross traffic included).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LinkStats {
+    /// Packets that entered the link.
+    pub offered_packets: u64,
+    /// Their IP-layer bytes.
+    pub offered_bytes: u64,
+    /// Packets that reached the far end.
+    pub delivered_packets: u64,
+    /// Their IP-layer bytes.
+    pub delivered_bytes: u64,
+    /// Packets lost by the loss model.
+    pub lost_packets: u64,
+    /// Pure ACKs removed by ACK thinning.
+    pub thinned_packets: u64,
+    /// Queue drops and ECN marks.
+    pub queue: QueueStats,
+    /// Time the serialiser spent transmitting.
+    pub busy: Dur,
+    /// Bytes of trace opportunities used (trace-driven links only).
+    pub trace_bytes_used: u64,
+}
+
+/// A one-way link.
+#[derive(Debug)]
+pub struct Link {
+    /// Bits/s; `None` for unlimited.
+    rate_bps: Option<u64>,
+    /// Minimum serialisation time per packet (per-packet cost, 1/max_pps).
+    per_packet: Dur,
+    trace: Option<MahimahiTrace>,
+    /// Next trace opportunity, while packets wait for one.
+    trace_next: Option<u64>,
+    /// Bytes of the head packet still to send on a trace link.
+    trace_head_left: u64,
+    queue: AnyQueue,
+    loss: AnyLoss,
+    loss_rng: Rng,
+    queue_rng: Rng,
+    prop: Propagation,
+    /// Forward one pure ACK in `thin_acks` per route (0 or 1: all).
+    thin_acks: u32,
+    thin_counts: Vec<u32>,
+    cross: Option<CrossSource>,
+    /// The packet being serialised and when it is done.
+    in_service: Option<(InFlight, Time)>,
+    stats: LinkStats,
+}
+
+impl Link {
+    /// Builds link number `index` of a run seeded `seed` from a config that passed
+    /// [`LinkConfig::resolve`] (without a rate or a loaded trace the link is unlimited).
+    pub fn new(index: u32, cfg: &LinkConfig, seed: u64) -> Link {
+        let rate_bps = match cfg.rate {
+            Some(LinkRate::Limited(r)) => Some(r.bps()),
+            _ => None,
+        };
+        let per_packet_pps = cfg.max_pps.map_or(Dur::ZERO, |pps| Dur::from_secs_f64(1.0 / pps));
+        let per_packet = cfg.per_packet_cost.max(per_packet_pps);
+        let packet_time = rate_bps.map_or(Dur::ZERO, |r| transmission_time(1500, r)).max(per_packet);
+        Link {
+            rate_bps,
+            per_packet,
+            trace: cfg.loaded_trace.clone(),
+            trace_next: None,
+            trace_head_left: 0,
+            queue: cfg.queue.build(packet_time),
+            loss: cfg.loss.build(),
+            loss_rng: stream_rng(seed, Stream::LinkLoss, index),
+            queue_rng: stream_rng(seed, Stream::LinkQueue, index),
+            prop: Propagation::new(
+                cfg.delay,
+                cfg.jitter,
+                cfg.reorder.as_ref().map(|r| (r.p.0, r.delay)),
+                stream_rng(seed, Stream::LinkJitter, index),
+                stream_rng(seed, Stream::LinkReorder, index),
+            ),
+            thin_acks: cfg.thin_acks,
+            thin_counts: Vec::new(),
+            cross: cfg.cross_traffic.as_ref().map(|c| CrossSource::new(c, stream_rng(seed, Stream::LinkCross, index))),
+            in_service: None,
+            stats: LinkStats::default(),
+        }
+    }
+
+    /// Serialisation time of a packet of `size` bytes.
+    fn service_time(&self, size: u64) -> Dur {
+        self.rate_bps.map_or(Dur::ZERO, |r| transmission_time(size, r)).max(self.per_packet)
+    }
+
+    /// A packet enters the link at `now`.
+    pub fn push(&mut self, now: Time, p: InFlight) {
+        self.stats.offered_packets += 1;
+        self.stats.offered_bytes += p.size();
+        if self.thin_acks > 1 && p.route != CROSS_TRAFFIC && p.is_pure_ack() {
+            let r = p.route as usize;
+            if self.thin_counts.len() <= r {
+                self.thin_counts.resize(r + 1, 0);
+            }
+            self.thin_counts[r] += 1;
+            if self.thin_counts[r] % self.thin_acks != 0 {
+                self.stats.thinned_packets += 1;
+                return;
+            }
+        }
+        if self.loss.lose(&mut self.loss_rng) {
+            self.stats.lost_packets += 1;
+            return;
+        }
+        if self.trace.is_none() && self.per_packet.0 == 0 && self.rate_bps.is_none() {
+            self.prop.push(now, p);
+            return;
+        }
+        if !self.queue.enqueue(now, p, &mut self.queue_rng) {
+            return;
+        }
+        match &self.trace {
+            Some(trace) => {
+                if self.trace_next.is_none() {
+                    self.trace_next = Some(trace.first_at_or_after(now));
+                }
+            }
+            None => self.start_service(now),
+        }
+    }
+
+    /// Starts serialising the next queued packet if the serialiser is free.
+    fn start_service(&mut self, now: Time) {
+        if self.in_service.is_some() {
+            return;
+        }
+        if let Some(p) = self.queue.dequeue(now) {
+            let t = self.service_time(p.size());
+            self.stats.busy += t;
+            self.in_service = Some((p, now + t));
+        }
+    }
+
+    /// Advances the link to `now`; packets that reached the far end are appended to `out`.
+    pub fn act(&mut self, now: Time, out: &mut Vec<InFlight>) {
+        while let Some(t) = self.cross.as_ref().map(CrossSource::next_time).filter(|&t| t <= now) {
+            let p = self.cross.as_mut().expect("cross source exists").emit();
+            self.push(t, p);
+        }
+        if self.trace.is_some() {
+            self.use_opportunities(now);
+        } else {
+            while let Some(done) = self.in_service.as_ref().map(|s| s.1).filter(|&d| d <= now) {
+                let (p, _) = self.in_service.take().expect("in service");
+                self.prop.push(done, p);
+                self.start_service(done);
+            }
+        }
+        let before = out.len();
+        self.prop.pop_due(now, out);
+        for p in &out[before..] {
+            self.stats.delivered_packets += 1;
+            self.stats.delivered_bytes += p.size();
+        }
+        out.retain(|p| p.route != CROSS_TRAFFIC);
+    }
+
+    /// Uses every trace opportunity due by `now` while packets wait.
+    fn use_opportunities(&mut self, now: Time) {
+        let trace = self.trace.as_ref().expect("trace link");
+        while let Some(k) = self.trace_next {
+            let t = trace.time(k);
+            if t > now {
+                break;
+            }
+            let mut credit = OPPORTUNITY_BYTES;
+            while credit > 0 {
+                if self.in_service.is_none() {
+                    match self.queue.dequeue(t) {
+                        Some(p) => {
+                            self.trace_head_left = p.size();
+                            self.in_service = Some((p, t));
+                        }
+                        None => break,
+                    }
+                }
+                let used = credit.min(self.trace_head_left);
+                credit -= used;
+                self.trace_head_left -= used;
+                self.stats.trace_bytes_used += used;
+                if self.trace_head_left == 0 {
+                    let (p, _) = self.in_service.take().expect("in service");
+                    self.prop.push(t, p);
+                }
+            }
+            let waiting = self.in_service.is_some() || self.queue.packets() > 0;
+            self.trace_next = waiting.then_some(k + 1);
+        }
+    }
+
+    /// When the link next has something to do, if anything.
+    pub fn next_wake(&self) -> Option<Time> {
+        let service = match (&self.trace, self.trace_next) {
+            (Some(trace), Some(k)) => Some(trace.time(k)),
+            (Some(_), None) => None,
+            (None, _) => self.in_service.as_ref().map(|s| s.1),
+        };
+        [service, self.prop.next_arrival(), self.cross.as_ref().map(CrossSource::next_time)].into_iter().flatten().min()
+    }
+
+    /// Counters.
+    pub fn stats(&self) -> LinkStats {
+        LinkStats { queue: self.queue.stats(), ..self.stats }
+    }
+
+    /// Bytes waiting in the queue.
+    pub fn queue_bytes(&self) -> u64 {
+        self.queue.bytes()
+    }
+
+    /// Packets inside the link: queued, being serialised, or propagating.
+    pub fn in_transit_packets(&self) -> u64 {
+        (self.queue.packets() + self.in_service.is_some() as usize + self.prop.len()) as u64
+    }
+
+    /// Fraction of `duration` the link was busy: serialiser busy time, or on a trace link the
+    /// share of opportunity bytes used.
+    pub fn utilisation(&self, duration: Dur) -> f64 {
+        if duration.0 == 0 {
+            return 0.0;
+        }
+        match &self.trace {
+            Some(trace) => {
+                let offered = trace.count_before(Time::ZERO + duration) * OPPORTUNITY_BYTES;
+                if offered == 0 {
+                    0.0
+                } else {
+                    self.stats.trace_bytes_used as f64 / offered as f64
+                }
+            }
+            None => self.stats.busy.min(duration).as_secs_f64() / duration.as_secs_f64(),
+        }
+    }
+}

@@ -1,0 +1,93 @@
+//! The propagation stage of a link: fixed delay, optional jitter that keeps FIFO order, and
+//! optional reordering.
+//!
+//! Packets in flight wait in a FIFO and only the head's arrival matters for the link's next
+//! wake-up (quiche's `link.cc` does the same). Jitter adds a uniform extra delay in
+//! `[0, jitter]`, clamped so that no packet arrives before the one sent ahead of it (like netem
+//! with `rate`, jitter alone never reorders). Reordering holds a packet back by an extra delay
+//! with probability `p`, outside the FIFO, so later packets overtake it.
+
+use crate::engine::rng::{chance, uniform, Rng};
+use crate::packet::InFlight;
+use cclab_core::time::{Dur, Time};
+use std::collections::VecDeque;
+
+/// Packets between the serialiser and the far end of a link.
+#[derive(Debug)]
+pub(super) struct Propagation {
+    delay: Dur,
+    jitter: Dur,
+    /// Reordering probability and extra delay.
+    reorder: Option<(f64, Dur)>,
+    fifo: VecDeque<(Time, InFlight)>,
+    /// Held-back packets, sorted by arrival time, latest first (the earliest pops off the end).
+    held: Vec<(Time, u64, InFlight)>,
+    held_seq: u64,
+    last_fifo_arrival: Time,
+    jitter_rng: Rng,
+    reorder_rng: Rng,
+}
+
+impl Propagation {
+    /// An empty stage.
+    pub(super) fn new(delay: Dur, jitter: Dur, reorder: Option<(f64, Dur)>, jitter_rng: Rng, reorder_rng: Rng) -> Self {
+        Propagation {
+            delay,
+            jitter,
+            reorder,
+            fifo: VecDeque::new(),
+            held: Vec::new(),
+            held_seq: 0,
+            last_fifo_arrival: Time::ZERO,
+            jitter_rng,
+            reorder_rng,
+        }
+    }
+
+    /// `p` finished serialisation at `t`.
+    pub(super) fn push(&mut self, t: Time, p: InFlight) {
+        let mut arrival = t + self.delay;
+        if self.jitter.0 > 0 {
+            arrival += Dur((uniform(&mut self.jitter_rng) * self.jitter.0 as f64) as u64);
+        }
+        if let Some((prob, extra)) = self.reorder {
+            if chance(&mut self.reorder_rng, prob) {
+                let at = arrival + extra;
+                // Ties keep push order: the earlier push has the smaller sequence number.
+                let key = (at, self.held_seq);
+                self.held_seq += 1;
+                let i = self.held.partition_point(|&(t, s, _)| (t, s) > key);
+                self.held.insert(i, (at, key.1, p));
+                return;
+            }
+        }
+        arrival = arrival.max(self.last_fifo_arrival);
+        self.last_fifo_arrival = arrival;
+        self.fifo.push_back((arrival, p));
+    }
+
+    /// Earliest pending arrival.
+    pub(super) fn next_arrival(&self) -> Option<Time> {
+        let a = self.fifo.front().map(|e| e.0);
+        let b = self.held.last().map(|e| e.0);
+        match (a, b) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Moves every packet that has arrived by `now` to `out`, FIFO ones first.
+    pub(super) fn pop_due(&mut self, now: Time, out: &mut Vec<InFlight>) {
+        while self.fifo.front().is_some_and(|e| e.0 <= now) {
+            out.push(self.fifo.pop_front().expect("front exists").1);
+        }
+        while self.held.last().is_some_and(|e| e.0 <= now) {
+            out.push(self.held.pop().expect("last exists").2);
+        }
+    }
+
+    /// Packets in flight.
+    pub(super) fn len(&self) -> usize {
+        self.fifo.len() + self.held.len()
+    }
+}

@@ -1,0 +1,368 @@
+//! The assembled simulation: links, hosts and flows as actors on one event queue.
+//!
+//! Build it with [`Network::add_link`], [`Network::add_host`] and [`Network::add_flow`], then
+//! drive it with [`Network::run`]. Each link and each host is one actor with one pending
+//! wake-up; packets move between them by direct calls at the current instant (push model),
+//! never as events of their own. A flow's data take its forward route (a list of links) from
+//! the sender's host to the receiver's, and its ACKs the reverse route.
+
+use crate::endpoint::AnyEndpoint;
+use crate::engine::{ActorId, Scheduler};
+use crate::host::{Host, HostConfig, Side};
+use crate::link::{Link, LinkConfig};
+use crate::packet::InFlight;
+use crate::summary::AckIntervalStats;
+use cclab_core::endpoint::TraceEvent;
+use cclab_core::time::{Dur, Time};
+use cclab_core::wire::packet::{Ecn, FlowId};
+
+/// Index of a link in a network.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LinkId(pub u32);
+
+/// Index of a host in a network.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HostId(pub u32);
+
+/// A flow to add: its two endpoints, where they run, and the links between them.
+pub struct FlowSpec {
+    /// Data sender (built for flow id [`Network::next_flow_id`]).
+    pub sender: AnyEndpoint,
+    /// Data receiver.
+    pub receiver: AnyEndpoint,
+    /// Host running the sender.
+    pub sender_host: HostId,
+    /// Host running the receiver.
+    pub receiver_host: HostId,
+    /// Links from the sender's host to the receiver's, in order.
+    pub forward: Vec<LinkId>,
+    /// Links from the receiver's host back to the sender's, in order.
+    pub reverse: Vec<LinkId>,
+    /// When the endpoints start (they were built with this `now`).
+    pub start: Time,
+    /// Collect both endpoints' trace events for [`Observer::on_trace`].
+    pub trace: bool,
+}
+
+/// Watches a run: trace events, periodic ticks, cancellation.
+pub trait Observer {
+    /// A trace event of a flow whose `FlowSpec::trace` is set.
+    fn on_trace(&mut self, _flow: FlowId, _side: Side, _ev: TraceEvent) {}
+    /// Called at every multiple of the tick interval given to [`Network::run`].
+    fn on_tick(&mut self, _net: &Network) {}
+    /// Called every 65,536 events and every tick; false stops the run.
+    fn keep_going(&mut self, _net: &Network) -> bool {
+        true
+    }
+}
+
+/// An observer that watches nothing.
+impl Observer for () {}
+
+/// Why [`Network::run`] returned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// Every sender reported `is_done`.
+    AllDone,
+    /// The end time was reached.
+    TimeLimit,
+    /// Nothing is scheduled any more.
+    Idle,
+    /// The observer asked to stop.
+    Cancelled,
+}
+
+struct Route {
+    links: Vec<u32>,
+    host: u32,
+    slot: u16,
+    flow: u32,
+    /// Side of the endpoint that sends on this route.
+    from: Side,
+}
+
+/// Per-flow bookkeeping.
+struct FlowState {
+    sender: (u32, u16),
+    receiver: (u32, u16),
+    start: Time,
+    acks: AckIntervalStats,
+    ce_marks: u64,
+}
+
+/// A simulated network.
+pub struct Network {
+    now: Time,
+    sched: Scheduler,
+    started: bool,
+    links: Vec<Link>,
+    hosts: Vec<Host>,
+    routes: Vec<Route>,
+    flows: Vec<FlowState>,
+    scratch: Vec<InFlight>,
+    events: u64,
+    done: usize,
+    tick: Option<Dur>,
+}
+
+impl Default for Network {
+    fn default() -> Self {
+        Network::new()
+    }
+}
+
+impl Network {
+    /// An empty network at time zero.
+    pub fn new() -> Network {
+        Network {
+            now: Time::ZERO,
+            sched: Scheduler::new(0),
+            started: false,
+            links: Vec::new(),
+            hosts: Vec::new(),
+            routes: Vec::new(),
+            flows: Vec::new(),
+            scratch: Vec::new(),
+            events: 0,
+            done: 0,
+            tick: None,
+        }
+    }
+
+    /// Adds link number `links().len()`; its random streams derive from `seed` and that index.
+    pub fn add_link(&mut self, cfg: &LinkConfig, seed: u64) -> LinkId {
+        let id = self.links.len() as u32;
+        self.links.push(Link::new(id, cfg, seed));
+        LinkId(id)
+    }
+
+    /// Adds a host.
+    pub fn add_host(&mut self, cfg: &HostConfig) -> HostId {
+        self.hosts.push(Host::new(cfg));
+        HostId(self.hosts.len() as u32 - 1)
+    }
+
+    /// The id the next added flow gets.
+    pub fn next_flow_id(&self) -> FlowId {
+        FlowId(self.flows.len() as u32)
+    }
+
+    /// Adds a flow.
+    ///
+    /// # Panics
+    /// After the run has started, or with a route longer than 255 links.
+    pub fn add_flow(&mut self, spec: FlowSpec) -> FlowId {
+        assert!(!self.started, "flows must be added before the run starts");
+        assert!(spec.forward.len() < 256 && spec.reverse.len() < 256, "routes are at most 255 links");
+        let flow = self.next_flow_id();
+        let fwd = self.routes.len() as u16;
+        let (sh, rh) = (spec.sender_host.0, spec.receiver_host.0);
+        let s_slot = self.hosts[sh as usize].add(spec.sender, flow, Side::Sender, fwd, spec.start, spec.trace);
+        let r_slot = self.hosts[rh as usize].add(spec.receiver, flow, Side::Receiver, fwd + 1, spec.start, spec.trace);
+        let ids = |v: &[LinkId]| v.iter().map(|l| l.0).collect();
+        self.routes.push(Route { links: ids(&spec.forward), host: rh, slot: r_slot, flow: flow.0, from: Side::Sender });
+        self.routes.push(Route { links: ids(&spec.reverse), host: sh, slot: s_slot, flow: flow.0, from: Side::Receiver });
+        self.flows.push(FlowState {
+            sender: (sh, s_slot),
+            receiver: (rh, r_slot),
+            start: spec.start,
+            acks: AckIntervalStats::new(),
+            ce_marks: 0,
+        });
+        flow
+    }
+
+    /// Current simulated time.
+    pub fn now(&self) -> Time {
+        self.now
+    }
+
+    /// Events processed so far.
+    pub fn events(&self) -> u64 {
+        self.events
+    }
+
+    /// The links, by [`LinkId`].
+    pub fn links(&self) -> &[Link] {
+        &self.links
+    }
+
+    /// The hosts, by [`HostId`].
+    pub fn hosts(&self) -> &[Host] {
+        &self.hosts
+    }
+
+    /// Number of flows.
+    pub fn flow_count(&self) -> usize {
+        self.flows.len()
+    }
+
+    /// Sender and receiver endpoint of `flow`.
+    pub fn endpoints(&self, flow: FlowId) -> (&AnyEndpoint, &AnyEndpoint) {
+        let f = &self.flows[flow.0 as usize];
+        let ep = |(h, s): (u32, u16)| &self.hosts[h as usize].slots()[s as usize].endpoint;
+        (ep(f.sender), ep(f.receiver))
+    }
+
+    /// Hosts of `flow`'s sender and receiver.
+    pub fn flow_hosts(&self, flow: FlowId) -> (HostId, HostId) {
+        let f = &self.flows[flow.0 as usize];
+        (HostId(f.sender.0), HostId(f.receiver.0))
+    }
+
+    /// Datagrams of `flow` dropped by full socket buffers (both directions).
+    pub fn socket_drops(&self, flow: FlowId) -> u64 {
+        let f = &self.flows[flow.0 as usize];
+        let drops = |(h, s): (u32, u16)| self.hosts[h as usize].slots()[s as usize].socket_drops;
+        drops(f.sender) + drops(f.receiver)
+    }
+
+    /// Start time of `flow`.
+    pub fn flow_start(&self, flow: FlowId) -> Time {
+        self.flows[flow.0 as usize].start
+    }
+
+    /// Intervals between the ACK-only packets `flow`'s receiver put on the wire.
+    pub fn ack_intervals(&self, flow: FlowId) -> &AckIntervalStats {
+        &self.flows[flow.0 as usize].acks
+    }
+
+    /// Data packets of `flow` that reached the receiver's host CE-marked.
+    pub fn ce_marks(&self, flow: FlowId) -> u64 {
+        self.flows[flow.0 as usize].ce_marks
+    }
+
+    fn host_actor(&self, h: u32) -> ActorId {
+        self.links.len() as u32 + h
+    }
+
+    fn tick_actor(&self) -> ActorId {
+        (self.links.len() + self.hosts.len()) as u32
+    }
+
+    fn start(&mut self) {
+        self.started = true;
+        self.sched = Scheduler::new(self.links.len() + self.hosts.len() + 1);
+        for h in 0..self.hosts.len() as u32 {
+            self.sched.schedule(self.host_actor(h), self.now);
+        }
+        for l in 0..self.links.len() as u32 {
+            self.reschedule_link(l);
+        }
+    }
+
+    /// Runs until every sender is done, `end`, or the observer stops it. With `tick`,
+    /// `observer.on_tick` runs at every multiple of it (from the current time on).
+    pub fn run(&mut self, end: Time, tick: Option<Dur>, observer: &mut dyn Observer) -> Stop {
+        if !self.started {
+            self.start();
+        }
+        if let Some(t) = tick.filter(|t| t.0 > 0) {
+            self.tick = Some(t);
+            self.sched.schedule(self.tick_actor(), self.now);
+        }
+        let n_links = self.links.len() as u32;
+        let n_hosts = self.hosts.len() as u32;
+        loop {
+            if !self.flows.is_empty() && self.done == self.flows.len() {
+                return Stop::AllDone;
+            }
+            let Some((t, actor)) = self.sched.peek() else { return Stop::Idle };
+            if t > end {
+                self.now = end;
+                return Stop::TimeLimit;
+            }
+            self.sched.pop();
+            self.now = t;
+            self.events += 1;
+            if actor < n_links {
+                self.act_link(actor);
+            } else if actor < n_links + n_hosts {
+                self.act_host(actor - n_links, observer);
+            } else {
+                observer.on_tick(self);
+                if let Some(step) = self.tick {
+                    self.sched.schedule(actor, t + step);
+                }
+                if !observer.keep_going(self) {
+                    return Stop::Cancelled;
+                }
+            }
+            if self.events & 0xffff == 0 && !observer.keep_going(self) {
+                return Stop::Cancelled;
+            }
+        }
+    }
+
+    fn reschedule_link(&mut self, l: u32) {
+        if let Some(t) = self.links[l as usize].next_wake() {
+            self.sched.schedule(l, t);
+        }
+    }
+
+    fn act_link(&mut self, l: u32) {
+        let mut out = std::mem::take(&mut self.scratch);
+        self.links[l as usize].act(self.now, &mut out);
+        self.reschedule_link(l);
+        for p in out.drain(..) {
+            self.forward(p);
+        }
+        self.scratch = out;
+    }
+
+    fn act_host(&mut self, h: u32, observer: &mut dyn Observer) {
+        let mut out = std::mem::take(&mut self.scratch);
+        let host = &mut self.hosts[h as usize];
+        self.done += host.act(self.now, &mut out);
+        for (flow, side, ev) in host.drain_events() {
+            observer.on_trace(flow, side, ev);
+        }
+        for p in out.drain(..) {
+            let r = &self.routes[p.route as usize];
+            if r.from == Side::Receiver && p.is_pure_ack() {
+                self.flows[r.flow as usize].acks.record(self.now);
+            }
+            self.inject(p);
+        }
+        self.scratch = out;
+        if let Some(t) = self.hosts[h as usize].next_wake(self.now) {
+            self.sched.schedule(self.host_actor(h), t);
+        }
+    }
+
+    /// A datagram leaves its host onto the first link of its route.
+    fn inject(&mut self, p: InFlight) {
+        match self.routes[p.route as usize].links.first() {
+            Some(&l) => {
+                self.links[l as usize].push(self.now, p);
+                self.reschedule_link(l);
+            }
+            None => self.arrive(p),
+        }
+    }
+
+    /// A datagram reached the end of link `p.hop` of its route.
+    fn forward(&mut self, mut p: InFlight) {
+        let r = &self.routes[p.route as usize];
+        match r.links.get(p.hop as usize + 1) {
+            Some(&l) => {
+                p.hop += 1;
+                self.links[l as usize].push(self.now, p);
+                self.reschedule_link(l);
+            }
+            None => self.arrive(p),
+        }
+    }
+
+    /// A datagram reached its destination host.
+    fn arrive(&mut self, p: InFlight) {
+        let r = &self.routes[p.route as usize];
+        let (h, slot) = (r.host, r.slot);
+        if r.from == Side::Sender && p.dgram.ecn == Ecn::Ce {
+            self.flows[r.flow as usize].ce_marks += 1;
+        }
+        if self.hosts[h as usize].deliver(slot, p.dgram) {
+            self.sched.schedule(self.host_actor(h), self.now);
+        }
+    }
+}

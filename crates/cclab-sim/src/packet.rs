@@ -1,0 +1,33 @@
+//! A datagram inside the simulated network: the endpoint's datagram plus where it is going.
+
+use cclab_core::time::Time;
+use cclab_core::wire::packet::Datagram;
+
+/// Route index of cross-traffic packets: they leave the network at the end of their link.
+pub const CROSS_TRAFFIC: u16 = u16::MAX;
+
+/// A datagram on its way through links; only the simulator sees this wrapper.
+#[derive(Clone, Debug)]
+pub struct InFlight {
+    /// What the endpoint sent (its `size` is what links serialise).
+    pub dgram: Datagram,
+    /// Route it follows (index into the network's routes), or [`CROSS_TRAFFIC`].
+    pub route: u16,
+    /// Index in the route of the link it is on.
+    pub hop: u8,
+    /// When it entered the current link's queue (CoDel's sojourn time).
+    pub enqueued: Time,
+}
+
+impl InFlight {
+    /// IP-layer size in bytes.
+    pub fn size(&self) -> u64 {
+        self.dgram.size as u64
+    }
+
+    /// A pure acknowledgement: carries an ACK (or TFRC feedback) and no data.
+    pub fn is_pure_ack(&self) -> bool {
+        let p = &self.dgram.packet;
+        p.data.is_none() && (p.ack.is_some() || p.tfrc.is_some())
+    }
+}

@@ -1,0 +1,368 @@
+//! One qlog record per function, in either schema. Field names and types follow the `qlog`
+//! crate 0.15 (draft-02) and draft-ietf-quic-qlog-quic-events-12 so strict readers parse
+//! every record as a typed event.
+
+use super::json::{push_key, push_ms, push_str, push_u64, push_varint_hex, RS};
+use super::{QlogFormat, QlogParams, Vantage};
+use cclab_core::endpoint::Metrics;
+use cclab_core::wire::packet::Packet;
+use cclab_core::wire::size::{Profile, QuicProfile, ACK_DELAY_EXPONENT, ACK_FREQUENCY_TYPE, IMMEDIATE_ACK_TYPE};
+
+/// min_ack_delay transport parameter id (draft-ietf-quic-ack-frequency §3, provisional).
+const MIN_ACK_DELAY_ID: u64 = 0xff04de1b;
+/// Largest valid max_ack_delay, ms: 2^14 and above are invalid (RFC 9000 §18.2).
+const MAX_ACK_DELAY_LIMIT_MS: u64 = (1 << 14) - 1;
+/// Event-schema URI of the QUIC events draft the IETF mode follows.
+const IETF_QUIC_SCHEMA: &str = "urn:ietf:params:qlog:events:quic-12";
+
+/// Which way a packet went.
+#[derive(Clone, Copy)]
+pub(super) enum Dir {
+    Sent,
+    Received,
+}
+
+/// Event names per schema.
+struct Names {
+    parameters_set: &'static str,
+    recovery_parameters_set: &'static str,
+    packet_sent: &'static str,
+    packet_received: &'static str,
+    packet_lost: &'static str,
+    metrics_updated: &'static str,
+    congestion_state_updated: &'static str,
+}
+
+const V03_NAMES: Names = Names {
+    parameters_set: "transport:parameters_set",
+    recovery_parameters_set: "recovery:parameters_set",
+    packet_sent: "transport:packet_sent",
+    packet_received: "transport:packet_received",
+    packet_lost: "recovery:packet_lost",
+    metrics_updated: "recovery:metrics_updated",
+    congestion_state_updated: "recovery:congestion_state_updated",
+};
+
+const IETF_NAMES: Names = Names {
+    parameters_set: "quic:parameters_set",
+    recovery_parameters_set: "quic:recovery_parameters_set",
+    packet_sent: "quic:packet_sent",
+    packet_received: "quic:packet_received",
+    packet_lost: "quic:packet_lost",
+    metrics_updated: "quic:recovery_metrics_updated",
+    congestion_state_updated: "quic:congestion_state_updated",
+};
+
+fn names(f: QlogFormat) -> &'static Names {
+    match f {
+        QlogFormat::V03 => &V03_NAMES,
+        QlogFormat::Ietf => &IETF_NAMES,
+    }
+}
+
+fn protocol(profile: &Profile) -> &'static str {
+    match profile {
+        Profile::Quic(_) => "QUIC",
+        Profile::Tcp(_) => "TCP",
+        Profile::Dccp(_) => "DCCP",
+    }
+}
+
+/// Opens record `{"time":…,"name":…,"data":{`.
+fn open(buf: &mut String, time_ns: u64, name: &str) {
+    buf.push(RS);
+    buf.push_str("{\"time\":");
+    push_ms(buf, time_ns);
+    buf.push_str(",\"name\":\"");
+    buf.push_str(name);
+    buf.push_str("\",\"data\":{");
+}
+
+fn close(buf: &mut String) {
+    buf.push_str("}}\n");
+}
+
+/// The file header (first record).
+pub(super) fn header(buf: &mut String, f: QlogFormat, vantage: Vantage, title: &str, profile: &Profile) {
+    buf.push(RS);
+    match f {
+        QlogFormat::V03 => buf.push_str("{\"qlog_version\":\"0.3\",\"qlog_format\":\"JSON-SEQ\",\"title\":"),
+        QlogFormat::Ietf => buf.push_str(
+            "{\"file_schema\":\"urn:ietf:params:qlog:file:sequential\",\
+             \"serialization_format\":\"application/qlog+json-seq\",\"title\":",
+        ),
+    }
+    push_str(buf, title);
+    buf.push_str(",\"trace\":{\"title\":");
+    push_str(buf, title);
+    buf.push_str(",\"vantage_point\":{\"name\":\"");
+    buf.push_str(vantage.name());
+    buf.push_str("\",\"type\":\"");
+    buf.push_str(vantage.qlog_type());
+    buf.push_str("\"},\"common_fields\":{");
+    // Times are ms since the start of the run: draft-02 says so with a relative format and a
+    // zero reference; the IETF schema with a monotonic clock whose epoch is unknown.
+    match f {
+        QlogFormat::V03 => {
+            buf.push_str("\"protocol_type\":[\"");
+            buf.push_str(protocol(profile));
+            buf.push_str("\"],\"reference_time\":0.0,\"time_format\":\"relative\"},");
+            buf.push_str("\"configuration\":{\"time_offset\":0.0}}}\n");
+        }
+        QlogFormat::Ietf => {
+            buf.push_str("\"protocol_types\":[\"");
+            buf.push_str(protocol(profile));
+            buf.push_str("\"],\"reference_time\":{\"clock_type\":\"monotonic\",\"epoch\":\"unknown\"},");
+            buf.push_str("\"time_format\":\"relative_to_epoch\"},\"event_schemas\":[\"");
+            buf.push_str(IETF_QUIC_SCHEMA);
+            buf.push_str("\"]}}\n");
+        }
+    }
+}
+
+/// `parameters_set` (always) and `recovery_parameters_set` (when the sender names a controller
+/// or an initial window), both at time 0.
+pub(super) fn parameters(buf: &mut String, f: QlogFormat, p: &QlogParams) {
+    open(buf, 0, names(f).parameters_set);
+    buf.push_str(match f {
+        QlogFormat::V03 => "\"owner\":\"local\"",
+        QlogFormat::Ietf => "\"initiator\":\"local\"",
+    });
+    if let Profile::Quic(q) = &p.profile {
+        push_key(buf, false, "max_udp_payload_size");
+        push_u64(buf, q.max_udp_payload as u64);
+        push_key(buf, false, "ack_delay_exponent");
+        push_u64(buf, ACK_DELAY_EXPONENT as u64);
+    }
+    // RFC 9000 §18.2: max_ack_delay is an integer number of milliseconds; round up so the
+    // advertised bound is never below the real one.
+    push_key(buf, false, "max_ack_delay");
+    push_u64(
+        buf,
+        p.max_ack_delay
+            .as_nanos()
+            .div_ceil(1_000_000)
+            .min(MAX_ACK_DELAY_LIMIT_MS),
+    );
+    push_key(buf, false, "unknown_parameters");
+    buf.push('[');
+    if let Some(d) = p.min_ack_delay {
+        buf.push_str("{\"id\":");
+        push_u64(buf, MIN_ACK_DELAY_ID);
+        buf.push_str(",\"value\":\"");
+        // draft-ietf-quic-ack-frequency §3: a varint in microseconds.
+        push_varint_hex(buf, d.as_micros());
+        buf.push_str("\"}");
+    }
+    buf.push(']');
+    close(buf);
+
+    if p.cc_algorithm.is_none() && p.initial_cwnd_bytes.is_none() {
+        return;
+    }
+    open(buf, 0, names(f).recovery_parameters_set);
+    push_key(buf, true, "max_datagram_size");
+    push_u64(buf, p.profile.mss() as u64);
+    if let Some(w) = p.initial_cwnd_bytes {
+        push_key(buf, false, "initial_congestion_window");
+        push_u64(buf, w);
+    }
+    if let Some(cc) = &p.cc_algorithm {
+        // Extension field (qlog allows them; typed readers skip it).
+        push_key(buf, false, "cc_algorithm");
+        push_str(buf, cc);
+    }
+    close(buf);
+}
+
+fn packet_header(buf: &mut String, pn: u64) {
+    buf.push_str("\"header\":{\"packet_type\":\"1RTT\",\"packet_number\":");
+    push_u64(buf, pn);
+    buf.push('}');
+}
+
+/// `packet_sent` / `packet_received`: header, IP-layer length, frames.
+pub(super) fn packet(buf: &mut String, f: QlogFormat, dir: Dir, time_ns: u64, size: u32, p: &Packet, quic: bool) {
+    let n = names(f);
+    open(
+        buf,
+        time_ns,
+        if let Dir::Sent = dir {
+            n.packet_sent
+        } else {
+            n.packet_received
+        },
+    );
+    packet_header(buf, p.pn);
+    buf.push_str(",\"raw\":{\"length\":");
+    push_u64(buf, size as u64);
+    buf.push_str("},\"frames\":[");
+    frames(buf, f, p, quic);
+    buf.push(']');
+    close(buf);
+}
+
+/// Frames in codec order: ACK, ACK_FREQUENCY, IMMEDIATE_ACK, PING, STREAM, PADDING.
+fn frames(buf: &mut String, f: QlogFormat, p: &Packet, quic: bool) {
+    let start = buf.len();
+    let sep = |buf: &mut String| {
+        if buf.len() > start {
+            buf.push(',');
+        }
+    };
+    if let Some(ack) = &p.ack {
+        sep(buf);
+        buf.push_str("{\"frame_type\":\"ack\",\"ack_delay\":");
+        push_ms(buf, ack.ack_delay_ns);
+        buf.push_str(",\"acked_ranges\":[");
+        // Ascending, as qlog examples and quiche write them; ranges are stored highest first.
+        for (i, &(lo, hi)) in ack.ranges.iter().rev().enumerate() {
+            if i > 0 {
+                buf.push(',');
+            }
+            buf.push('[');
+            push_u64(buf, lo);
+            // quic-events -12 writes a one-packet range as [n]; draft-02 readers want pairs.
+            if lo != hi || f == QlogFormat::V03 {
+                buf.push(',');
+                push_u64(buf, hi);
+            }
+            buf.push(']');
+        }
+        buf.push(']');
+        if let Some([ect0, ect1, ce]) = ack.ecn {
+            for (k, v) in [("ect1", ect1), ("ect0", ect0), ("ce", ce)] {
+                push_key(buf, false, k);
+                push_u64(buf, v);
+            }
+        }
+        buf.push('}');
+    }
+    // Neither schema has a typed ACK_FREQUENCY or IMMEDIATE_ACK frame: they are typed
+    // `unknown` frames carrying the frame type, plus the draft's field names as extensions.
+    if let Some(af) = &p.ack_frequency {
+        sep(buf);
+        unknown_frame(buf, f, ACK_FREQUENCY_TYPE);
+        push_key(buf, false, "sequence_number");
+        push_u64(buf, af.sequence);
+        push_key(buf, false, "ack_eliciting_threshold");
+        push_u64(buf, af.ack_eliciting_threshold);
+        push_key(buf, false, "request_max_ack_delay");
+        push_ms(buf, af.request_max_ack_delay_us * 1_000);
+        push_key(buf, false, "reordering_threshold");
+        push_u64(buf, af.reordering_threshold);
+        buf.push('}');
+    }
+    if p.immediate_ack {
+        sep(buf);
+        unknown_frame(buf, f, IMMEDIATE_ACK_TYPE);
+        buf.push('}');
+    }
+    if p.ping {
+        sep(buf);
+        buf.push_str("{\"frame_type\":\"ping\"}");
+    }
+    if let Some(d) = &p.data {
+        sep(buf);
+        buf.push_str("{\"frame_type\":\"stream\",\"stream_id\":0,\"offset\":");
+        push_u64(buf, d.offset);
+        if f == QlogFormat::V03 {
+            push_key(buf, false, "length");
+            push_u64(buf, d.len as u64);
+        }
+        if d.fin {
+            buf.push_str(",\"fin\":true");
+        }
+        if f == QlogFormat::Ietf {
+            buf.push_str(",\"raw\":{\"payload_length\":");
+            push_u64(buf, d.len as u64);
+            buf.push('}');
+        }
+        buf.push('}');
+    }
+    // Padding depends only on the packet-number length and the frames (RFC 9001 §5.4.2), not
+    // on the profile's other parameters.
+    let pad = if quic { QuicProfile::default().padding_len(p) } else { 0 };
+    if pad > 0 {
+        sep(buf);
+        buf.push_str(match f {
+            QlogFormat::V03 => "{\"frame_type\":\"padding\",\"payload_length\":",
+            QlogFormat::Ietf => "{\"frame_type\":\"padding\",\"raw\":{\"payload_length\":",
+        });
+        push_u64(buf, pad as u64);
+        buf.push_str(if f == QlogFormat::Ietf { "}}" } else { "}" });
+    }
+}
+
+/// Opens `{"frame_type":"unknown",<type field>:ty` (left open for extension fields).
+fn unknown_frame(buf: &mut String, f: QlogFormat, ty: u64) {
+    buf.push_str(match f {
+        QlogFormat::V03 => "{\"frame_type\":\"unknown\",\"raw_frame_type\":",
+        QlogFormat::Ietf => "{\"frame_type\":\"unknown\",\"frame_type_bytes\":",
+    });
+    push_u64(buf, ty);
+}
+
+/// `packet_lost` with its trigger (`reordering_threshold`, `time_threshold`, `pto_expired`).
+pub(super) fn packet_lost(buf: &mut String, f: QlogFormat, time_ns: u64, pn: u64, trigger: &str) {
+    open(buf, time_ns, names(f).packet_lost);
+    packet_header(buf, pn);
+    push_key(buf, false, "trigger");
+    push_str(buf, trigger);
+    close(buf);
+}
+
+/// Reads one metric as an integer (ns for RTTs).
+type MetricField = fn(&Metrics) -> u64;
+
+/// `metrics_updated` with the fields that differ from `last` (all set fields when `last` is
+/// `None`); writes nothing when none changed. Unset values (RTTs before a sample, pacing rate
+/// 0, ssthresh `u64::MAX`) are never written.
+pub(super) fn metrics(buf: &mut String, f: QlogFormat, time_ns: u64, m: &Metrics, last: Option<&Metrics>) {
+    let changed = |get: MetricField| match last {
+        None => true,
+        Some(l) => get(l) != get(m),
+    };
+    let start = buf.len();
+    open(buf, time_ns, names(f).metrics_updated);
+    let body = buf.len();
+    let rtts: [(&str, MetricField); 3] = [
+        ("min_rtt", |m| m.min_rtt.as_nanos()),
+        ("smoothed_rtt", |m| m.smoothed_rtt.as_nanos()),
+        ("latest_rtt", |m| m.latest_rtt.as_nanos()),
+    ];
+    for (key, get) in rtts {
+        if get(m) > 0 && changed(get) {
+            push_key(buf, buf.len() == body, key);
+            push_ms(buf, get(m));
+        }
+    }
+    let counts: [(&str, MetricField, u64); 4] = [
+        // cwnd and bytes in flight are always set; MAX only marks an unbounded window.
+        ("congestion_window", |m| m.cwnd, u64::MAX),
+        ("bytes_in_flight", |m| m.bytes_in_flight, u64::MAX),
+        ("ssthresh", |m| m.ssthresh, u64::MAX),
+        ("pacing_rate", |m| m.pacing_rate_bps, 0),
+    ];
+    for (key, get, unset) in counts {
+        if get(m) != unset && changed(get) {
+            push_key(buf, buf.len() == body, key);
+            push_u64(buf, get(m));
+        }
+    }
+    if buf.len() == body {
+        buf.truncate(start);
+    } else {
+        close(buf);
+    }
+}
+
+/// `congestion_state_updated` from `old` to `new`.
+pub(super) fn congestion_state(buf: &mut String, f: QlogFormat, time_ns: u64, old: &str, new: &str) {
+    open(buf, time_ns, names(f).congestion_state_updated);
+    push_key(buf, true, "old");
+    push_str(buf, old);
+    push_key(buf, false, "new");
+    push_str(buf, new);
+    close(buf);
+}

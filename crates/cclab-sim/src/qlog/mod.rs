@@ -1,0 +1,223 @@
+//! qlog traces of one endpoint, as JSON-SEQ (RFC 7464) files that qvis opens.
+//!
+//! One [`QlogWriter`] per vantage point: the sender's trace (`trace.sqlog`, vantage "client")
+//! and the receiver's (`trace-receiver.sqlog`, vantage "server"). The engine streams the
+//! endpoint's [`TraceEvent`]s into it one at a time; each becomes one record, written straight
+//! from a reusable buffer (no per-event allocation, no `serde_json::Value`). Identical input
+//! gives byte-identical files.
+//!
+//! Two schemas ([`QlogFormat`]): qlog 0.3 (draft-ietf-quic-qlog-main-schema-02 with
+//! draft-02 QUIC events, `transport:packet_sent`, ...), which qvis and the `qlog` crate 0.15
+//! read; and the IETF drafts (main-schema -12, quic-events -12: `quic:packet_sent`,
+//! `quic:recovery_metrics_updated`, ...). Times are milliseconds since the start of the run
+//! with six decimals, so nanoseconds survive. `docs/outputs.md` lists every event and field.
+
+mod events;
+mod json;
+
+use cclab_core::endpoint::{Metrics, TraceEvent};
+use cclab_core::time::Dur;
+use cclab_core::wire::packet::FlowId;
+use cclab_core::wire::size::{Profile, QuicProfile};
+use serde::Deserialize;
+use std::io::{self, Write};
+
+/// Which qlog schema to write.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+pub enum QlogFormat {
+    /// qlog 0.3 (main-schema draft-02): what qvis and the `qlog` crate 0.15 read.
+    #[default]
+    #[serde(rename = "0.3")]
+    V03,
+    /// The IETF drafts (main-schema -12, quic-events -12), `--qlog-format ietf`.
+    #[serde(rename = "ietf")]
+    Ietf,
+}
+
+impl core::str::FromStr for QlogFormat {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "0.3" | "draft-02" => Ok(QlogFormat::V03),
+            "ietf" => Ok(QlogFormat::Ietf),
+            _ => Err(format!("unknown qlog format {s:?}: expected \"0.3\" or \"ietf\"")),
+        }
+    }
+}
+
+/// Which end of a flow a trace is seen from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Vantage {
+    /// The data sender (qlog vantage point type "client").
+    Sender,
+    /// The data receiver (qlog vantage point type "server").
+    Receiver,
+}
+
+impl Vantage {
+    /// qlog `vantage_point.type`.
+    pub fn qlog_type(self) -> &'static str {
+        match self {
+            Vantage::Sender => "client",
+            Vantage::Receiver => "server",
+        }
+    }
+    /// qlog `vantage_point.name`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Vantage::Sender => "sender",
+            Vantage::Receiver => "receiver",
+        }
+    }
+}
+
+/// File name of the trace of `flow` seen from `vantage` in a run with `flows` flows:
+/// `trace.sqlog` / `trace-receiver.sqlog` for one flow, `trace-flow2.sqlog` /
+/// `trace-receiver-flow2.sqlog` when there are several.
+pub fn trace_file_name(vantage: Vantage, flow: FlowId, flows: usize) -> String {
+    let side = match vantage {
+        Vantage::Sender => "",
+        Vantage::Receiver => "-receiver",
+    };
+    if flows <= 1 {
+        format!("trace{side}.sqlog")
+    } else {
+        format!("trace{side}-flow{}.sqlog", flow.0)
+    }
+}
+
+/// Connection parameters written once at the start of a trace (`transport:parameters_set`,
+/// and `recovery:parameters_set` when a controller is named).
+#[derive(Clone, Debug, PartialEq)]
+pub struct QlogParams {
+    /// Schema to write.
+    pub format: QlogFormat,
+    /// Wire profile of the flow: QUIC adds `max_udp_payload_size`, `ack_delay_exponent` and
+    /// PADDING frames; its name goes to `protocol_type`.
+    pub profile: Profile,
+    /// max_ack_delay transport parameter (written in whole ms, rounded up, as on the wire,
+    /// RFC 9000 §18.2; default 25 ms).
+    pub max_ack_delay: Dur,
+    /// min_ack_delay transport parameter (draft-ietf-quic-ack-frequency §3), if advertised;
+    /// written as unknown parameter 0xff04de1b holding the varint in µs.
+    pub min_ack_delay: Option<Dur>,
+    /// Congestion-control algorithm name (`cubic`, ...); `None` on a receiver.
+    pub cc_algorithm: Option<String>,
+    /// Initial congestion window, bytes.
+    pub initial_cwnd_bytes: Option<u64>,
+}
+
+impl Default for QlogParams {
+    fn default() -> Self {
+        QlogParams {
+            format: QlogFormat::V03,
+            profile: Profile::Quic(QuicProfile::default()),
+            max_ack_delay: Dur::from_millis(25),
+            min_ack_delay: None,
+            cc_algorithm: None,
+            initial_cwnd_bytes: None,
+        }
+    }
+}
+
+/// Streams one endpoint's trace events into a qlog JSON-SEQ file.
+///
+/// Call order: `new` (writes the header and the parameter events), `write_event` for each
+/// event in time order, `finish`. Wrap files in a `BufWriter`: each record is one `write_all`.
+pub struct QlogWriter<W: Write> {
+    out: W,
+    buf: String,
+    format: QlogFormat,
+    /// QUIC traces show PADDING frames; TCP and DCCP have none.
+    quic: bool,
+    /// Metrics last written: `metrics_updated` carries only fields that changed (qlog's
+    /// convention, and what keeps files small).
+    last_metrics: Option<Metrics>,
+}
+
+impl<W: Write> QlogWriter<W> {
+    /// Writes the header of a trace titled `title` from `vantage`, then the parameter events.
+    pub fn new(out: W, vantage: Vantage, title: &str, params: &QlogParams) -> io::Result<Self> {
+        let mut w = QlogWriter {
+            out,
+            buf: String::with_capacity(1024),
+            format: params.format,
+            quic: matches!(params.profile, Profile::Quic(_)),
+            last_metrics: None,
+        };
+        events::header(&mut w.buf, w.format, vantage, title, &params.profile);
+        events::parameters(&mut w.buf, w.format, params);
+        w.flush_buf()?;
+        Ok(w)
+    }
+
+    /// Appends one event (a `Metrics` event in which nothing changed writes nothing).
+    pub fn write_event(&mut self, ev: &TraceEvent) -> io::Result<()> {
+        let f = self.format;
+        match ev {
+            TraceEvent::PacketSent { time, size, packet } => events::packet(
+                &mut self.buf,
+                f,
+                events::Dir::Sent,
+                time.as_nanos(),
+                *size,
+                packet,
+                self.quic,
+            ),
+            TraceEvent::PacketReceived { time, size, packet } => events::packet(
+                &mut self.buf,
+                f,
+                events::Dir::Received,
+                time.as_nanos(),
+                *size,
+                packet,
+                self.quic,
+            ),
+            TraceEvent::PacketLost { time, pn, trigger } => {
+                events::packet_lost(&mut self.buf, f, time.as_nanos(), *pn, trigger)
+            }
+            TraceEvent::Metrics { time, metrics } => {
+                events::metrics(&mut self.buf, f, time.as_nanos(), metrics, self.last_metrics.as_ref());
+                self.last_metrics = Some(*metrics);
+            }
+            TraceEvent::CongestionState { time, old, new } => {
+                events::congestion_state(&mut self.buf, f, time.as_nanos(), old.name(), new.name())
+            }
+        }
+        self.flush_buf()
+    }
+
+    /// Flushes and returns the underlying writer.
+    pub fn finish(mut self) -> io::Result<W> {
+        self.out.flush()?;
+        Ok(self.out)
+    }
+
+    fn flush_buf(&mut self) -> io::Result<()> {
+        let r = self.out.write_all(self.buf.as_bytes());
+        self.buf.clear();
+        r
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trace_file_names_follow_flow_count() {
+        assert_eq!(trace_file_name(Vantage::Sender, FlowId(0), 1), "trace.sqlog");
+        assert_eq!(trace_file_name(Vantage::Receiver, FlowId(0), 1), "trace-receiver.sqlog");
+        assert_eq!(
+            trace_file_name(Vantage::Receiver, FlowId(2), 3),
+            "trace-receiver-flow2.sqlog"
+        );
+    }
+
+    #[test]
+    fn qlog_format_parses_cli_names() {
+        assert_eq!("ietf".parse::<QlogFormat>(), Ok(QlogFormat::Ietf));
+        assert_eq!("0.3".parse::<QlogFormat>(), Ok(QlogFormat::V03));
+        assert!("json".parse::<QlogFormat>().unwrap_err().contains("ietf"));
+    }
+}

@@ -1,0 +1,137 @@
+//! Queue disciplines of a link: one [`Queue`] trait, one file per discipline, and
+//! [`AnyQueue`], the enum the link holds (no dynamic dispatch on the per-packet path).
+
+mod codel;
+mod droptail;
+mod fifo;
+mod red;
+
+pub use codel::{Codel, CodelConfig};
+pub use droptail::{DropTail, DropTailConfig, DEFAULT_LIMIT_PACKETS};
+pub use red::{Red, RedConfig};
+
+use crate::engine::Rng;
+use crate::packet::InFlight;
+use cclab_core::time::{Dur, Time};
+use serde::Deserialize;
+
+/// Counters of one queue.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct QueueStats {
+    /// Packets dropped (overflow or AQM).
+    pub dropped_packets: u64,
+    /// Their IP-layer bytes.
+    pub dropped_bytes: u64,
+    /// ECN-capable packets CE-marked instead of dropped.
+    pub ecn_marked: u64,
+}
+
+impl QueueStats {
+    /// Counts `p` as dropped.
+    pub fn record_drop(&mut self, p: &InFlight) {
+        self.dropped_packets += 1;
+        self.dropped_bytes += p.size();
+    }
+}
+
+/// A queue discipline in front of a link's serialiser.
+pub trait Queue {
+    /// Offers `p` at `now`; returns false if the queue dropped it (counted in `stats`).
+    fn enqueue(&mut self, now: Time, p: InFlight, rng: &mut Rng) -> bool;
+    /// The next packet for the serialiser at `now` (an AQM may drop packets on the way).
+    fn dequeue(&mut self, now: Time) -> Option<InFlight>;
+    /// Bytes queued.
+    fn bytes(&self) -> u64;
+    /// Packets queued.
+    fn packets(&self) -> usize;
+    /// Drop and mark counters.
+    fn stats(&self) -> QueueStats;
+}
+
+/// A queue discipline as a scenario names it (`queue = { kind = "red", ... }`).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+pub enum QueueConfig {
+    /// Drop-tail FIFO.
+    Droptail(DropTailConfig),
+    /// Random Early Detection.
+    Red(RedConfig),
+    /// Controlled Delay (RFC 8289).
+    Codel(CodelConfig),
+}
+
+impl Default for QueueConfig {
+    fn default() -> Self {
+        QueueConfig::Droptail(DropTailConfig::default())
+    }
+}
+
+impl QueueConfig {
+    /// Checks parameters that are valid alone but not together.
+    pub fn validate(&self) -> Result<(), String> {
+        match self {
+            QueueConfig::Droptail(_) => Ok(()),
+            QueueConfig::Red(c) => {
+                if c.min_th >= c.max_th {
+                    Err(format!("RED needs min_th < max_th, got {} B and {} B", c.min_th.0, c.max_th.0))
+                } else if !(c.max_p > 0.0 && c.max_p <= 1.0) || !(c.w_q > 0.0 && c.w_q <= 1.0) {
+                    Err(format!("RED needs max_p and w_q in (0, 1], got {} and {}", c.max_p, c.w_q))
+                } else {
+                    Ok(())
+                }
+            }
+            QueueConfig::Codel(c) if c.target.0 == 0 || c.interval.0 == 0 => {
+                Err("CoDel needs a positive target and interval".into())
+            }
+            QueueConfig::Codel(_) => Ok(()),
+        }
+    }
+
+    /// Builds the queue; `packet_time` is the link's transmission time of a full-sized packet.
+    pub fn build(&self, packet_time: Dur) -> AnyQueue {
+        match self {
+            QueueConfig::Droptail(c) => AnyQueue::DropTail(DropTail::new(c)),
+            QueueConfig::Red(c) => AnyQueue::Red(Red::new(c, packet_time)),
+            QueueConfig::Codel(c) => AnyQueue::Codel(Codel::new(c)),
+        }
+    }
+}
+
+/// One of the built-in queues.
+#[derive(Debug)]
+pub enum AnyQueue {
+    /// Drop-tail.
+    DropTail(DropTail),
+    /// RED.
+    Red(Red),
+    /// CoDel.
+    Codel(Codel),
+}
+
+macro_rules! dispatch {
+    ($self:ident, $q:ident => $e:expr) => {
+        match $self {
+            AnyQueue::DropTail($q) => $e,
+            AnyQueue::Red($q) => $e,
+            AnyQueue::Codel($q) => $e,
+        }
+    };
+}
+
+impl Queue for AnyQueue {
+    fn enqueue(&mut self, now: Time, p: InFlight, rng: &mut Rng) -> bool {
+        dispatch!(self, q => q.enqueue(now, p, rng))
+    }
+    fn dequeue(&mut self, now: Time) -> Option<InFlight> {
+        dispatch!(self, q => q.dequeue(now))
+    }
+    fn bytes(&self) -> u64 {
+        dispatch!(self, q => q.bytes())
+    }
+    fn packets(&self) -> usize {
+        dispatch!(self, q => q.packets())
+    }
+    fn stats(&self) -> QueueStats {
+        dispatch!(self, q => q.stats())
+    }
+}

@@ -1,0 +1,88 @@
+//! Turns a validated scenario into a [`Network`]: links, hosts, endpoints and routes.
+
+use crate::endpoint::AnyEndpoint;
+use crate::engine::{derive_seed, Stream};
+use crate::network::{FlowSpec, Network};
+use crate::qlog::QlogParams;
+use crate::scenario::{FlowConfig, ProfileKind, ScenarioFile, Topology};
+use cclab_core::ack::AckPolicyConfig;
+use cclab_core::cc::CcConfig;
+use cclab_core::endpoint::receiver::Receiver;
+use cclab_core::endpoint::sender::Sender;
+use cclab_core::time::Time;
+use cclab_core::wire::packet::FlowId;
+
+/// Name and direction of every link, by `LinkId`, for the summary.
+pub(crate) struct LinkNames(pub(crate) Vec<(String, &'static str)>);
+
+/// A built network plus what the outputs need to know about it.
+pub(crate) struct Built {
+    pub(crate) net: Network,
+    pub(crate) link_names: LinkNames,
+    /// Per flow: qlog parameters of the sender's and the receiver's trace.
+    pub(crate) qlog_params: Vec<(QlogParams, QlogParams)>,
+}
+
+/// Builds the network of `file` for a run seeded `seed`; endpoints trace when `trace` is set.
+pub(crate) fn build(file: &ScenarioFile, seed: u64, trace: bool) -> Result<Built, String> {
+    let mut net = Network::new();
+    let mut names = Vec::new();
+    let mut add_link = |net: &mut Network, cfg, name: String, dir| {
+        names.push((name, dir));
+        net.add_link(cfg, seed)
+    };
+    let fwd = add_link(&mut net, &file.path.forward, "path.forward".into(), "forward");
+    let ret = add_link(&mut net, &file.path.reverse, "path.return".into(), "reverse");
+    let p2p_hosts = (file.scenario.topology == Topology::P2p)
+        .then(|| (net.add_host(&file.hosts.sender), net.add_host(&file.hosts.receiver)));
+    let mut qlog_params = Vec::new();
+    for (i, f) in file.flow.iter().enumerate() {
+        let (sender_host, receiver_host) =
+            p2p_hosts.unwrap_or_else(|| (net.add_host(&file.hosts.sender), net.add_host(&file.hosts.receiver)));
+        let (mut forward, mut reverse) = (vec![fwd], vec![ret]);
+        if let Some(access) = &f.access {
+            let a_fwd = add_link(&mut net, access, format!("flow[{i}].access"), "forward");
+            let a_rev = add_link(&mut net, access, format!("flow[{i}].access"), "reverse");
+            forward.insert(0, a_fwd);
+            reverse.push(a_rev);
+        }
+        let start = Time::ZERO + f.start;
+        let (sender, receiver, params) = endpoints(f, net.next_flow_id(), seed, i as u32, start)?;
+        qlog_params.push(params);
+        net.add_flow(FlowSpec { sender, receiver, sender_host, receiver_host, forward, reverse, start, trace });
+    }
+    Ok(Built { net, link_names: LinkNames(names), qlog_params })
+}
+
+type Endpoints = (AnyEndpoint, AnyEndpoint, (QlogParams, QlogParams));
+
+/// Builds flow `index`'s endpoints at `start`.
+fn endpoints(f: &FlowConfig, flow: FlowId, seed: u64, index: u32, start: Time) -> Result<Endpoints, String> {
+    let profile = f.wire_profile();
+    match f.profile {
+        ProfileKind::Quic | ProfileKind::Tcp => {
+            let mut cc = f.cc.clone().unwrap_or_else(|| CcConfig::NewReno(Default::default()));
+            // Randomised controllers draw from a per-flow stream; a seed in [flow.cc] offsets it.
+            if let CcConfig::Bbr(b) = &mut cc {
+                b.seed ^= derive_seed(seed, Stream::FlowSender, index);
+            }
+            let scfg = f.sender.clone().unwrap_or_default();
+            let rcfg = f.receiver.clone().unwrap_or_default();
+            let sender = Sender::new(flow, profile, &scfg, &cc, &f.source, start);
+            let receiver = Receiver::new(flow, profile, &rcfg, start);
+            let min_ack_delay = match &rcfg.ack {
+                AckPolicyConfig::AckFrequency(a) => Some(a.min_ack_delay),
+                _ => None,
+            };
+            let max_ack_delay = receiver.policy().max_ack_delay();
+            let base = QlogParams { profile, max_ack_delay, min_ack_delay, ..QlogParams::default() };
+            let sender_params = QlogParams {
+                cc_algorithm: Some(sender.controller().name().to_string()),
+                initial_cwnd_bytes: Some(sender.controller().window()),
+                ..base.clone()
+            };
+            Ok((AnyEndpoint::Sender(Box::new(sender)), AnyEndpoint::Receiver(Box::new(receiver)), (sender_params, base)))
+        }
+        ProfileKind::Dccp => Err("profile = \"dccp\" needs the TFRC endpoints, which this build lacks".into()),
+    }
+}

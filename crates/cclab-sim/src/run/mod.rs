@@ -1,0 +1,158 @@
+//! `run()`: one simulation of a scenario, with its outputs.
+//!
+//! With `out_dir` set, `run` writes `summary.json`, `timeseries.csv` and, when qlog is on, one
+//! qlog file per flow and side (`trace.sqlog` and `trace-receiver.sqlog` for a single flow;
+//! `trace-flow<i>.sqlog` and `trace-receiver-flow<i>.sqlog` for each flow of several).
+
+mod build;
+mod observe;
+mod report;
+
+use crate::network::Stop;
+use crate::qlog::{trace_file_name, QlogFormat, QlogWriter};
+use crate::scenario::Scenario;
+use crate::summary::Summary;
+use crate::timeseries::{Sampler, TimeSeries};
+use cclab_core::endpoint::source::SourceConfig;
+use cclab_core::time::{Dur, Time};
+use cclab_core::wire::packet::FlowId;
+use observe::{vantage, RunObserver};
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// Which qlog schema to write, if any.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum QlogMode {
+    /// No qlog (unless the scenario's `[output] qlog = true`, which means `Draft02`).
+    #[default]
+    Off,
+    /// qlog 0.3 (main-schema draft-02), what qvis reads.
+    Draft02,
+    /// The IETF qlog drafts.
+    Ietf,
+}
+
+/// How to run a scenario.
+#[derive(Default)]
+pub struct RunOptions {
+    /// Seed instead of the scenario's.
+    pub seed: Option<u64>,
+    /// Directory for `summary.json`, `timeseries.csv` and qlog files (created if missing).
+    pub out_dir: Option<PathBuf>,
+    /// qlog schema; files are written only with an `out_dir`.
+    pub qlog: QlogMode,
+    /// Time-series interval instead of the scenario's.
+    pub timeseries_interval: Option<Dur>,
+    /// Called now and then with the fraction done (of simulated time, or of bytes for bulk
+    /// transfers, whichever is further); returning false cancels the run.
+    pub progress: Option<Box<dyn FnMut(f64) -> bool + Send>>,
+}
+
+/// What a run produces.
+#[derive(Clone, Debug)]
+pub struct RunOutput {
+    /// Per-flow and per-link results.
+    pub summary: Summary,
+    /// Per-flow samples every time-series interval.
+    pub timeseries: TimeSeries,
+}
+
+/// A run that did not finish.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The progress hook returned false.
+    #[error("run cancelled")]
+    Cancelled,
+    /// An output file could not be written.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        source: io::Error,
+    },
+    /// The scenario cannot be built (a combination the simulator does not support).
+    #[error("{0}")]
+    Unsupported(String),
+}
+
+fn io_err(path: &Path) -> impl FnOnce(io::Error) -> RunError + '_ {
+    move |source| RunError::Io { path: path.to_path_buf(), source }
+}
+
+/// Runs `s` to the end of its duration or until every flow is done.
+pub fn run(s: &Scenario, opts: RunOptions) -> Result<RunOutput, RunError> {
+    let wall = std::time::Instant::now();
+    let file = s.config();
+    let seed = opts.seed.unwrap_or(file.scenario.seed);
+    let format = match (opts.qlog, file.output.qlog) {
+        (QlogMode::Ietf, _) => Some(QlogFormat::Ietf),
+        (QlogMode::Draft02, _) | (QlogMode::Off, true) => Some(QlogFormat::V03),
+        (QlogMode::Off, false) => None,
+    };
+    let format = format.filter(|_| opts.out_dir.is_some());
+    let mut built = build::build(file, seed, format.is_some()).map_err(RunError::Unsupported)?;
+    if let Some(dir) = &opts.out_dir {
+        std::fs::create_dir_all(dir).map_err(io_err(dir))?;
+    }
+    let n = file.flow.len();
+    let mut qlogs = Vec::with_capacity(n);
+    for (i, (sender_params, receiver_params)) in built.qlog_params.iter_mut().enumerate() {
+        let (Some(fmt), Some(dir)) = (format, &opts.out_dir) else {
+            qlogs.push(None);
+            continue;
+        };
+        let title = format!("{} flow {i}", file.scenario.name);
+        let open = |params: &mut crate::qlog::QlogParams, side| -> Result<_, RunError> {
+            params.format = fmt;
+            let path = dir.join(trace_file_name(vantage(side), FlowId(i as u32), n));
+            let f = File::create(&path).map_err(io_err(&path))?;
+            let w = QlogWriter::new(BufWriter::new(f), vantage(side), &title, params).map_err(io_err(&path))?;
+            Ok((w, path))
+        };
+        let s = open(sender_params, crate::host::Side::Sender)?;
+        let r = open(receiver_params, crate::host::Side::Receiver)?;
+        qlogs.push(Some([s, r]));
+    }
+    let interval = opts.timeseries_interval.unwrap_or(file.output.timeseries_interval);
+    let total_bytes = file
+        .flow
+        .iter()
+        .map(|f| match f.source {
+            SourceConfig::Bulk { size } => Some(size.0),
+            _ => None,
+        })
+        .sum::<Option<u64>>();
+    let mut obs = RunObserver {
+        qlogs,
+        sampler: Sampler::new(interval),
+        progress: opts.progress,
+        duration: file.scenario.duration,
+        total_bytes,
+        io_error: None,
+    };
+    let stop = built.net.run(Time::ZERO + file.scenario.duration, Some(interval), &mut obs);
+    if let Some((path, source)) = obs.io_error.take() {
+        return Err(RunError::Io { path, source });
+    }
+    if stop == Stop::Cancelled {
+        return Err(RunError::Cancelled);
+    }
+    if let Some(p) = obs.progress.as_mut() {
+        p(1.0);
+    }
+    for (w, path) in obs.qlogs.drain(..).flatten().flatten() {
+        w.finish().map_err(io_err(&path))?;
+    }
+    let summary = report::summarise(&built.net, file, &built.link_names, seed, wall.elapsed().as_secs_f64());
+    let timeseries = obs.sampler.into_series();
+    if let Some(dir) = &opts.out_dir {
+        let path = dir.join("summary.json");
+        std::fs::write(&path, summary.to_json_pretty() + "\n").map_err(io_err(&path))?;
+        let path = dir.join("timeseries.csv");
+        let mut w = BufWriter::new(File::create(&path).map_err(io_err(&path))?);
+        timeseries.to_csv(&mut w).and_then(|()| w.flush()).map_err(io_err(&path))?;
+    }
+    Ok(RunOutput { summary, timeseries })
+}

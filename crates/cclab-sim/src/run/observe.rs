@@ -1,0 +1,83 @@
+//! What watches a run from `run()`: qlog writers, the time-series sampler and the progress hook.
+
+use crate::host::Side;
+use crate::network::{Network, Observer};
+use crate::qlog::{QlogWriter, Vantage};
+use crate::timeseries::{SampleCounters, Sampler};
+use cclab_core::endpoint::{Endpoint, TraceEvent};
+use cclab_core::time::Dur;
+use cclab_core::wire::packet::FlowId;
+use std::fs::File;
+use std::io::{self, BufWriter};
+use std::path::PathBuf;
+
+/// A qlog file being written.
+pub(crate) type Qlog = QlogWriter<BufWriter<File>>;
+
+/// A progress hook: fraction done in, false to cancel.
+pub(crate) type Progress = Box<dyn FnMut(f64) -> bool + Send>;
+
+/// The observer `run()` hands to the network.
+pub(crate) struct RunObserver {
+    /// Per flow: sender's and receiver's qlog, when tracing, with their paths.
+    pub(crate) qlogs: Vec<Option<[(Qlog, PathBuf); 2]>>,
+    pub(crate) sampler: Sampler,
+    pub(crate) progress: Option<Progress>,
+    pub(crate) duration: Dur,
+    /// Total bytes of the bulk transfers, when every flow is one.
+    pub(crate) total_bytes: Option<u64>,
+    /// First write error; writing stops there and `run()` reports it.
+    pub(crate) io_error: Option<(PathBuf, io::Error)>,
+}
+
+impl RunObserver {
+    fn fraction(&self, net: &Network) -> f64 {
+        let by_time = net.now().as_nanos() as f64 / self.duration.as_nanos().max(1) as f64;
+        let by_bytes = self.total_bytes.filter(|&t| t > 0).map_or(0.0, |total| {
+            let acked: u64 =
+                (0..net.flow_count()).map(|f| net.endpoints(FlowId(f as u32)).0.stats().bytes_delivered).sum();
+            acked as f64 / total as f64
+        });
+        by_time.max(by_bytes).min(1.0)
+    }
+}
+
+impl Observer for RunObserver {
+    fn on_trace(&mut self, flow: FlowId, side: Side, ev: TraceEvent) {
+        if self.io_error.is_some() {
+            return;
+        }
+        if let Some(files) = self.qlogs.get_mut(flow.0 as usize).and_then(Option::as_mut) {
+            let (w, path) = &mut files[(side == Side::Receiver) as usize];
+            if let Err(e) = w.write_event(&ev) {
+                self.io_error = Some((path.clone(), e));
+            }
+        }
+    }
+
+    fn on_tick(&mut self, net: &Network) {
+        for f in 0..net.flow_count() {
+            let flow = FlowId(f as u32);
+            let sender = net.endpoints(flow).0;
+            let st = sender.stats();
+            let c = SampleCounters { bytes_sent: st.bytes_sent, bytes_acked: st.bytes_delivered };
+            self.sampler.sample(net.now(), flow, &sender.metrics(), &c);
+        }
+    }
+
+    fn keep_going(&mut self, net: &Network) -> bool {
+        if self.io_error.is_some() {
+            return false;
+        }
+        let fraction = self.fraction(net);
+        self.progress.as_mut().map_or(true, |p| p(fraction))
+    }
+}
+
+/// The vantage of a side.
+pub(crate) fn vantage(side: Side) -> Vantage {
+    match side {
+        Side::Sender => Vantage::Sender,
+        Side::Receiver => Vantage::Receiver,
+    }
+}

@@ -1,0 +1,79 @@
+//! Builds `summary.json`'s [`Summary`] from a finished network.
+
+use super::build::LinkNames;
+use crate::network::Network;
+use crate::scenario::ScenarioFile;
+use crate::summary::{FlowSummary, LinkSummary, SimStats, Summary};
+use cclab_core::endpoint::Endpoint;
+use cclab_core::wire::packet::FlowId;
+
+/// The summary of `net` after a run of `file` seeded `seed` that took `wall_s` seconds.
+pub(crate) fn summarise(net: &Network, file: &ScenarioFile, names: &LinkNames, seed: u64, wall_s: f64) -> Summary {
+    let end = net.now();
+    let elapsed = end.saturating_since(cclab_core::time::Time::ZERO);
+    let busy_share = |busy: cclab_core::time::Dur| {
+        if elapsed.0 == 0 {
+            0.0
+        } else {
+            busy.min(elapsed).as_secs_f64() / elapsed.as_secs_f64()
+        }
+    };
+    let cpu_modelled = |h: &crate::host::HostConfig| h.cpu != Default::default();
+    let mut flows = Vec::new();
+    for (i, f) in file.flow.iter().enumerate() {
+        let flow = FlowId(i as u32);
+        let (s, r) = net.endpoints(flow);
+        let mut fs = FlowSummary::new(
+            flow,
+            &s.stats(),
+            &r.stats(),
+            &s.metrics(),
+            net.ack_intervals(flow),
+            net.flow_start(flow),
+            end,
+        );
+        let (sh, rh) = net.flow_hosts(flow);
+        let hosts = net.hosts();
+        fs.cpu_utilisation_sender =
+            cpu_modelled(&file.hosts.sender).then(|| busy_share(hosts[sh.0 as usize].stats().busy));
+        fs.cpu_utilisation_receiver =
+            cpu_modelled(&file.hosts.receiver).then(|| busy_share(hosts[rh.0 as usize].stats().busy));
+        let buffers = file.hosts.sender.socket_buffer.is_some() || file.hosts.receiver.socket_buffer.is_some();
+        fs.socket_drops = buffers.then(|| net.socket_drops(flow));
+        let ecn = f.sender.as_ref().is_some_and(|c| c.ecn);
+        fs.ecn_marks = ecn.then(|| net.ce_marks(flow));
+        flows.push(fs);
+    }
+    let links = net
+        .links()
+        .iter()
+        .zip(&names.0)
+        .map(|(l, (name, direction))| {
+            let st = l.stats();
+            LinkSummary {
+                name: name.clone(),
+                direction: direction.to_string(),
+                utilisation: l.utilisation(elapsed),
+                drops: st.queue.dropped_packets + st.lost_packets,
+                bytes: st.delivered_bytes,
+                packets: st.delivered_packets,
+                ecn_marks: st.queue.ecn_marked,
+            }
+        })
+        .collect();
+    let mut summary = Summary {
+        scenario: file.scenario.name.clone(),
+        seed,
+        sim: SimStats {
+            events: net.events(),
+            wall_s,
+            events_per_s: if wall_s > 0.0 { net.events() as f64 / wall_s } else { 0.0 },
+            sim_time_s: end.as_secs_f64(),
+        },
+        flows,
+        links,
+        fairness_jain: None,
+    };
+    summary.set_fairness();
+    summary
+}

@@ -1,0 +1,138 @@
+//! Scenario files: parsing, `--set` overrides and validation.
+//!
+//! Loading goes TOML text → TOML tree → overrides applied → schema ([`ScenarioFile`], every
+//! table `deny_unknown_fields`) → cross-field checks (a rate or a trace per link, profile
+//! tables matching the profile, access links only in a dumbbell, trace files read). Every
+//! error names the file, the key path and what was expected, and nothing panics.
+
+mod error;
+mod overrides;
+mod schema;
+
+pub use error::ScenarioError;
+pub use overrides::Override;
+pub use schema::{
+    DccpParams, FlowConfig, HostsSection, OutputConfig, PathSection, ProfileKind, QuicParams, ScenarioFile,
+    ScenarioSection, TcpParams, Topology,
+};
+
+use std::path::{Path, PathBuf};
+
+/// A validated scenario, ready to run.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    file: ScenarioFile,
+    origin: String,
+}
+
+/// Reads, overrides and validates the scenario file at `path`.
+pub fn load_scenario(path: &Path, overrides: &[String]) -> Result<Scenario, ScenarioError> {
+    let origin = path.display().to_string();
+    let text =
+        std::fs::read_to_string(path).map_err(|e| ScenarioError::new(&origin, None, format!("cannot read: {e}")))?;
+    Scenario::from_toml_str(&text, &origin, overrides)
+}
+
+impl Scenario {
+    /// Parses scenario text; `origin` names it in errors, and relative trace paths are read from
+    /// its directory.
+    pub fn from_toml_str(text: &str, origin: &str, overrides: &[String]) -> Result<Scenario, ScenarioError> {
+        let err = |key: Option<String>, msg: String| ScenarioError::new(origin, key, msg);
+        let mut tree: toml::Table = text.parse().map_err(|e: toml::de::Error| err(None, one_line(&e.to_string())))?;
+        for arg in overrides {
+            let o = Override::parse(arg).map_err(|m| err(None, format!("--set {arg}: {m}")))?;
+            o.apply(&mut tree).map_err(|m| err(Some(o.key().to_string()), format!("--set {arg}: {m}")))?;
+        }
+        let mut file: ScenarioFile = serde_path_to_error::deserialize(toml::Value::Table(tree)).map_err(|e| {
+            let mut key = e.path().to_string();
+            let msg = e.inner().message().to_string();
+            // Name the unknown key itself, not only the table holding it.
+            if let Some(name) = msg.strip_prefix("unknown field `").and_then(|r| r.split('`').next()) {
+                key = if key == "." { name.to_string() } else { format!("{key}.{name}") };
+            }
+            err(Some(key).filter(|k| k != "."), msg)
+        })?;
+        let base = Path::new(origin).parent().map_or_else(PathBuf::new, Path::to_path_buf);
+        validate(&mut file, &base).map_err(|(key, msg)| err(Some(key), msg))?;
+        Ok(Scenario { file, origin: origin.to_string() })
+    }
+
+    /// `[scenario].name`.
+    pub fn name(&self) -> &str {
+        &self.file.scenario.name
+    }
+
+    /// `[scenario].description`.
+    pub fn description(&self) -> &str {
+        &self.file.scenario.description
+    }
+
+    /// Where the scenario came from (file name or the `origin` given).
+    pub fn origin(&self) -> &str {
+        &self.origin
+    }
+
+    /// The parsed file.
+    pub fn config(&self) -> &ScenarioFile {
+        &self.file
+    }
+}
+
+/// Keeps the first line of a multi-line parser message plus its "expected ..." line.
+fn one_line(msg: &str) -> String {
+    let mut lines = msg.lines().filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('|'));
+    let head = lines.next().unwrap_or(msg).trim().to_string();
+    match lines.filter(|l| !l.contains(" | ")).last() {
+        Some(tail) if tail.trim() != head => format!("{head}: {}", tail.trim()),
+        _ => head,
+    }
+}
+
+/// Cross-field checks; the error is (key path, message).
+fn validate(file: &mut ScenarioFile, base: &Path) -> Result<(), (String, String)> {
+    let at = |prefix: &str, (k, m): (&str, String)| (format!("{prefix}.{k}"), m);
+    if file.scenario.duration.0 == 0 {
+        return Err(("scenario.duration".into(), "expected a positive duration".into()));
+    }
+    if file.output.timeseries_interval.0 == 0 {
+        return Err(("output.timeseries_interval".into(), "expected a positive duration".into()));
+    }
+    file.path.forward.resolve(base).map_err(|e| at("path.forward", e))?;
+    file.path.reverse.resolve(base).map_err(|e| at("path.return", e))?;
+    if file.flow.is_empty() {
+        return Err(("flow".into(), "expected at least one [[flow]]".into()));
+    }
+    if file.flow.len() > u16::MAX as usize / 2 {
+        return Err(("flow".into(), format!("at most {} flows", u16::MAX / 2)));
+    }
+    let dumbbell = file.scenario.topology == Topology::Dumbbell;
+    for (i, f) in file.flow.iter_mut().enumerate() {
+        let key = |k: &str| format!("flow[{i}].{k}");
+        let p = f.profile;
+        let misplaced = [
+            ("quic", f.quic.is_some() && p != ProfileKind::Quic),
+            ("tcp", f.tcp.is_some() && p != ProfileKind::Tcp),
+            ("dccp", f.dccp.is_some() && p != ProfileKind::Dccp),
+            ("cc", f.cc.is_some() && p == ProfileKind::Dccp),
+            ("sender", f.sender.is_some() && p == ProfileKind::Dccp),
+            ("receiver", f.receiver.is_some() && p == ProfileKind::Dccp),
+        ];
+        if let Some((k, _)) = misplaced.iter().find(|m| m.1) {
+            return Err((key(k), format!("not used with profile = {:?}", format!("{p:?}").to_lowercase())));
+        }
+        if f.quic.as_ref().is_some_and(|q| q.max_udp_payload.0 < 1200) {
+            return Err((key("quic.max_udp_payload"), "expected at least 1200B (RFC 9000 §14)".into()));
+        }
+        if f.tcp.as_ref().is_some_and(|t| t.mss.0 == 0) {
+            return Err((key("tcp.mss"), "expected a positive size".into()));
+        }
+        match (&mut f.access, dumbbell) {
+            (Some(_), false) => {
+                return Err((key("access"), "access links need topology = \"dumbbell\"".into()));
+            }
+            (Some(a), true) => a.resolve(base).map_err(|e| at(&format!("flow[{i}].access"), e))?,
+            (None, _) => {}
+        }
+    }
+    Ok(())
+}

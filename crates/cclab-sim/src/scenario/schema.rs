@@ -1,0 +1,227 @@
+//! The scenario file schema: one struct per TOML table, every table `deny_unknown_fields`.
+//! `docs/scenarios.md` documents each key.
+
+use crate::host::HostConfig;
+use crate::link::LinkConfig;
+use cclab_core::cc::CcConfig;
+use cclab_core::endpoint::receiver::ReceiverConfig;
+use cclab_core::endpoint::sender::SenderConfig;
+use cclab_core::endpoint::source::SourceConfig;
+use cclab_core::time::Dur;
+use cclab_core::units::Bytes;
+use cclab_core::wire::size::{DccpProfile, Profile, QuicProfile, TcpProfile};
+use serde::Deserialize;
+
+/// A whole scenario file.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    /// `[scenario]`: name, seed, duration, topology.
+    pub scenario: ScenarioSection,
+    /// `[path.forward]`, `[path.return]`.
+    pub path: PathSection,
+    /// `[hosts.sender]`, `[hosts.receiver]`.
+    #[serde(default)]
+    pub hosts: HostsSection,
+    /// `[[flow]]`, at least one.
+    pub flow: Vec<FlowConfig>,
+    /// `[output]`.
+    #[serde(default)]
+    pub output: OutputConfig,
+}
+
+fn one() -> u64 {
+    1
+}
+
+/// `[scenario]`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioSection {
+    /// Short name, used in outputs.
+    pub name: String,
+    /// One line saying what the scenario shows.
+    #[serde(default)]
+    pub description: String,
+    /// Seed of every random stream (default 1).
+    #[serde(default = "one")]
+    pub seed: u64,
+    /// Longest simulated time; the run also stops when every flow is done.
+    pub duration: Dur,
+    /// `"p2p"` (default) or `"dumbbell"`.
+    #[serde(default)]
+    pub topology: Topology,
+}
+
+/// How hosts and links are wired.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Topology {
+    /// One sender host and one receiver host joined by the forward and return links; all flows
+    /// share both hosts.
+    #[default]
+    P2p,
+    /// One sender and one receiver host per flow, each flow with its own access link (both
+    /// directions) to a shared bottleneck: forward link for data, return link for ACKs.
+    Dumbbell,
+}
+
+/// `[path]`: the two directions of the (bottleneck) path.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PathSection {
+    /// Data direction.
+    pub forward: LinkConfig,
+    /// ACK direction (TOML key `return`).
+    #[serde(rename = "return")]
+    pub reverse: LinkConfig,
+}
+
+/// `[hosts]`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HostsSection {
+    /// Host(s) running the senders.
+    pub sender: HostConfig,
+    /// Host(s) running the receivers.
+    pub receiver: HostConfig,
+}
+
+/// Wire protocol of a flow.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ProfileKind {
+    /// QUIC v1 short-header packets over UDP.
+    #[default]
+    Quic,
+    /// TCP segments.
+    Tcp,
+    /// DCCP with CCID-3.
+    Dccp,
+}
+
+/// `[flow.quic]` (maps to `wire::size::QuicProfile`).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct QuicParams {
+    /// Largest UDP payload the sender fills (default 1472 B: a 1500 B IPv4 datagram).
+    pub max_udp_payload: Bytes,
+    /// Destination connection ID length in bytes (default 8).
+    pub dcid_len: u32,
+    /// IPv6 headers (default false).
+    pub ipv6: bool,
+}
+
+impl Default for QuicParams {
+    fn default() -> Self {
+        let q = QuicProfile::default();
+        QuicParams { max_udp_payload: Bytes(q.max_udp_payload as u64), dcid_len: q.dcid_len, ipv6: q.ipv6 }
+    }
+}
+
+/// `[flow.tcp]` (maps to `wire::size::TcpProfile`).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TcpParams {
+    /// Payload bytes per segment (default 1448 B: 1500 B IPv4 packets with timestamps).
+    pub mss: Bytes,
+    /// RFC 7323 timestamps on every segment (default true, as Linux).
+    pub timestamps: bool,
+    /// IPv6 headers (default false).
+    pub ipv6: bool,
+}
+
+impl Default for TcpParams {
+    fn default() -> Self {
+        TcpParams { mss: Bytes(1448), timestamps: true, ipv6: false }
+    }
+}
+
+/// `[flow.dccp]` (maps to `wire::size::DccpProfile`).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DccpParams {
+    /// IPv6 headers (default false).
+    pub ipv6: bool,
+}
+
+/// One `[[flow]]`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowConfig {
+    /// Name used in outputs (default `flow<i>`).
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Wire protocol (default `"quic"`).
+    #[serde(default)]
+    pub profile: ProfileKind,
+    /// QUIC profile parameters (profile = "quic" only).
+    #[serde(default)]
+    pub quic: Option<QuicParams>,
+    /// TCP profile parameters (profile = "tcp" only).
+    #[serde(default)]
+    pub tcp: Option<TcpParams>,
+    /// DCCP profile parameters (profile = "dccp" only).
+    #[serde(default)]
+    pub dccp: Option<DccpParams>,
+    /// When the flow starts (default 0).
+    #[serde(default)]
+    pub start: Dur,
+    /// What the application sends.
+    pub source: SourceConfig,
+    /// Congestion controller (default NewReno; QUIC and TCP profiles).
+    #[serde(default)]
+    pub cc: Option<CcConfig>,
+    /// Sender parameters (QUIC and TCP profiles).
+    #[serde(default)]
+    pub sender: Option<SenderConfig>,
+    /// Receiver parameters (QUIC and TCP profiles).
+    #[serde(default)]
+    pub receiver: Option<ReceiverConfig>,
+    /// This flow's access link, used in both directions (dumbbell only; default: none).
+    #[serde(default)]
+    pub access: Option<LinkConfig>,
+}
+
+impl FlowConfig {
+    /// The wire profile with its parameters.
+    pub fn wire_profile(&self) -> Profile {
+        match self.profile {
+            ProfileKind::Quic => {
+                let q = self.quic.clone().unwrap_or_default();
+                Profile::Quic(QuicProfile {
+                    max_udp_payload: q.max_udp_payload.0.min(u32::MAX as u64) as u32,
+                    dcid_len: q.dcid_len,
+                    ipv6: q.ipv6,
+                })
+            }
+            ProfileKind::Tcp => {
+                let t = self.tcp.clone().unwrap_or_default();
+                Profile::Tcp(TcpProfile { mss: t.mss.0.min(u32::MAX as u64) as u32, timestamps: t.timestamps, ipv6: t.ipv6 })
+            }
+            ProfileKind::Dccp => Profile::Dccp(DccpProfile { ipv6: self.dccp.clone().unwrap_or_default().ipv6 }),
+        }
+    }
+}
+
+fn ten_ms() -> Dur {
+    Dur::from_millis(10)
+}
+
+/// `[output]`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputConfig {
+    /// Time-series sampling interval (default 10 ms).
+    #[serde(default = "ten_ms")]
+    pub timeseries_interval: Dur,
+    /// Write qlog traces when an output directory is given (default false).
+    #[serde(default)]
+    pub qlog: bool,
+}
+
+impl Default for OutputConfig {
+    fn default() -> Self {
+        OutputConfig { timeseries_interval: ten_ms(), qlog: false }
+    }
+}

@@ -1,0 +1,365 @@
+//! `summary.json`: one record per run with per-flow and per-link results.
+//!
+//! Keys come out in struct-field order, so identical runs give identical files except for the
+//! wall-clock fields under `sim`. Units are in the key names; `docs/outputs.md` defines each.
+
+use crate::timeseries::secs;
+use cclab_core::endpoint::{EndpointStats, Metrics};
+use cclab_core::time::{Dur, Time};
+use cclab_core::wire::packet::FlowId;
+use serde::Serialize;
+
+/// The whole run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Summary {
+    /// Scenario name.
+    pub scenario: String,
+    /// RNG seed of the run.
+    pub seed: u64,
+    /// Simulator cost.
+    pub sim: SimStats,
+    /// One entry per flow, in flow-id order.
+    pub flows: Vec<FlowSummary>,
+    /// One entry per link direction.
+    pub links: Vec<LinkSummary>,
+    /// Jain's fairness index over the flows' goodputs (see [`jain_index`]); absent with fewer
+    /// than two flows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fairness_jain: Option<f64>,
+}
+
+/// Simulator cost and extent.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct SimStats {
+    /// Events processed.
+    pub events: u64,
+    /// Wall-clock seconds the run took (the one non-deterministic field).
+    pub wall_s: f64,
+    /// `events / wall_s`.
+    pub events_per_s: f64,
+    /// Simulated seconds at the end of the run.
+    pub sim_time_s: f64,
+}
+
+/// One flow's results.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct FlowSummary {
+    /// Flow id.
+    pub flow: u32,
+    /// Application bytes delivered in order to the receiver × 8 / transfer time, bits/s.
+    pub goodput_bps: f64,
+    /// Seconds from the flow's start to the receiver getting the last byte; `null` if the
+    /// transfer did not complete.
+    pub completion_time_s: Option<f64>,
+    /// Application bytes delivered in order to the receiver.
+    pub bytes_delivered: u64,
+    /// Data packets the sender sent, retransmissions included.
+    pub data_packets_sent: u64,
+    /// Packets the sender sent that carried retransmitted data.
+    pub retransmitted_packets: u64,
+    /// Packets the sender declared lost.
+    pub lost_packets: u64,
+    /// ACK-only (feedback) packets the receiver sent.
+    pub acks_sent: u64,
+    /// IP-layer bytes of those ACK packets.
+    pub ack_bytes: u64,
+    /// Mean interval between consecutive ACK packets, s; `null` with fewer than two ACKs.
+    pub ack_interval_mean_s: Option<f64>,
+    /// Median ACK interval (nearest rank), s.
+    pub ack_interval_p50_s: Option<f64>,
+    /// 99th-percentile ACK interval (nearest rank), s.
+    pub ack_interval_p99_s: Option<f64>,
+    /// Sender's minimum RTT at the end, s; `null` without an RTT sample.
+    pub min_rtt_s: Option<f64>,
+    /// Sender's smoothed RTT at the end, s; `null` without an RTT sample.
+    pub srtt_s: Option<f64>,
+    /// Largest congestion window, bytes.
+    pub cwnd_max_bytes: u64,
+    /// `lost_packets / data_packets_sent` (0 when nothing was sent).
+    pub loss_rate: f64,
+    /// Fraction of wall time the sender's CPU model was busy, 0..=1 (when modelled).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_utilisation_sender: Option<f64>,
+    /// Fraction of time the receiver's CPU model was busy, 0..=1 (when modelled).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_utilisation_receiver: Option<f64>,
+    /// Datagrams dropped by a full socket receive buffer (when modelled).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub socket_drops: Option<u64>,
+    /// Packets of this flow marked CE on the path (when ECN is on).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ecn_marks: Option<u64>,
+}
+
+impl FlowSummary {
+    /// Builds a flow's entry from both endpoints' counters, the sender's final metrics and the
+    /// receiver's ACK intervals. The flow started at `start`; an incomplete transfer's goodput
+    /// is measured up to `end` (the end of the run). Extras stay `None`.
+    pub fn new(
+        flow: FlowId,
+        sender: &EndpointStats,
+        receiver: &EndpointStats,
+        metrics: &Metrics,
+        acks: &AckIntervalStats,
+        start: Time,
+        end: Time,
+    ) -> Self {
+        let done = receiver.completion_time.map(|t| t.saturating_since(start));
+        let span = done.unwrap_or(end.saturating_since(start)).as_nanos();
+        let goodput_bps = if span > 0 {
+            receiver.bytes_delivered as f64 * 8.0 / secs(span)
+        } else {
+            0.0
+        };
+        let intervals = acks.intervals();
+        let nonzero = |d: Dur| (d > Dur::ZERO).then(|| secs(d.as_nanos()));
+        FlowSummary {
+            flow: flow.0,
+            goodput_bps,
+            completion_time_s: done.map(|d| secs(d.as_nanos())),
+            bytes_delivered: receiver.bytes_delivered,
+            data_packets_sent: sender.data_packets_sent,
+            retransmitted_packets: sender.retransmitted_packets,
+            lost_packets: sender.lost_packets,
+            acks_sent: receiver.acks_sent,
+            ack_bytes: receiver.ack_bytes,
+            ack_interval_mean_s: intervals.map(|i| i.mean_s),
+            ack_interval_p50_s: intervals.map(|i| secs(i.p50.as_nanos())),
+            ack_interval_p99_s: intervals.map(|i| secs(i.p99.as_nanos())),
+            min_rtt_s: nonzero(metrics.min_rtt),
+            srtt_s: nonzero(metrics.smoothed_rtt),
+            cwnd_max_bytes: sender.cwnd_max_bytes,
+            loss_rate: if sender.data_packets_sent > 0 {
+                sender.lost_packets as f64 / sender.data_packets_sent as f64
+            } else {
+                0.0
+            },
+            ..FlowSummary::default()
+        }
+    }
+}
+
+/// One direction of one link.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct LinkSummary {
+    /// Link name from the scenario.
+    pub name: String,
+    /// `"forward"` (data direction) or `"reverse"`.
+    pub direction: String,
+    /// Busy time / run time, 0..=1.
+    pub utilisation: f64,
+    /// Packets dropped by the queue or a loss model.
+    pub drops: u64,
+    /// IP-layer bytes that left the link.
+    pub bytes: u64,
+    /// Packets that left the link.
+    pub packets: u64,
+    /// Packets the queue marked CE.
+    pub ecn_marks: u64,
+}
+
+impl Summary {
+    /// Pretty-printed JSON, keys in field order.
+    pub fn to_json_pretty(&self) -> String {
+        // Plain structs of numbers and strings: serialisation cannot fail.
+        serde_json::to_string_pretty(self).expect("summary serialises")
+    }
+
+    /// Sets `fairness_jain` from the flows' goodputs when there are at least two flows.
+    pub fn set_fairness(&mut self) {
+        let g: Vec<f64> = self.flows.iter().map(|f| f.goodput_bps).collect();
+        self.fairness_jain = Some(jain_index(&g)).filter(|j| g.len() >= 2 && j.is_finite());
+    }
+}
+
+/// Jain's fairness index `(Σx)² / (n·Σx²)`: 1 when all shares are equal, `1/n` when one flow
+/// takes everything (Jain, Chiu, Hawe, DEC-TR-301, 1984). NaN for an empty slice or all zeros.
+pub fn jain_index(x: &[f64]) -> f64 {
+    let sum: f64 = x.iter().sum();
+    let sum_sq: f64 = x.iter().map(|v| v * v).sum();
+    if sum_sq == 0.0 {
+        return f64::NAN;
+    }
+    sum * sum / (x.len() as f64 * sum_sq)
+}
+
+/// Intervals between consecutive ACK packets of one flow, recorded as the receiver sends them.
+///
+/// O(1) per ACK: 4 bytes per interval below 2^32 ns (4.29 s), 8 bytes for the rare longer one;
+/// the sum is kept exactly in integer nanoseconds. Quantiles sort a copy once, at the end.
+#[derive(Clone, Debug, Default)]
+pub struct AckIntervalStats {
+    last: Option<Time>,
+    short_ns: Vec<u32>,
+    long_ns: Vec<u64>,
+    sum_ns: u128,
+}
+
+/// Mean and quantiles of the ACK intervals.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct IntervalSummary {
+    /// Number of intervals (ACKs − 1).
+    pub count: u64,
+    /// Mean interval, s.
+    pub mean_s: f64,
+    /// Median (nearest rank).
+    pub p50: Dur,
+    /// 99th percentile (nearest rank).
+    pub p99: Dur,
+}
+
+impl AckIntervalStats {
+    /// Empty accumulator.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// An ACK packet left the receiver at `now` (non-decreasing).
+    pub fn record(&mut self, now: Time) {
+        if let Some(last) = self.last.replace(now) {
+            let d = now.saturating_since(last).as_nanos();
+            self.sum_ns += d as u128;
+            match u32::try_from(d) {
+                Ok(short) => self.short_ns.push(short),
+                Err(_) => self.long_ns.push(d),
+            }
+        }
+    }
+
+    /// Number of intervals recorded.
+    pub fn count(&self) -> u64 {
+        (self.short_ns.len() + self.long_ns.len()) as u64
+    }
+
+    /// Mean, p50 and p99; `None` with fewer than two ACKs.
+    ///
+    /// Quantile q is the nearest-rank value: the ⌈q·n⌉-th smallest interval (1-based), always
+    /// an interval that occurred.
+    pub fn intervals(&self) -> Option<IntervalSummary> {
+        let n = self.count();
+        if n == 0 {
+            return None;
+        }
+        let mut short = self.short_ns.clone();
+        short.sort_unstable();
+        let mut long = self.long_ns.clone();
+        long.sort_unstable();
+        // Every long interval exceeds every short one, so `short ++ long` is sorted.
+        let at = |rank: u64| -> Dur {
+            let i = (rank.max(1) - 1) as usize;
+            Dur(short.get(i).map_or_else(|| long[i - short.len()], |&v| v as u64))
+        };
+        let nearest_rank = |q_percent: u64| (q_percent * n).div_ceil(100);
+        Some(IntervalSummary {
+            count: n,
+            mean_s: self.sum_ns as f64 / n as f64 / 1e9,
+            p50: at(nearest_rank(50)),
+            p99: at(nearest_rank(99)),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jain_index_closed_forms() {
+        // Equal shares → 1; one of n takes all → 1/n; (1, 3): 16 / (2·10) = 0.8.
+        assert_eq!(jain_index(&[5.0, 5.0, 5.0, 5.0]), 1.0);
+        assert!((jain_index(&[10.0, 0.0, 0.0, 0.0]) - 0.25).abs() < 1e-15);
+        assert!((jain_index(&[1.0, 3.0]) - 0.8).abs() < 1e-15);
+        assert!(jain_index(&[]).is_nan());
+        assert!(jain_index(&[0.0, 0.0]).is_nan());
+    }
+
+    fn acks_at(times_us: &[u64]) -> AckIntervalStats {
+        let mut s = AckIntervalStats::new();
+        for &t in times_us {
+            s.record(Time(t * 1_000));
+        }
+        s
+    }
+
+    #[test]
+    fn ack_intervals_nearest_rank_on_known_data() {
+        // Intervals 1..=100 µs in shuffled order: mean 50.5 µs, p50 = 50th = 50 µs,
+        // p99 = 99th = 99 µs.
+        let mut t = 0;
+        let mut times = vec![0];
+        for k in (1..=100u64).map(|i| (i * 37) % 101) {
+            t += k;
+            times.push(t);
+        }
+        let s = acks_at(&times).intervals().unwrap();
+        assert_eq!(s.count, 100);
+        assert!((s.mean_s - 50.5e-6).abs() < 1e-15);
+        assert_eq!(s.p50, Dur::from_micros(50));
+        assert_eq!(s.p99, Dur::from_micros(99));
+    }
+
+    #[test]
+    fn ack_intervals_longer_than_u32_stay_exact() {
+        // Intervals 1 ms, 2 ms, 10 s: p50 = 2nd = 2 ms, p99 = 3rd = 10 s, mean = 10.003/3 s.
+        let s = acks_at(&[0, 1_000, 3_000, 10_003_000]).intervals().unwrap();
+        assert_eq!(s.p50, Dur::from_millis(2));
+        assert_eq!(s.p99, Dur::from_secs(10));
+        assert!((s.mean_s - 10.003 / 3.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn ack_intervals_need_two_acks() {
+        assert_eq!(acks_at(&[]).intervals(), None);
+        assert_eq!(acks_at(&[5]).intervals(), None);
+    }
+
+    #[test]
+    fn flow_summary_goodput_and_loss_rate() {
+        // 1.25 MB delivered 1 s after a start at 0.5 s → 10 Mbit/s; 5 of 1000 lost → 0.005.
+        let sender = EndpointStats {
+            data_packets_sent: 1000,
+            lost_packets: 5,
+            ..Default::default()
+        };
+        let receiver = EndpointStats {
+            bytes_delivered: 1_250_000,
+            completion_time: Some(Time(1_500_000_000)),
+            ..Default::default()
+        };
+        let m = Metrics {
+            smoothed_rtt: Dur::from_millis(20),
+            ..Default::default()
+        };
+        let f = FlowSummary::new(
+            FlowId(1),
+            &sender,
+            &receiver,
+            &m,
+            &AckIntervalStats::new(),
+            Time(500_000_000),
+            Time(9_000_000_000),
+        );
+        assert!((f.goodput_bps - 10e6).abs() < 1e-6);
+        assert_eq!(f.completion_time_s, Some(1.0));
+        assert_eq!(f.loss_rate, 0.005);
+        assert_eq!((f.min_rtt_s, f.srtt_s), (None, Some(0.02)));
+    }
+
+    #[test]
+    fn summary_json_keeps_field_order_and_nulls() {
+        let mut s = Summary {
+            scenario: "s".into(),
+            flows: vec![FlowSummary::default(); 2],
+            ..Default::default()
+        };
+        s.flows[1].goodput_bps = 3.0;
+        s.flows[0].goodput_bps = 1.0;
+        s.set_fairness();
+        let j = s.to_json_pretty();
+        let pos = |k: &str| j.find(&format!("\"{k}\"")).unwrap();
+        assert!(pos("scenario") < pos("seed") && pos("seed") < pos("sim") && pos("flows") < pos("links"));
+        assert!(j.contains("\"completion_time_s\": null"));
+        assert!(!j.contains("socket_drops"));
+        assert!(j.contains("\"fairness_jain\": 0.8"), "{j}");
+    }
+}

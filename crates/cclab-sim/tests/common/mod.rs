@@ -1,0 +1,236 @@
+//! Tiny endpoints for simulator tests: a constant-rate source, a sink that logs arrivals, and a
+//! fixed-window sender with a receiver that ACKs every k-th packet. No congestion control, no
+//! loss recovery: what these tests measure is the network and host models alone.
+#![allow(dead_code)]
+
+use cclab_core::endpoint::{Endpoint, EndpointStats};
+use cclab_core::time::{Dur, Time};
+use cclab_core::wire::packet::{AckFrame, DataChunk, Datagram, Ecn, FlowId, Packet};
+use cclab_sim::endpoint::AnyEndpoint;
+use cclab_sim::host::HostConfig;
+use cclab_sim::link::{LinkConfig, LinkRate};
+use cclab_sim::network::{FlowSpec, HostId, LinkId, Network};
+use std::sync::{Arc, Mutex};
+
+/// A data datagram of `size` IP bytes, packet number `pn`.
+pub fn data(flow: FlowId, pn: u64, size: u32, ecn: Ecn) -> Datagram {
+    let chunk = DataChunk { offset: pn * size as u64, len: size, fin: false };
+    Datagram { flow, size, ecn, packet: Packet { pn, data: Some(chunk), ..Default::default() } }
+}
+
+/// Sends `count` data datagrams of `size` bytes, one every `interval` from `start`
+/// (`interval` zero: all at `start`).
+pub struct Cbr {
+    pub flow: FlowId,
+    pub size: u32,
+    pub interval: Dur,
+    pub count: u64,
+    pub start: Time,
+    pub ecn: Ecn,
+    sent: u64,
+}
+
+impl Cbr {
+    pub fn new(flow: FlowId, size: u32, interval: Dur, count: u64, start: Time) -> Cbr {
+        Cbr { flow, size, interval, count, start, ecn: Ecn::NotEct, sent: 0 }
+    }
+    fn next(&self) -> Time {
+        self.start + self.interval * self.sent
+    }
+}
+
+impl Endpoint for Cbr {
+    fn handle_datagram(&mut self, _now: Time, _d: Datagram) {}
+    fn handle_timeout(&mut self, _now: Time) {}
+    fn poll_transmit(&mut self, now: Time) -> Option<Datagram> {
+        if self.sent >= self.count || self.next() > now {
+            return None;
+        }
+        self.sent += 1;
+        Some(data(self.flow, self.sent - 1, self.size, self.ecn))
+    }
+    fn poll_timeout(&self) -> Option<Time> {
+        (self.sent < self.count).then(|| self.next())
+    }
+    fn stats(&self) -> EndpointStats {
+        EndpointStats { data_packets_sent: self.sent, ..Default::default() }
+    }
+    fn is_done(&self) -> bool {
+        self.sent >= self.count
+    }
+}
+
+/// Arrival log shared between a sink and the test.
+pub type Log = Arc<Mutex<Vec<(Time, Datagram)>>>;
+
+/// Receives and logs; never sends.
+pub struct Sink {
+    pub log: Log,
+}
+
+impl Endpoint for Sink {
+    fn handle_datagram(&mut self, now: Time, d: Datagram) {
+        self.log.lock().unwrap().push((now, d));
+    }
+    fn handle_timeout(&mut self, _now: Time) {}
+    fn poll_transmit(&mut self, _now: Time) -> Option<Datagram> {
+        None
+    }
+    fn poll_timeout(&self) -> Option<Time> {
+        None
+    }
+    fn stats(&self) -> EndpointStats {
+        EndpointStats::default()
+    }
+    fn is_done(&self) -> bool {
+        false
+    }
+}
+
+/// Keeps `window` packets of `size` bytes (payload `size - 50`) outstanding until `total`
+/// are acknowledged (cumulative ACKs, no loss recovery).
+pub struct WindowSender {
+    pub flow: FlowId,
+    pub size: u32,
+    pub window: u64,
+    pub total: u64,
+    sent: u64,
+    acked: u64,
+    done_at: Option<Time>,
+}
+
+impl WindowSender {
+    pub fn new(flow: FlowId, size: u32, window: u64, total: u64) -> WindowSender {
+        WindowSender { flow, size, window, total, sent: 0, acked: 0, done_at: None }
+    }
+}
+
+impl Endpoint for WindowSender {
+    fn handle_datagram(&mut self, now: Time, d: Datagram) {
+        if let Some(largest) = d.packet.ack.as_ref().and_then(AckFrame::largest) {
+            self.acked = self.acked.max(largest + 1);
+            if self.acked >= self.total && self.done_at.is_none() {
+                self.done_at = Some(now);
+            }
+        }
+    }
+    fn handle_timeout(&mut self, _now: Time) {}
+    fn poll_transmit(&mut self, _now: Time) -> Option<Datagram> {
+        if self.sent >= self.total || self.sent - self.acked >= self.window {
+            return None;
+        }
+        self.sent += 1;
+        Some(data(self.flow, self.sent - 1, self.size, Ecn::NotEct))
+    }
+    fn poll_timeout(&self) -> Option<Time> {
+        None
+    }
+    fn stats(&self) -> EndpointStats {
+        EndpointStats {
+            bytes_delivered: self.acked * (self.size as u64 - 50),
+            data_packets_sent: self.sent,
+            completion_time: self.done_at,
+            ..Default::default()
+        }
+    }
+    fn is_done(&self) -> bool {
+        self.done_at.is_some()
+    }
+}
+
+/// ACKs every `k`-th data packet with a pure ACK of `ack_size` bytes (and the last one of
+/// `total`, so the sender finishes).
+pub struct AckEvery {
+    pub flow: FlowId,
+    pub k: u64,
+    pub ack_size: u32,
+    pub total: u64,
+    received: u64,
+    largest: u64,
+    pending: bool,
+    acks: u64,
+}
+
+impl AckEvery {
+    pub fn new(flow: FlowId, k: u64, ack_size: u32, total: u64) -> AckEvery {
+        AckEvery { flow, k, ack_size, total, received: 0, largest: 0, pending: false, acks: 0 }
+    }
+}
+
+impl Endpoint for AckEvery {
+    fn handle_datagram(&mut self, _now: Time, d: Datagram) {
+        self.received += 1;
+        self.largest = self.largest.max(d.packet.pn);
+        if self.received % self.k == 0 || self.received == self.total {
+            self.pending = true;
+        }
+    }
+    fn handle_timeout(&mut self, _now: Time) {}
+    fn poll_transmit(&mut self, _now: Time) -> Option<Datagram> {
+        if !std::mem::take(&mut self.pending) {
+            return None;
+        }
+        self.acks += 1;
+        let ack = AckFrame { ranges: vec![(0, self.largest)], ack_delay_ns: 0, ecn: None };
+        Some(Datagram {
+            flow: self.flow,
+            size: self.ack_size,
+            ecn: Ecn::NotEct,
+            packet: Packet { pn: self.acks, ack: Some(ack), ..Default::default() },
+        })
+    }
+    fn poll_timeout(&self) -> Option<Time> {
+        None
+    }
+    fn stats(&self) -> EndpointStats {
+        EndpointStats { acks_sent: self.acks, ..Default::default() }
+    }
+    fn is_done(&self) -> bool {
+        false
+    }
+}
+
+/// A link of `rate_bps` (0 = unlimited) and one-way `delay`.
+pub fn link(rate_bps: u64, delay: Dur) -> LinkConfig {
+    let rate = if rate_bps == 0 { LinkRate::Unlimited } else { LinkRate::Limited(cclab_core::units::Rate(rate_bps)) };
+    LinkConfig::new(rate, delay)
+}
+
+/// A two-host network with a forward and a return link; returns it with the link ids.
+pub fn pair(
+    fwd: &LinkConfig,
+    ret: &LinkConfig,
+    sender_host: &HostConfig,
+    receiver_host: &HostConfig,
+) -> (Network, HostId, HostId, LinkId, LinkId) {
+    let mut net = Network::new();
+    let f = net.add_link(fwd, 1);
+    let r = net.add_link(ret, 1);
+    let s = net.add_host(sender_host);
+    let d = net.add_host(receiver_host);
+    (net, s, d, f, r)
+}
+
+/// Adds a flow from `s` to `d` over `f`, ACKs over `r`, started at zero.
+pub fn flow(
+    net: &mut Network,
+    (s, d, f, r): (HostId, HostId, LinkId, LinkId),
+    sender: impl Endpoint + 'static,
+    receiver: impl Endpoint + 'static,
+) -> FlowId {
+    net.add_flow(FlowSpec {
+        sender: AnyEndpoint::Custom(Box::new(sender)),
+        receiver: AnyEndpoint::Custom(Box::new(receiver)),
+        sender_host: s,
+        receiver_host: d,
+        forward: vec![f],
+        reverse: vec![r],
+        start: Time::ZERO,
+        trace: false,
+    })
+}
+
+/// A new empty arrival log.
+pub fn log() -> Log {
+    Arc::new(Mutex::new(Vec::new()))
+}

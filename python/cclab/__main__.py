@@ -1,0 +1,5 @@
+"""``python -m cclab``: the same as the ``cclab`` command."""
+
+from cclab.cli import main
+
+main()

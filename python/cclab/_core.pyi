@@ -1,0 +1,41 @@
+"""Type stubs for the compiled module ``cclab._core`` (crates/cclab-py). Private: use ``cclab``."""
+
+from collections.abc import Callable
+from os import PathLike
+
+import numpy as np
+import numpy.typing as npt
+
+__version__: str
+
+class ScenarioError(Exception):
+    """A scenario file or override is invalid; the message reads ``file: key.path: expected ...``."""
+
+class RunError(Exception):
+    """A simulation run failed or was cancelled by its progress callback."""
+
+class Scenario:
+    """A parsed and validated scenario."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def description(self) -> str: ...
+
+class RunOutput:
+    """A finished run."""
+
+    def summary_json(self) -> str: ...
+    def timeseries(self) -> dict[str, npt.NDArray[np.float64]]: ...
+
+def load(path: str | PathLike[str], overrides: list[str] = ...) -> Scenario: ...
+def run(
+    scenario: Scenario,
+    *,
+    seed: int | None = None,
+    out_dir: str | PathLike[str] | None = None,
+    qlog: str | None = None,
+    timeseries_interval_ns: int | None = None,
+    progress: Callable[[float], bool | None] | None = None,
+) -> RunOutput: ...
+def parse_duration_ns(s: str) -> int: ...

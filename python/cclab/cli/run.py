@@ -1,0 +1,63 @@
+"""``cclab run``: one simulation, its output files and a summary table."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from cclab import api
+from cclab.cli._common import DelayedProgress, SetOption, console, user_errors
+from cclab.cli._tables import summary_tables
+
+
+class QlogFormat(StrEnum):
+    """qlog flavours the simulator writes."""
+
+    draft02 = "draft-02"
+    ietf = "ietf"
+
+
+def parse_interval(value: str | None) -> str | None:
+    """Validate ``--interval`` with the simulator's own duration parser."""
+    if value is not None:
+        try:
+            api.interval_ns(value)
+        except ValueError as e:
+            raise typer.BadParameter(str(e)) from None
+    return value
+
+
+def run(
+    scenario: Annotated[Path, typer.Argument(help="Scenario TOML file.", metavar="SCENARIO.toml")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output directory (created if missing).", metavar="DIR")],
+    set_: SetOption = None,
+    seed: Annotated[int | None, typer.Option(min=0, help="Override the scenario's RNG seed.")] = None,
+    no_qlog: Annotated[bool, typer.Option("--no-qlog", help="Do not write qlog traces.")] = False,
+    qlog_format: Annotated[QlogFormat, typer.Option("--qlog-format", help="qlog flavour.")] = QlogFormat.draft02,
+    interval: Annotated[
+        str | None,
+        typer.Option(
+            help="Time-series sampling interval, e.g. 10ms (default: the scenario's).",
+            callback=parse_interval,
+        ),
+    ] = None,
+) -> None:
+    """Run SCENARIO.toml and write summary.json, timeseries.csv/.parquet and qlog traces to DIR."""
+    with user_errors():
+        # --no-qlog also overrides a scenario's `[output] qlog = true`.
+        sc = api.load(scenario, [*(set_ or []), *(["output.qlog=false"] if no_qlog else [])])
+        with DelayedProgress(f"running {sc.name}") as progress:
+            result = api.run(
+                sc,
+                seed=seed,
+                out=out,
+                qlog=None if no_qlog else qlog_format.value,
+                timeseries_interval=interval,
+                progress=progress,
+            )
+    console.print(summary_tables(result.summary))
+    files = sorted(p.name for p in out.iterdir() if p.is_file())
+    console.print(f"[dim]wrote[/] {out}/ [dim]({', '.join(files)})[/]", highlight=False)

@@ -1,0 +1,21 @@
+"""``cclab validate``: parse and check a scenario without running it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from cclab import api
+from cclab.cli._common import SetOption, console, user_errors
+
+
+def validate(
+    scenario: Annotated[Path, typer.Argument(help="Scenario TOML file.", metavar="SCENARIO.toml")],
+    set_: SetOption = None,
+) -> None:
+    """Check SCENARIO.toml (with overrides): print "ok", or the error naming file and key (exit 2)."""
+    with user_errors():
+        api.load(scenario, set_ or [])
+    console.print("ok", highlight=False)

@@ -1,0 +1,121 @@
+"""Seed-case harness: plan runs, execute them in worker processes, judge, draw, report.
+
+A case is a module in this package exposing ``TITLE``, ``plan(full) -> list[RunSpec]``,
+``judge(results) -> list[Verdict]`` and ``figures(results, out_dir) -> list[Path]``. Judges
+only read outputs (summary and time series); nothing in the model knows which case runs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any, Callable
+
+ROOT = Path(__file__).resolve().parents[3]
+SEED_DIR = ROOT / "scenarios" / "seeds"
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One simulation: a scenario file, overrides, a seed and a label the judge uses."""
+
+    label: str
+    scenario: str
+    overrides: tuple[str, ...] = ()
+    seed: int = 1
+    timeseries_interval: str | None = None
+
+
+@dataclass
+class RunResult:
+    """What a judge sees of one run: its spec, summary dict and time-series columns."""
+
+    spec: RunSpec
+    summary: dict[str, Any]
+    timeseries: dict[str, list[float]] = field(repr=False)
+    wall_s: float = 0.0
+
+
+@dataclass
+class Verdict:
+    """One row of the verdict table."""
+
+    quantity: str
+    report: str
+    ours: str
+    tolerance: str
+    passed: bool
+
+
+def _execute(spec: RunSpec) -> RunResult:
+    import cclab
+
+    t0 = time.perf_counter()
+    scenario = cclab.load(SEED_DIR / spec.scenario, set=list(spec.overrides))
+    res = cclab.run(scenario, seed=spec.seed, qlog=None, timeseries_interval=spec.timeseries_interval)
+    ts = {k: v.tolist() for k, v in res.timeseries.items()}
+    return RunResult(spec, res.summary, ts, time.perf_counter() - t0)
+
+
+def execute(
+    specs: list[RunSpec],
+    workers: int | None = None,
+    dask: str | None = None,
+    on_done: Callable[[RunResult], None] | None = None,
+) -> list[RunResult]:
+    """Runs every spec, in spawned local processes (default) or on a Dask scheduler."""
+    if dask:
+        try:
+            from dask.distributed import Client
+        except ImportError as e:  # pragma: no cover - optional extra
+            raise RuntimeError("--dask needs the optional extra: pip install 'cclab[dask]'") from e
+        client = Client(dask)
+        futures = client.map(_execute, specs, pure=False)
+        results = client.gather(futures)
+        for r in results:
+            if on_done:
+                on_done(r)
+        return list(results)
+    workers = workers or max(1, min(len(specs), os.cpu_count() or 1))
+    if workers == 1 or len(specs) == 1:
+        out = []
+        for s in specs:
+            r = _execute(s)
+            if on_done:
+                on_done(r)
+            out.append(r)
+        return out
+    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
+        out = []
+        for r in pool.map(_execute, specs):
+            if on_done:
+                on_done(r)
+            out.append(r)
+        return out
+
+
+def by_label(results: list[RunResult]) -> dict[str, list[RunResult]]:
+    """Groups results by label, keeping run order."""
+    groups: dict[str, list[RunResult]] = {}
+    for r in results:
+        groups.setdefault(r.spec.label, []).append(r)
+    return groups
+
+
+def within(value: float, target: float, rel: float) -> bool:
+    """|value - target| <= rel * |target|."""
+    return abs(value - target) <= rel * abs(target)
+
+
+def write_verdicts(out_dir: Path, case: str, verdicts: list[Verdict], wall_s: float) -> Path:
+    """Writes verdicts.json for one case."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / "verdicts.json"
+    doc = {"case": case, "wall_s": wall_s, "verdicts": [asdict(v) for v in verdicts]}
+    path.write_text(json.dumps(doc, indent=2) + "\n")
+    return path

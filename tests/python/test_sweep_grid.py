@@ -1,0 +1,66 @@
+"""Sweep specification without simulation: parsing, grid order, table typing."""
+
+import pytest
+
+from cclab import sweep
+
+
+def test_param_parses_key_and_values():
+    assert sweep.parse_param("links.bottleneck.rate = 10Mbps, 50Mbps") == ("links.bottleneck.rate", ["10Mbps", "50Mbps"])
+    for bad in ("novalue", "=1,2", "k=", "k=1,,2"):
+        with pytest.raises(sweep.SweepError):
+            sweep.parse_param(bad)
+
+
+def test_grid_is_the_cartesian_product_with_seeds_fastest(tmp_path):
+    path = tmp_path / "s.toml"
+    specs = sweep.grid(path, {"a": ["1", "2", "3"], "b.c": ["x", "y"]}, seeds=[7, 8], overrides=["z=0"])
+    assert len(specs) == 3 * 2 * 2
+    assert [s.index for s in specs] == list(range(12))
+    assert [s.seed for s in specs[:4]] == [7, 8, 7, 8]
+    assert specs[0].overrides == ("z=0", "a=1", "b.c=x")
+    assert specs[2].params == (("a", "1"), ("b.c", "y"))
+    assert specs[-1].params == (("a", "3"), ("b.c", "y"))
+    assert specs[0].scenario == str(path.resolve())
+
+
+def test_table_types_numeric_params_and_keeps_unit_strings():
+    rows = [
+        {"run": 0, "n": "1", "x": "0.5", "rate": "10Mbps", "seed": 1},
+        {"run": 1, "n": "20", "x": "2", "rate": "50Mbps", "seed": 1},
+    ]
+    df = sweep.to_polars(rows, ["n", "x", "rate"])
+    assert df["n"].to_list() == [1, 20]
+    assert df["x"].to_list() == [0.5, 2.0]
+    assert df["rate"].to_list() == ["10Mbps", "50Mbps"]
+
+
+def test_dask_backend_without_the_extra_is_a_clear_error(monkeypatch):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_dask(name, *args, **kwargs):
+        if name.startswith("dask"):
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_dask)
+    with pytest.raises(sweep.SweepError, match=r"cclab\[dask\]"):
+        sweep._run_dask([], "tcp://127.0.0.1:1", None, None)
+
+
+def test_summary_flattens_to_stable_dotted_keys():
+    from cclab.api import flatten
+
+    summary = {
+        "seed": 3,
+        "sim": {"events": 10},
+        "flows": [{"flow": 0, "goodput_bps": 1.0}, {"flow": 2, "goodput_bps": 2.0}],
+        "links": [{"name": "bn", "direction": "forward", "drops": 4}],
+    }
+    flat = flatten(summary)
+    assert flat["sim.events"] == 10
+    assert flat["flows.2.goodput_bps"] == 2.0
+    assert flat["links.bn.forward.drops"] == 4
+    assert "flows" not in flat
