@@ -8,6 +8,9 @@ BIN      := $(VENV)/bin
 DEMO_CMD ?= $(BIN)/cclab run scenarios/examples/dumbbell-cubic.toml --out out/demo
 RUST_SRC := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name Cargo.toml)
 
+SHELL := bash
+.SHELLFLAGS := -eo pipefail -c
+
 # Cargo and maturin see the same interpreter, so pyo3 is configured once.
 export PYO3_PYTHON := $(abspath $(BIN)/python)
 
@@ -27,7 +30,8 @@ $(VENV)/.deps: pyproject.toml | $(BIN)/python
 
 # Editable install: the extension is built into python/cclab/, the Python sources are used in place.
 $(VENV)/.built: $(VENV)/.deps $(RUST_SRC)
-	VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --quiet
+	VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --quiet 2>&1 \
+	  | { grep -v -e '^Requirement already satisfied' -e '^Ignoring ' -e '^Looking in' || true; }
 	touch $@
 
 demo: install

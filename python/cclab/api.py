@@ -93,8 +93,6 @@ class Result:
     ``delivery_rate_bps``, ``bytes_sent`` and ``bytes_acked`` (units in the names; see docs/outputs.md).
     """
 
-    __slots__ = ("__dict__", "_out")
-
     def __init__(self, out: _core.RunOutput) -> None:
         self._out = out
 

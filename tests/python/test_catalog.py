@@ -1,9 +1,9 @@
 """`cclab scenarios`: the catalog lists every file with its description; every catalog scenario is valid."""
 
 import pytest
-from conftest import ROOT, TINY, cclab_cli, write_scenario
 
 from cclab.catalog import scan
+from conftest import ROOT, TINY, cclab_cli, write_scenario
 
 
 def test_listing_shows_descriptions_and_flags_invalid_files(tmp_path):

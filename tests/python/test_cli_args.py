@@ -1,6 +1,7 @@
 """Command-line handling that needs no simulation: usage errors exit 2 with a message and no traceback."""
 
 import pytest
+
 from conftest import assert_clean_error, cclab_cli
 
 

@@ -1,9 +1,8 @@
 """`cclab plot`: figures with labelled axes from a run directory."""
 
-from conftest import cclab_cli
-
 import cclab
 from cclab.plot import METRICS
+from conftest import cclab_cli
 
 
 def test_plot_writes_png_and_svg_with_labelled_axes(tiny, tmp_path):

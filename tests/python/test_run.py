@@ -5,9 +5,9 @@ import json
 import numpy as np
 import polars as pl
 import pytest
-from conftest import TINY, assert_clean_error, cclab_cli, write_scenario
 
 import cclab
+from conftest import TINY, assert_clean_error, cclab_cli, write_scenario
 
 FLOW_FIELDS = {
     "flow",

@@ -6,7 +6,10 @@ from cclab import sweep
 
 
 def test_param_parses_key_and_values():
-    assert sweep.parse_param("links.bottleneck.rate = 10Mbps, 50Mbps") == ("links.bottleneck.rate", ["10Mbps", "50Mbps"])
+    assert sweep.parse_param("links.bottleneck.rate = 10Mbps, 50Mbps") == (
+        "links.bottleneck.rate",
+        ["10Mbps", "50Mbps"],
+    )
     for bad in ("novalue", "=1,2", "k=", "k=1,,2"):
         with pytest.raises(sweep.SweepError):
             sweep.parse_param(bad)

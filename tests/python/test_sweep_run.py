@@ -1,9 +1,10 @@
 """Sweeps that run the simulator: local processes, the CLI, row order and the parquet table."""
 
 import polars as pl
-from conftest import assert_clean_error, cclab_cli
+import pytest
 
 from cclab import sweep
+from conftest import assert_clean_error, cclab_cli
 
 
 def test_process_sweep_rows_follow_the_grid(tiny):
@@ -44,3 +45,11 @@ def test_cli_sweep_checks_every_value_before_running(tiny, tmp_path):
     proc = cclab_cli("sweep", tiny, "--param", "path.forward.rate=5Mbps,fast", "--out", tmp_path / "s")
     assert_clean_error(proc, 2, "path.forward.rate: ", '"fast"')
     assert not (tmp_path / "s").exists()
+
+
+def test_dask_local_cluster_gives_the_same_rows_as_processes(tiny):
+    """Runs only where the optional dask extra is installed."""
+    pytest.importorskip("dask.distributed")
+    specs = sweep.grid(tiny, {"path.forward.rate": ["5Mbps", "20Mbps"]})
+    strip = lambda rows: [{k: v for k, v in r.items() if not k.startswith("sim.")} for r in rows]  # noqa: E731
+    assert strip(sweep.run_all(specs, dask="local", workers=2)) == strip(sweep.run_all(specs, workers=2))

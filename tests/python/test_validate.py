@@ -3,9 +3,9 @@
 import re
 
 import pytest
-from conftest import TINY, assert_clean_error, cclab_cli, write_scenario
 
 import cclab
+from conftest import TINY, assert_clean_error, cclab_cli, write_scenario
 
 
 def test_valid_scenario_prints_ok(tiny):
@@ -21,7 +21,11 @@ def test_load_exposes_name_and_description(tiny):
 
 MALFORMED = {
     "bad_unit": (TINY.replace('delay = "10ms"', 'delay = "10 parsecs"', 1), "path.forward.delay", "duration"),
-    "unknown_key": (TINY.replace("[path.forward]\n", '[path.forward]\ncolour = "red"\n'), "path.forward.colour", "colour"),
+    "unknown_key": (
+        TINY.replace("[path.forward]\n", '[path.forward]\ncolour = "red"\n'),
+        "path.forward.colour",
+        "colour",
+    ),
     "negative_rate": (TINY.replace('rate = "10Mbps"', 'rate = "-10Mbps"', 1), "path.forward.rate", "positive"),
     "missing_field": (TINY.replace('delay = "10ms"\n', "", 1), "path.forward", "delay"),
     "bare_number": (TINY.replace('rate = "10Mbps"', "rate = 10", 1), "path.forward.rate", "unit"),

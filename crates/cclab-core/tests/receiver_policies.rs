@@ -181,3 +181,29 @@ fn tcp_delayed_regrants_quick_acks_after_idle() {
     }
     assert_eq!(s.acks.len() - before, 16);
 }
+
+#[test]
+fn tcp_delayed_resumes_every_second_segment_after_retransmission_under_new_number() {
+    let mut s = Script::new(
+        tcp(),
+        AckPolicyConfig::TcpDelayed(TcpDelayedConfig {
+            quickacks: 0,
+            ..Default::default()
+        }),
+    );
+    // Segments 0, 1 acked together; segment 2 lost; 3 and 4 acked at once (a hole).
+    for i in [0, 1, 3, 4] {
+        s.recv(us(10 * i), segment(i));
+    }
+    assert_eq!(s.acks.len(), 3);
+    // The sender retransmits the data of segment 2 as packet 5 (a new number, as the sim does):
+    // it fills the byte-stream hole and is acked at once (RFC 5681 §4.2).
+    let mut rtx = segment(2);
+    rtx.pn = 5;
+    assert_eq!(s.recv(us(50), rtx), 1);
+    // Packet number 2 never arrives, yet the stream has no hole: back to one ACK per 2 segments.
+    let next = |pn: u64| Packet { pn, ..segment(pn - 1) };
+    assert_eq!(s.recv(us(60), next(6)), 0);
+    assert_eq!(s.recv(us(70), next(7)), 1);
+    assert_eq!(s.r.stats().bytes_delivered, 7 * 1448);
+}

@@ -3,6 +3,7 @@
 
 use cclab_core::endpoint::receiver::Receiver;
 use cclab_core::endpoint::sender::Sender;
+use cclab_core::endpoint::tfrc::{TfrcReceiver, TfrcSender};
 use cclab_core::endpoint::{Endpoint, EndpointStats, Metrics, TraceEvent};
 use cclab_core::time::Time;
 use cclab_core::wire::packet::Datagram;
@@ -13,6 +14,10 @@ pub enum AnyEndpoint {
     Sender(Box<Sender>),
     /// QUIC/TCP data receiver.
     Receiver(Box<Receiver>),
+    /// DCCP CCID-3 (TFRC) sender.
+    TfrcSender(Box<TfrcSender>),
+    /// DCCP CCID-3 (TFRC) receiver.
+    TfrcReceiver(Box<TfrcReceiver>),
     /// Any other endpoint (tests, plug-ins).
     Custom(Box<dyn Endpoint>),
 }
@@ -22,6 +27,8 @@ macro_rules! dispatch {
         match $self {
             AnyEndpoint::Sender($e) => $body,
             AnyEndpoint::Receiver($e) => $body,
+            AnyEndpoint::TfrcSender($e) => $body,
+            AnyEndpoint::TfrcReceiver($e) => $body,
             AnyEndpoint::Custom($e) => $body,
         }
     };

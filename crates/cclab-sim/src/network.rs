@@ -136,9 +136,10 @@ impl Network {
         LinkId(id)
     }
 
-    /// Adds a host.
-    pub fn add_host(&mut self, cfg: &HostConfig) -> HostId {
-        self.hosts.push(Host::new(cfg));
+    /// Adds host number `hosts().len()`; its random stream derives from `seed` and that index.
+    pub fn add_host(&mut self, cfg: &HostConfig, seed: u64) -> HostId {
+        let rng = crate::engine::stream_rng(seed, crate::engine::Stream::HostStall, self.hosts.len() as u32);
+        self.hosts.push(Host::new(cfg, rng));
         HostId(self.hosts.len() as u32 - 1)
     }
 
@@ -153,15 +154,30 @@ impl Network {
     /// After the run has started, or with a route longer than 255 links.
     pub fn add_flow(&mut self, spec: FlowSpec) -> FlowId {
         assert!(!self.started, "flows must be added before the run starts");
-        assert!(spec.forward.len() < 256 && spec.reverse.len() < 256, "routes are at most 255 links");
+        assert!(
+            spec.forward.len() < 256 && spec.reverse.len() < 256,
+            "routes are at most 255 links"
+        );
         let flow = self.next_flow_id();
         let fwd = self.routes.len() as u16;
         let (sh, rh) = (spec.sender_host.0, spec.receiver_host.0);
         let s_slot = self.hosts[sh as usize].add(spec.sender, flow, Side::Sender, fwd, spec.start, spec.trace);
         let r_slot = self.hosts[rh as usize].add(spec.receiver, flow, Side::Receiver, fwd + 1, spec.start, spec.trace);
         let ids = |v: &[LinkId]| v.iter().map(|l| l.0).collect();
-        self.routes.push(Route { links: ids(&spec.forward), host: rh, slot: r_slot, flow: flow.0, from: Side::Sender });
-        self.routes.push(Route { links: ids(&spec.reverse), host: sh, slot: s_slot, flow: flow.0, from: Side::Receiver });
+        self.routes.push(Route {
+            links: ids(&spec.forward),
+            host: rh,
+            slot: r_slot,
+            flow: flow.0,
+            from: Side::Sender,
+        });
+        self.routes.push(Route {
+            links: ids(&spec.reverse),
+            host: sh,
+            slot: s_slot,
+            flow: flow.0,
+            from: Side::Receiver,
+        });
         self.flows.push(FlowState {
             sender: (sh, s_slot),
             receiver: (rh, r_slot),
@@ -267,7 +283,9 @@ impl Network {
             if !self.flows.is_empty() && self.done == self.flows.len() {
                 return Stop::AllDone;
             }
-            let Some((t, actor)) = self.sched.peek() else { return Stop::Idle };
+            let Some((t, actor)) = self.sched.peek() else {
+                return Stop::Idle;
+            };
             if t > end {
                 self.now = end;
                 return Stop::TimeLimit;

@@ -97,108 +97,28 @@ fn catalog() -> Vec<(String, String)> {
 }
 
 /// Keys of the schema, so that mutations and overrides reach deep tables.
+#[rustfmt::skip]
 const KEYS: &[&str] = &[
-    "scenario",
-    "name",
-    "seed",
-    "duration",
-    "topology",
-    "path",
-    "forward",
-    "return",
-    "rate",
-    "delay",
-    "queue",
-    "kind",
-    "limit",
-    "limit_packets",
-    "loss",
-    "model",
-    "p",
-    "jitter",
-    "reorder",
-    "max_pps",
-    "per_packet_cost",
-    "thin_acks",
-    "trace",
-    "cross_traffic",
-    "hosts",
-    "sender",
-    "receiver",
-    "flow",
-    "profile",
-    "quic",
-    "tcp",
-    "dccp",
-    "max_udp_payload",
-    "dcid_len",
-    "mss",
-    "timestamps",
-    "start",
-    "source",
-    "size",
-    "packet_size",
-    "cc",
-    "algorithm",
-    "access",
-    "output",
-    "timeseries_interval",
-    "qlog",
-    "min_th",
-    "max_th",
-    "max_p",
-    "w_q",
-    "target",
-    "interval",
+    "scenario", "name", "seed", "duration", "topology", "path", "forward", "return", "rate", "delay", "queue",
+    "kind", "limit", "limit_packets", "loss", "model", "p", "jitter", "reorder", "max_pps", "per_packet_cost",
+    "thin_acks", "trace", "cross_traffic", "hosts", "sender", "receiver", "flow", "profile", "quic", "tcp", "dccp",
+    "max_udp_payload", "dcid_len", "mss", "timestamps", "start", "source", "size", "packet_size", "cc", "algorithm",
+    "access", "output", "timeseries_interval", "qlog", "min_th", "max_th", "max_p", "w_q", "target", "interval",
 ];
 
 /// Values of every TOML type, valid and invalid units, and edge numbers.
+#[rustfmt::skip]
 const VALUES: &[&str] = &[
-    "\"20ms\"",
-    "\"0s\"",
-    "\"100Mbps\"",
-    "\"0.4bps\"",
-    "\"unlimited\"",
-    "\"1500B\"",
-    "\"1e400GB\"",
-    "\"-5ms\"",
-    "\"droptail\"",
-    "\"red\"",
-    "\"codel\"",
-    "\"bernoulli\"",
-    "\"gilbert-elliott\"",
-    "\"newreno\"",
-    "\"cubic\"",
-    "\"bbr\"",
-    "\"quic\"",
-    "\"tcp\"",
-    "\"dccp\"",
-    "\"bulk\"",
-    "\"cbr\"",
-    "\"dumbbell\"",
-    "\"p2p\"",
-    "\"no/such/trace\"",
-    "0",
-    "1",
-    "-1",
-    "0.5",
-    "1e308",
-    "nan",
-    "inf",
-    "18446744073709551615",
-    "9223372036854775807",
-    "true",
-    "false",
-    "[]",
-    "[1, \"a\"]",
-    "{}",
-    "{ kind = \"red\" }",
-    "1979-05-27T07:32:00Z",
-    "\"\"",
-    "\"a\\nb\"",
+    "\"20ms\"", "\"0s\"", "\"100Mbps\"", "\"0.4bps\"", "\"unlimited\"", "\"1500B\"", "\"1e400GB\"", "\"-5ms\"",
+    "\"droptail\"", "\"red\"", "\"codel\"", "\"bernoulli\"", "\"gilbert-elliott\"", "\"newreno\"", "\"cubic\"",
+    "\"bbr\"", "\"quic\"", "\"tcp\"", "\"dccp\"", "\"bulk\"", "\"cbr\"", "\"dumbbell\"", "\"p2p\"",
+    "\"no/such/trace\"", "0", "1", "-1", "0.5", "1e308", "nan", "inf", "18446744073709551615",
+    "9223372036854775807", "true", "false", "[]", "[1, \"a\"]", "{}", "{ kind = \"red\" }", "1979-05-27T07:32:00Z",
+    "\"\"", "\"a\\nb\"",
 ];
 
 /// Structural TOML fragments for token insertions.
+#[rustfmt::skip]
 const TOKENS: &[&str] = &[
     "=", "\"", "'", "[", "]", "[[", "]]", "{", "}", ",", ".", "\n", "#", " ", "\\", "\"\"\"",
 ];
@@ -231,7 +151,7 @@ enum Mutation {
     DeleteLine(usize),
     DuplicateLine(usize),
     SwapLines(usize, usize),
-    /// Replaces what follows the `=` of a line (or the whole line) with a value.
+    /// Replaces the value of the i-th `key = value` line (mod their number).
     SetValue(usize, String),
     InsertLine(usize, String),
     InsertToken(usize, String),
@@ -253,9 +173,9 @@ fn mutation() -> impl Strategy<Value = Mutation> {
         2 => any::<usize>().prop_map(Mutation::DeleteLine),
         1 => any::<usize>().prop_map(Mutation::DuplicateLine),
         1 => (any::<usize>(), any::<usize>()).prop_map(|(a, b)| Mutation::SwapLines(a, b)),
-        4 => (any::<usize>(), value()).prop_map(|(i, v)| Mutation::SetValue(i, v)),
+        8 => (any::<usize>(), value()).prop_map(|(i, v)| Mutation::SetValue(i, v)),
         2 => (any::<usize>(), line).prop_map(|(i, l)| Mutation::InsertLine(i, l)),
-        2 => (any::<usize>(), token).prop_map(|(i, t)| Mutation::InsertToken(i, t)),
+        1 => (any::<usize>(), token).prop_map(|(i, t)| Mutation::InsertToken(i, t)),
         1 => (any::<usize>(), 1..16usize).prop_map(|(i, n)| Mutation::DeleteChars(i, n)),
     ]
 }
@@ -267,12 +187,13 @@ fn apply(text: &str, m: &Mutation) -> String {
         Mutation::DeleteLine(i) if !lines.is_empty() => drop(lines.remove(i % n)),
         Mutation::DuplicateLine(i) if !lines.is_empty() => lines.insert(i % n, lines[i % n].clone()),
         Mutation::SwapLines(a, b) if !lines.is_empty() => lines.swap(a % n, b % n),
-        Mutation::SetValue(i, v) if !lines.is_empty() => {
-            let l = &mut lines[i % n];
-            *l = match l.split_once('=') {
-                Some((k, _)) => format!("{k}= {v}"),
-                None => v.clone(),
-            };
+        Mutation::SetValue(i, v) => {
+            let mut assignments: Vec<&mut String> = lines.iter_mut().filter(|l| l.contains('=')).collect();
+            let count = assignments.len();
+            if let Some(l) = assignments.get_mut(i % count.max(1)) {
+                let key = l.split('=').next().unwrap_or_default().trim_end().to_string();
+                **l = format!("{key} = {v}");
+            }
         }
         Mutation::InsertLine(i, l) => lines.insert(i % (lines.len() + 1), l.clone()),
         Mutation::InsertToken(i, t) => {
@@ -326,11 +247,11 @@ proptest! {
     #[test]
     fn scenario_mutated_catalog_never_panics(
         (origin, text) in select(catalog()),
-        mutations in vec(mutation(), 1..4),
+        mutations in vec(mutation(), 1..3),
         overrides in vec(override_arg(), 0..3),
     ) {
         let text = mutations.iter().fold(text, |t, m| apply(&t, m));
-        check_load(&text, &origin, &overrides)?;
+        let _ = check_load(&text, &origin, &overrides)?;
     }
 
     /// A malformed `--set` argument fails the load, and the error quotes an argument.
@@ -351,7 +272,8 @@ proptest! {
         let s = Scenario::from_toml_str(BASE, BASE_ORIGIN, &args);
         if seed > i64::MAX as u64 {
             // TOML integers are i64 (TOML 1.0 §Integer): the value stays a string and the schema refuses it.
-            prop_assert_eq!(s.unwrap_err().key_path(), Some("scenario.seed"));
+            let e = s.unwrap_err();
+            prop_assert_eq!(e.key_path(), Some("scenario.seed"));
         } else {
             let s = s.unwrap();
             prop_assert_eq!(s.config().scenario.seed, seed);

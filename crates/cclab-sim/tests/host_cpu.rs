@@ -26,7 +26,10 @@ fn cpu_bound_goodput(send_us: u64, ack_recv_us: u64, k: u64, gso: Option<BatchCo
         gso,
         ..Default::default()
     };
-    let sender_host = HostConfig { cpu, socket_buffer: None };
+    let sender_host = HostConfig {
+        cpu,
+        socket_buffer: None,
+    };
     let l = link(10_000_000_000, Dur::from_millis(1));
     let (mut net, s, d, f, r) = pair(&l, &l, &sender_host, &HostConfig::default());
     let id = flow(
@@ -49,7 +52,10 @@ fn cpu_bound_sender_goodput_is_cpu_packet_rate_times_payload() {
     for (k, per_packet_us) in [(10, 20.5), (1, 25.0)] {
         let expected = 1200.0 * 8.0 / (per_packet_us * 1e-6);
         let (goodput, cpu) = cpu_bound_goodput(20, 5, k, None);
-        assert!((goodput / expected - 1.0).abs() < 0.02, "1:{k}: {goodput} vs {expected}");
+        assert!(
+            (goodput / expected - 1.0).abs() < 0.02,
+            "1:{k}: {goodput} vs {expected}"
+        );
         assert!(cpu > 0.98, "1:{k}: CPU busy {cpu}");
     }
     let (every_tenth, _) = cpu_bound_goodput(20, 5, 10, None);
@@ -61,7 +67,10 @@ fn cpu_bound_sender_goodput_is_cpu_packet_rate_times_payload() {
 fn gso_batching_amortises_the_fixed_cost() {
     // GSO batches of 10 (the window keeps them full) cost 15 + 10·5 µs, i.e. 6.5 µs per
     // packet, plus 5 µs per ACK at 1:10: 7 µs per data packet.
-    let gso = BatchConfig { max_segments: 10, fixed: Dur::from_micros(15) };
+    let gso = BatchConfig {
+        max_segments: 10,
+        fixed: Dur::from_micros(15),
+    };
     let (goodput, _) = cpu_bound_goodput(5, 5, 10, Some(gso));
     let expected = 1200.0 * 8.0 / 7e-6;
     assert!((goodput / expected - 1.0).abs() < 0.02, "{goodput} vs {expected}");
@@ -71,7 +80,10 @@ fn gso_batching_amortises_the_fixed_cost() {
 /// socket buffer of `buffer` bytes. Returns (socket drops, packets delivered).
 fn receiver_run(recv_us: u64, buffer: u64) -> (u64, usize) {
     let receiver_host = HostConfig {
-        cpu: CpuConfig { recv_cost: Dur::from_micros(recv_us), ..Default::default() },
+        cpu: CpuConfig {
+            recv_cost: Dur::from_micros(recv_us),
+            ..Default::default()
+        },
         socket_buffer: Some(Bytes(buffer)),
     };
     let l = link(0, Dur::from_micros(50));

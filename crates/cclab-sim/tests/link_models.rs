@@ -53,22 +53,43 @@ fn link_saturated_for_50ms_sends_50_packets_at_link_rate() {
 fn conserved(s: &LinkStats, in_transit: u64) {
     let dropped = s.lost_packets + s.queue.dropped_packets + s.thinned_packets;
     assert_eq!(s.offered_packets, s.delivered_packets + in_transit + dropped, "{s:?}");
-    assert!(dropped > 0 && in_transit > 0, "test must exercise drops and packets in flight: {s:?}");
+    assert!(
+        dropped > 0 && in_transit > 0,
+        "test must exercise drops and packets in flight: {s:?}"
+    );
 }
 
 #[test]
 fn link_conserves_packets_with_every_impairment() {
     for queue in [
-        QueueConfig::Red(RedConfig { min_th: Bytes(5_000), max_th: Bytes(20_000), ..Default::default() }),
-        QueueConfig::Codel(CodelConfig { target: Dur::from_millis(1), interval: Dur::from_millis(10), ..Default::default() }),
-        QueueConfig::Droptail(DropTailConfig { limit_packets: Some(20), ..Default::default() }),
+        QueueConfig::Red(RedConfig {
+            min_th: Bytes(5_000),
+            max_th: Bytes(20_000),
+            ..Default::default()
+        }),
+        QueueConfig::Codel(CodelConfig {
+            target: Dur::from_millis(1),
+            interval: Dur::from_millis(10),
+            ..Default::default()
+        }),
+        QueueConfig::Droptail(DropTailConfig {
+            limit_packets: Some(20),
+            ..Default::default()
+        }),
     ] {
         let mut fwd = link(10_000_000, Dur::from_millis(7));
         fwd.queue = queue;
         fwd.loss = LossConfig::Bernoulli(BernoulliConfig { p: Probability(0.02) });
         fwd.jitter = Dur::from_millis(2);
-        fwd.reorder = Some(ReorderConfig { p: Probability(0.05), delay: Dur::from_millis(3) });
-        fwd.cross_traffic = Some(CrossTrafficConfig::Cbr { rate: Rate(3_000_000), size: Bytes(700), start: Dur::ZERO });
+        fwd.reorder = Some(ReorderConfig {
+            p: Probability(0.05),
+            delay: Dur::from_millis(3),
+        });
+        fwd.cross_traffic = Some(CrossTrafficConfig::Cbr {
+            rate: Rate(3_000_000),
+            size: Bytes(700),
+            start: Dur::ZERO,
+        });
         // 12 Mbit/s offered plus 3 Mbit/s of cross traffic into 10 Mbit/s; stop mid-stream.
         let src = Cbr::new(FlowId(0), 1000, Dur::from_nanos(666_667), 100_000, Time::ZERO);
         let (net, _) = cbr_run(&fwd, src, Time(123_456_789));
@@ -81,16 +102,38 @@ fn link_conserves_packets_with_every_impairment() {
 fn droptail_limits_backlog_in_packets_and_bytes() {
     // 20 packets of 1000 B at once into 1 Mbps: one goes straight to the serialiser.
     for (cfg, delivered) in [
-        (DropTailConfig { limit_packets: Some(5), limit: None }, 1 + 5),
-        (DropTailConfig { limit_packets: None, limit: Some(Bytes(3_000)) }, 1 + 3),
-        (DropTailConfig { limit_packets: Some(5), limit: Some(Bytes(2_500)) }, 1 + 2),
+        (
+            DropTailConfig {
+                limit_packets: Some(5),
+                limit: None,
+            },
+            1 + 5,
+        ),
+        (
+            DropTailConfig {
+                limit_packets: None,
+                limit: Some(Bytes(3_000)),
+            },
+            1 + 3,
+        ),
+        (
+            DropTailConfig {
+                limit_packets: Some(5),
+                limit: Some(Bytes(2_500)),
+            },
+            1 + 2,
+        ),
     ] {
         let mut fwd = link(1_000_000, Dur::ZERO);
         fwd.queue = QueueConfig::Droptail(cfg.clone());
         let src = Cbr::new(FlowId(0), 1000, Dur::ZERO, 20, Time::ZERO);
         let (net, arrivals) = cbr_run(&fwd, src, Time(Dur::from_secs(1).0));
         assert_eq!(arrivals.lock().unwrap().len(), delivered, "{cfg:?}");
-        assert_eq!(net.links()[0].stats().queue.dropped_packets, 20 - delivered as u64, "{cfg:?}");
+        assert_eq!(
+            net.links()[0].stats().queue.dropped_packets,
+            20 - delivered as u64,
+            "{cfg:?}"
+        );
     }
 }
 
@@ -111,7 +154,12 @@ fn red_marks_ect_packets_instead_of_dropping_them() {
         let mut src = Cbr::new(FlowId(0), 1250, Dur::from_micros(500), 400, Time::ZERO);
         src.ecn = ecn;
         let (net, arrivals) = cbr_run(&fwd, src, Time(Dur::from_secs(1).0));
-        let ce = arrivals.lock().unwrap().iter().filter(|(_, d)| d.ecn == Ecn::Ce).count() as u64;
+        let ce = arrivals
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(_, d)| d.ecn == Ecn::Ce)
+            .count() as u64;
         (net.links()[0].stats().queue, ce)
     };
     let (ect, ce) = run(Ecn::Ect0);
@@ -149,11 +197,17 @@ fn jitter_never_reorders_and_stays_within_bounds() {
 fn reorder_holds_back_the_configured_share() {
     // p = 0.1: a held packet arrives 5 ms late, after the next four (1 ms apart).
     let mut fwd = link(0, Dur::from_millis(1));
-    fwd.reorder = Some(ReorderConfig { p: Probability(0.1), delay: Dur::from_millis(5) });
+    fwd.reorder = Some(ReorderConfig {
+        p: Probability(0.1),
+        delay: Dur::from_millis(5),
+    });
     let src = Cbr::new(FlowId(0), 100, Dur::from_millis(1), 10_000, Time::ZERO);
     let (_, arrivals) = cbr_run(&fwd, src, Time(Dur::from_secs(20).0));
     let a = arrivals.lock().unwrap();
-    let late = a.iter().filter(|(t, d)| t.0 == d.packet.pn * 1_000_000 + 6_000_000).count();
+    let late = a
+        .iter()
+        .filter(|(t, d)| t.0 == d.packet.pn * 1_000_000 + 6_000_000)
+        .count();
     // Binomial(10000, 0.1): mean 1000, sd 30.
     assert!((900..1100).contains(&late), "{late}");
     assert_eq!(a.len(), 10_000);

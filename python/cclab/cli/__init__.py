@@ -6,7 +6,7 @@ To add a command group, write ``cclab/cli/<name>.py`` defining a ``typer.Typer``
 
 import typer
 
-from cclab.cli import plot, run, scenarios, sweep, validate
+from cclab.cli import plot, reproduce, run, scenarios, sweep, validate
 
 app = typer.Typer(
     name="cclab",
@@ -21,6 +21,7 @@ app.command("validate")(validate.validate)
 app.command("scenarios")(scenarios.scenarios)
 app.command("plot")(plot.plot)
 app.command("sweep")(sweep.sweep)
+app.command("reproduce")(reproduce.reproduce)
 
 
 def main() -> None:

@@ -29,6 +29,8 @@ class RunSpec:
     overrides: tuple[str, ...] = ()
     seed: int = 1
     timeseries_interval: str | None = None
+    #: Also write qlog traces; the judge finds them in `RunResult.out_dir`.
+    trace: bool = False
 
 
 @dataclass
@@ -39,6 +41,8 @@ class RunResult:
     summary: dict[str, Any]
     timeseries: dict[str, list[float]] = field(repr=False)
     wall_s: float = 0.0
+    #: Directory holding summary.json, timeseries and (with `RunSpec.trace`) the qlog traces.
+    out_dir: Path | None = None
 
 
 @dataclass
@@ -50,16 +54,40 @@ class Verdict:
     ours: str
     tolerance: str
     passed: bool
+    #: For a row the case's exception list names (with its docs page): why the model cannot match
+    #: the report there. Such a row is expected to fail the tolerance; passing it is an error.
+    explained: str = ""
+
+    @property
+    def status(self) -> str:
+        """``pass``, ``fail``, ``explained exception`` or ``unexpected pass`` (a listed exception that passed)."""
+        if self.explained:
+            return "unexpected pass" if self.passed else "explained exception"
+        return "pass" if self.passed else "fail"
+
+    @property
+    def ok(self) -> bool:
+        """Not a failure: a pass, or a listed exception that still misses the report."""
+        return self.passed != bool(self.explained)
 
 
 def _execute(spec: RunSpec) -> RunResult:
+    import tempfile
+
     import cclab
 
     t0 = time.perf_counter()
     scenario = cclab.load(SEED_DIR / spec.scenario, set=list(spec.overrides))
-    res = cclab.run(scenario, seed=spec.seed, qlog=None, timeseries_interval=spec.timeseries_interval)
+    out = Path(tempfile.mkdtemp(prefix="cclab-trace-")) if spec.trace else None
+    res = cclab.run(
+        scenario,
+        seed=spec.seed,
+        out=out,
+        qlog="draft-02" if spec.trace else None,
+        timeseries_interval=spec.timeseries_interval,
+    )
     ts = {k: v.tolist() for k, v in res.timeseries.items()}
-    return RunResult(spec, res.summary, ts, time.perf_counter() - t0)
+    return RunResult(spec, res.summary, ts, time.perf_counter() - t0, out)
 
 
 def execute(
@@ -116,6 +144,6 @@ def write_verdicts(out_dir: Path, case: str, verdicts: list[Verdict], wall_s: fl
     """Writes verdicts.json for one case."""
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "verdicts.json"
-    doc = {"case": case, "wall_s": wall_s, "verdicts": [asdict(v) for v in verdicts]}
+    doc = {"case": case, "wall_s": wall_s, "verdicts": [asdict(v) | {"status": v.status} for v in verdicts]}
     path.write_text(json.dumps(doc, indent=2) + "\n")
     return path

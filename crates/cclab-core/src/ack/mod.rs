@@ -48,8 +48,9 @@ pub struct Arrival<'a> {
     /// The packet is above the largest received with packets missing in between (RFC 9000
     /// §13.2.1 second case; RFC 5681 §4.2 out-of-order segment).
     pub new_gap: bool,
-    /// After this packet, some packet below the largest received is still missing (Linux: the
-    /// out-of-order queue is not empty).
+    /// Stream data below the highest byte received was missing before or after this packet
+    /// (Linux: the out-of-order queue was not empty; RFC 5681 §4.2: a segment that fills all or
+    /// part of a gap is acknowledged at once).
     pub has_holes: bool,
     /// Largest Unacked (§6.2): the largest ack-eliciting packet number received.
     pub largest_unacked: u64,

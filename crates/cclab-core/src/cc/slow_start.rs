@@ -25,7 +25,7 @@ pub enum SlowStartConfig {
     /// HyStart++ in the initial slow start, classic afterwards (RFC 9406 §4.3).
     #[serde(rename = "hystart++")]
     HyStartPlusPlus(HyStartConfig),
-    /// Classic growth plus jumps toward the BDP measured from ACK trains (picoquic, seed 002).
+    /// Classic growth plus jumps to half the BDP measured from packet trains (picoquic, seed 002).
     #[serde(rename = "train")]
     Train(TrainConfig),
 }
@@ -160,11 +160,14 @@ mod tests {
             Ok(SlowStartConfig::HyStartPlusPlus(HyStartConfig { paced: false }))
         );
         let t = parse(
-            "slow_start = { kind = \"train\", pacing_pause_on_failed_estimate = true, min_interval = \"500us\" }",
+            "slow_start = { kind = \"train\", pacing_pause_on_failed_estimate = true, min_interval = \"500us\", \
+             min_train_packets = 40, long_rtt_initial_window = true }",
         );
         let expect = TrainConfig {
             pacing_pause_on_failed_estimate: true,
             min_interval: Dur::from_micros(500),
+            min_train_packets: 40,
+            long_rtt_initial_window: true,
             ..Default::default()
         };
         assert_eq!(t, Ok(SlowStartConfig::Train(expect)));

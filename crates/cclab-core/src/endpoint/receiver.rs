@@ -196,6 +196,9 @@ impl Endpoint for Receiver {
         }
         let ack_eliciting = p.is_ack_eliciting();
         let largest_before = self.received.max();
+        // Holes in the byte stream, not in packet numbers: a retransmission under a new packet
+        // number fills them (Linux's out-of-order queue).
+        let stream_gaps_before = self.stream.has_gaps();
         if !self.received.insert(p.pn, p.pn) {
             // A duplicate. QUIC drops it; a TCP receiver sends a duplicate ACK at once
             // (Linux: old data enters quick-ACK mode and sends a D-SACK).
@@ -230,7 +233,7 @@ impl Endpoint for Receiver {
             prev_ce,
             out_of_order: largest_before.is_some_and(|l| p.pn < l),
             new_gap: largest_before.is_some_and(|l| p.pn > l + 1),
-            has_holes: self.received.has_gaps(),
+            has_holes: stream_gaps_before || self.stream.has_gaps(),
             largest_unacked,
             largest_acked: self.largest_acked,
             full_sized: self.profile.in_flight_size(p) >= self.profile.mss(),

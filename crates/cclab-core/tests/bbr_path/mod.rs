@@ -10,6 +10,12 @@
 //! ACKs are `mss/R` apart. One ACK per packet, no loss. The sender paces at BBR's rate
 //! (`next_send = now + size / pacing_rate`, draft-00 §4.2.1), respects its window, and takes
 //! rate samples from the real `DeliveryRate` estimator.
+//!
+//! With `aggregation` set, the receiver acknowledges only at multiples of an interval I: one ACK
+//! at `ceil(x / I) · I` covers every packet whose own ACK time `x` fell since the previous one.
+//! A delivery-rate sample may then exceed R by up to one packet per interval.
+// Each test file uses a different part of the driver.
+#![allow(dead_code)]
 
 use cclab_core::cc::{AckedPacket, Bbr, BbrConfig, CongestionController, CongestionEvent, RateSample};
 use cclab_core::recovery::delivery_rate::{DeliveryRate, PacketDelivery};
@@ -43,6 +49,14 @@ struct InFlight {
     snap: PacketDelivery,
 }
 
+/// Aggregated ACKs: one every `every`, for packets whose own ACK time is before `until`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Aggregation {
+    pub(crate) every: Dur,
+    /// A multiple of `every`, so that ACK times stay in order when aggregation stops.
+    pub(crate) until: Time,
+}
+
 /// What one ACK did.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Ack {
@@ -52,6 +66,8 @@ pub(crate) struct Ack {
     pub(crate) rs: Option<RateSample>,
     /// `state()` before this ACK.
     pub(crate) state_before: &'static str,
+    /// Bytes delivered so far, this ACK included (`C.delivered`).
+    pub(crate) delivered: u64,
 }
 
 /// One BBR flow over the bottleneck.
@@ -64,6 +80,8 @@ pub(crate) struct Path {
     pub(crate) base_rtt: Dur,
     /// From this send time on, the base RTT is the second value (a route change).
     pub(crate) rtt_change: Option<(Time, Dur)>,
+    /// ACKs arrive in aggregates (default: one ACK per packet).
+    pub(crate) aggregation: Option<Aggregation>,
     rtt: RttEstimator,
     rate: DeliveryRate,
     flight: VecDeque<InFlight>,
@@ -75,17 +93,22 @@ pub(crate) struct Path {
 impl Path {
     /// A bulk flow with the default BBR parameters and `seed`.
     pub(crate) fn new(seed: u64) -> Path {
-        let cfg = BbrConfig {
+        Path::with_config(&BbrConfig {
             seed,
             ..BbrConfig::default()
-        };
+        })
+    }
+
+    /// A bulk flow with BBR configured by `cfg`.
+    pub(crate) fn with_config(cfg: &BbrConfig) -> Path {
         Path {
-            bbr: Bbr::new(&cfg, Time::ZERO, MSS),
+            bbr: Bbr::new(cfg, Time::ZERO, MSS),
             now: Time::ZERO,
             bytes_in_flight: 0,
             app: App::Bulk,
             base_rtt: RTT,
             rtt_change: None,
+            aggregation: None,
             rtt: RttEstimator::new(INITIAL_RTT),
             rate: DeliveryRate::new(),
             flight: VecDeque::new(),
@@ -104,6 +127,18 @@ impl Path {
         match self.rtt_change {
             Some((at, rtt)) if sent >= at => rtt,
             _ => self.base_rtt,
+        }
+    }
+
+    /// When the ACK of a packet whose own ACK would come at `x` arrives.
+    fn ack_time(&self, x: Time) -> Time {
+        match self.aggregation {
+            Some(a) if x < a.until => {
+                let every = a.every.as_nanos();
+                assert!(a.until.as_nanos().is_multiple_of(every), "aggregation ends on its grid");
+                Time(x.as_nanos().div_ceil(every) * every)
+            }
+            _ => x,
         }
     }
 
@@ -155,7 +190,7 @@ impl Path {
         self.bbr.on_packet_sent(now, pn, MSS, self.bytes_in_flight);
         let departure = self.last_departure.map_or(now, |d| now.max(d + SER));
         self.last_departure = Some(departure);
-        let ack_at = departure + self.base_rtt(now);
+        let ack_at = self.ack_time(departure + self.base_rtt(now));
         assert!(
             self.flight.back().is_none_or(|p| p.ack_at <= ack_at),
             "FIFO with a growing RTT"
@@ -173,19 +208,24 @@ impl Path {
         }
     }
 
+    /// One ACK: every packet in flight whose ACK time is the front's.
     fn ack(&mut self) -> Ack {
-        let p = self.flight.pop_front().expect("a packet in flight");
-        self.now = p.ack_at;
+        self.now = self.flight.front().expect("a packet in flight").ack_at;
         let prior_in_flight = self.bytes_in_flight;
-        self.bytes_in_flight -= MSS;
-        self.rate.on_packet_acked(self.now, p.sent, MSS, &p.snap);
-        self.rtt.update(self.now, self.now - p.sent, Dur::ZERO);
+        let mut acked = Vec::new();
+        while let Some(p) = self.flight.front().filter(|p| p.ack_at == self.now) {
+            self.rate.on_packet_acked(self.now, p.sent, MSS, &p.snap);
+            acked.push(AckedPacket {
+                pn: p.pn,
+                bytes: MSS,
+                time_sent: p.sent,
+            });
+            self.flight.pop_front();
+        }
+        self.bytes_in_flight -= MSS * acked.len() as u64;
+        let newest = acked.last().expect("at least the front").time_sent;
+        self.rtt.update(self.now, self.now - newest, Dur::ZERO);
         let rs = self.rate.generate(self.rtt.min());
-        let acked = [AckedPacket {
-            pn: p.pn,
-            bytes: MSS,
-            time_sent: p.sent,
-        }];
         let app_limited = matches!(self.app, App::Periodic { next, .. } if next > self.now);
         let ev = CongestionEvent {
             now: self.now,
@@ -207,6 +247,7 @@ impl Path {
             prior_in_flight,
             rs,
             state_before,
+            delivered: self.rate.delivered(),
         }
     }
 

@@ -4,6 +4,7 @@
 //! its own `Xoshiro256PlusPlus`, seeded from `(scenario seed, stream label)` through SplitMix64.
 //! Adding a model or a flow therefore never shifts the draws of another.
 
+use cclab_core::time::Dur;
 use rand_xoshiro::rand_core::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -24,6 +25,8 @@ pub enum Stream {
     LinkReorder = 4,
     /// A link's cross-traffic source.
     LinkCross = 5,
+    /// A host's scheduling stalls.
+    HostStall = 6,
     /// A flow's sender (its controller's randomness, e.g. BBR's probe phases).
     FlowSender = 16,
     /// A flow's receiver.
@@ -53,6 +56,11 @@ pub fn uniform(rng: &mut Rng) -> f64 {
     (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
 }
 
+/// An exponentially distributed duration of mean `mean` (inverse-transform sampling).
+pub fn exponential(rng: &mut Rng, mean: Dur) -> Dur {
+    Dur::from_secs_f64(-mean.as_secs_f64() * (1.0 - uniform(rng)).ln())
+}
+
 /// `true` with probability `p`.
 pub fn chance(rng: &mut Rng, p: f64) -> bool {
     uniform(rng) < p
@@ -78,5 +86,19 @@ mod tests {
         let mean = (0..n).map(|_| uniform(&mut r)).sum::<f64>() / n as f64;
         // Standard error of the mean: sqrt(1/12/n) ≈ 0.0009.
         assert!((mean - 0.5).abs() < 0.004, "{mean}");
+    }
+
+    #[test]
+    fn exponential_has_its_mean_and_median() {
+        let mut r = stream_rng(7, Stream::HostStall, 0);
+        let n = 100_000;
+        let mut d: Vec<f64> = (0..n)
+            .map(|_| exponential(&mut r, Dur::from_millis(2)).as_secs_f64())
+            .collect();
+        // Mean 2 ms (standard error 2 ms / sqrt(n) = 6.3 µs); median 2 ms · ln 2 = 1.386 ms.
+        let mean = d.iter().sum::<f64>() / n as f64;
+        assert!((mean - 2e-3).abs() < 3e-5, "{mean}");
+        d.sort_by(f64::total_cmp);
+        assert!((d[n / 2] - 2e-3 * std::f64::consts::LN_2).abs() < 3e-5, "{}", d[n / 2]);
     }
 }

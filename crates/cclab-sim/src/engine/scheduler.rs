@@ -5,7 +5,9 @@
 //! actor's entry up; a later request is ignored, because the actor recomputes its next wake-up
 //! whenever it runs. `seq` grows with every request, so actors due at the same instant run in
 //! the order their wake-ups were requested. The heap holds at most one entry per actor, so its
-//! size is the number of actors, not of packets in flight: no allocation per event.
+//! size is the number of actors, not of packets in flight: no allocation per event. With few
+//! actors (a point-to-point run has five) a flat scan beats the heap, so up to
+//! [`FLAT_MAX_ACTORS`] the entries stay unordered, indexed by actor.
 
 use cclab_core::time::Time;
 
@@ -13,6 +15,8 @@ use cclab_core::time::Time;
 pub type ActorId = u32;
 
 const NONE: u32 = u32::MAX;
+/// Largest actor count kept as a flat array scanned on `pop`.
+pub const FLAT_MAX_ACTORS: usize = 16;
 /// Bits of `Entry::key` holding the actor; the rest hold the request sequence number.
 const ACTOR_BITS: u32 = 24;
 
@@ -32,9 +36,12 @@ impl Entry {
 /// Wake-up times of a fixed set of actors.
 #[derive(Debug)]
 pub struct Scheduler {
+    /// Heap mode: the binary heap. Flat mode: entry of actor `a` at index `a` (`time` =
+    /// `u64::MAX` when none is pending).
     heap: Vec<Entry>,
-    /// Heap index of each actor's entry, `NONE` if it has no pending wake-up.
+    /// Heap index of each actor's entry, `NONE` if it has no pending wake-up (heap mode only).
     pos: Vec<u32>,
+    flat: bool,
     seq: u64,
 }
 
@@ -45,12 +52,34 @@ impl Scheduler {
     /// If `actors` does not fit in 24 bits.
     pub fn new(actors: usize) -> Scheduler {
         assert!(actors < (1 << ACTOR_BITS), "too many actors: {actors}");
-        Scheduler { heap: Vec::with_capacity(actors), pos: vec![NONE; actors], seq: 0 }
+        if actors <= FLAT_MAX_ACTORS {
+            let heap = (0..actors as u64).map(|a| Entry { time: u64::MAX, key: a }).collect();
+            return Scheduler {
+                heap,
+                pos: Vec::new(),
+                flat: true,
+                seq: 0,
+            };
+        }
+        Scheduler {
+            heap: Vec::with_capacity(actors),
+            pos: vec![NONE; actors],
+            flat: false,
+            seq: 0,
+        }
     }
 
     /// Asks for `actor` to run at `t`; a pending earlier or equal request stays as it is.
     pub fn schedule(&mut self, actor: ActorId, t: Time) {
         let key = (self.seq << ACTOR_BITS) | actor as u64;
+        if self.flat {
+            let e = &mut self.heap[actor as usize];
+            if t.0 < e.time {
+                self.seq += 1;
+                *e = Entry { time: t.0, key };
+            }
+            return;
+        }
         let i = self.pos[actor as usize];
         if i == NONE {
             self.seq += 1;
@@ -65,17 +94,38 @@ impl Scheduler {
 
     /// The pending wake-up of `actor`, if any.
     pub fn pending(&self, actor: ActorId) -> Option<Time> {
+        if self.flat {
+            let t = self.heap[actor as usize].time;
+            return (t != u64::MAX).then_some(Time(t));
+        }
         let i = self.pos[actor as usize];
         (i != NONE).then(|| Time(self.heap[i as usize].time))
     }
 
+    /// Index of the earliest entry in flat mode.
+    fn flat_min(&self) -> Option<usize> {
+        let (i, e) = self.heap.iter().enumerate().min_by_key(|(_, e)| **e)?;
+        (e.time != u64::MAX).then_some(i)
+    }
+
     /// The earliest wake-up, without removing it.
     pub fn peek(&self) -> Option<(Time, ActorId)> {
-        self.heap.first().map(|e| (Time(e.time), e.actor()))
+        let e = if self.flat {
+            self.heap[self.flat_min()?]
+        } else {
+            *self.heap.first()?
+        };
+        Some((Time(e.time), e.actor()))
     }
 
     /// Removes and returns the earliest wake-up.
     pub fn pop(&mut self) -> Option<(Time, ActorId)> {
+        if self.flat {
+            let i = self.flat_min()?;
+            let e = self.heap[i];
+            self.heap[i].time = u64::MAX;
+            return Some((Time(e.time), e.actor()));
+        }
         let top = *self.heap.first()?;
         let last = self.heap.pop().expect("heap is not empty");
         self.pos[top.actor() as usize] = NONE;
@@ -110,7 +160,11 @@ impl Scheduler {
             if l >= n {
                 break;
             }
-            let c = if l + 1 < n && self.heap[l + 1] < self.heap[l] { l + 1 } else { l };
+            let c = if l + 1 < n && self.heap[l + 1] < self.heap[l] {
+                l + 1
+            } else {
+                l
+            };
             if self.heap[c] >= e {
                 break;
             }
@@ -129,7 +183,13 @@ mod tests {
 
     #[test]
     fn scheduler_pops_in_time_then_request_order() {
-        let mut s = Scheduler::new(4);
+        for n in [4, 40] {
+            pops_in_order(n);
+        }
+    }
+
+    fn pops_in_order(n: usize) {
+        let mut s = Scheduler::new(n);
         s.schedule(2, Time(10));
         s.schedule(0, Time(5));
         s.schedule(3, Time(10));
@@ -140,7 +200,13 @@ mod tests {
 
     #[test]
     fn scheduler_keeps_one_wakeup_per_actor_earliest_wins() {
-        let mut s = Scheduler::new(2);
+        for n in [2, 20] {
+            earliest_wins(n);
+        }
+    }
+
+    fn earliest_wins(n: usize) {
+        let mut s = Scheduler::new(n);
         s.schedule(0, Time(10));
         s.schedule(0, Time(20)); // later: ignored
         assert_eq!(s.pending(0), Some(Time(10)));
@@ -153,8 +219,13 @@ mod tests {
 
     #[test]
     fn scheduler_heap_order_survives_many_moves() {
-        // Pseudo-random requests against a reference model: (time, request order) minimum.
-        let n = 64;
+        for n in [5, FLAT_MAX_ACTORS, FLAT_MAX_ACTORS + 1, 64] {
+            random_requests_match_reference(n);
+        }
+    }
+
+    /// Pseudo-random requests against a reference model: (time, request order) minimum.
+    fn random_requests_match_reference(n: usize) {
         let mut s = Scheduler::new(n);
         let mut reference: Vec<Option<(u64, u64)>> = vec![None; n];
         let mut x: u64 = 12345;
@@ -163,9 +234,13 @@ mod tests {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             let actor = (x >> 33) as usize % n;
             let t = (x >> 20) % 1000;
-            if x % 3 == 0 {
+            if x.is_multiple_of(3) {
                 let popped = s.pop();
-                let best = reference.iter().enumerate().filter_map(|(a, e)| e.map(|(t, q)| (t, q, a))).min();
+                let best = reference
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(a, e)| e.map(|(t, q)| (t, q, a)))
+                    .min();
                 assert_eq!(popped.map(|(t, a)| (t.0, a as usize)), best.map(|(t, _, a)| (t, a)));
                 if let Some((_, _, a)) = best {
                     reference[a] = None;

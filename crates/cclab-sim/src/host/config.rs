@@ -17,7 +17,10 @@ pub struct BatchConfig {
 
 impl Default for BatchConfig {
     fn default() -> Self {
-        BatchConfig { max_segments: 64, fixed: Dur::ZERO }
+        BatchConfig {
+            max_segments: 64,
+            fixed: Dur::ZERO,
+        }
     }
 }
 
@@ -39,6 +42,18 @@ pub struct CpuConfig {
     /// Receive batching (GRO): one job takes up to `max_segments` waiting datagrams;
     /// `None` = one datagram per job.
     pub gro: Option<BatchConfig>,
+    /// Scheduling stalls (see `host::stall`); `None` = the core is always available.
+    pub stall: Option<StallConfig>,
+}
+
+/// Scheduling stalls: run periods and stalls alternate, both exponentially distributed.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StallConfig {
+    /// Mean run time between the end of one stall and the start of the next.
+    pub mean_interval: Dur,
+    /// Mean length of a stall.
+    pub mean_duration: Dur,
 }
 
 /// A host: its CPU and its receive socket buffer.

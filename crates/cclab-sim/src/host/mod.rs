@@ -8,17 +8,22 @@
 //! endpoint (round-robin) for a datagram and puts it on the wire when its cost is spent. So a
 //! CPU-bound sender sends at `1/send_cost` packets per second and a slow receiver lets its
 //! socket buffer fill and overflow (`socket_drops`). The endpoint sees `now` = the job's start
-//! for transmits and the job's end for receives.
+//! for transmits and the job's end for receives. With `cpu.stall` set, scheduling stalls
+//! (`stall`) take the core between jobs: no job runs and no timer fires until a stall ends,
+//! while arrivals keep filling the socket buffer.
 
 mod config;
+mod stall;
 
-pub use config::{BatchConfig, CpuConfig, HostConfig};
+pub use config::{BatchConfig, CpuConfig, HostConfig, StallConfig};
 
 use crate::endpoint::AnyEndpoint;
+use crate::engine::Rng;
 use crate::packet::InFlight;
 use cclab_core::endpoint::{Endpoint, TraceEvent};
 use cclab_core::time::{Dur, Time};
 use cclab_core::wire::packet::{Datagram, FlowId};
+use stall::Stalls;
 use std::collections::VecDeque;
 
 /// Which end of a flow an endpoint is.
@@ -55,6 +60,8 @@ enum Job {
     Idle,
     Receive,
     Send,
+    /// A scheduling stall holds the core.
+    Stall,
 }
 
 /// Counters of one host.
@@ -64,6 +71,8 @@ pub struct HostStats {
     pub busy: Dur,
     /// Datagrams dropped by the full socket buffer.
     pub socket_drops: u64,
+    /// Time the core spent in scheduling stalls.
+    pub stalled: Dur,
 }
 
 /// A host.
@@ -85,6 +94,7 @@ pub struct Host {
     next_slot: usize,
     events: Vec<(FlowId, Side, TraceEvent)>,
     stats: HostStats,
+    stalls: Option<Stalls>,
 }
 
 fn carries_data(d: &Datagram) -> bool {
@@ -92,8 +102,8 @@ fn carries_data(d: &Datagram) -> bool {
 }
 
 impl Host {
-    /// A host with no endpoints.
-    pub fn new(cfg: &HostConfig) -> Host {
+    /// A host with no endpoints; its stalls (if any) draw from `rng`.
+    pub fn new(cfg: &HostConfig, rng: Rng) -> Host {
         Host {
             cpu: cfg.cpu.clone(),
             socket_buffer: cfg.socket_buffer.map_or(u64::MAX, |b| b.0),
@@ -109,14 +119,32 @@ impl Host {
             next_slot: 0,
             events: Vec::new(),
             stats: HostStats::default(),
+            stalls: cfg.cpu.stall.as_ref().map(|s| Stalls::new(s, rng)),
         }
     }
 
     /// Adds an endpoint whose datagrams take route `route`; returns its slot number.
-    pub fn add(&mut self, endpoint: AnyEndpoint, flow: FlowId, side: Side, route: u16, start: Time, tracing: bool) -> u16 {
+    pub fn add(
+        &mut self,
+        endpoint: AnyEndpoint,
+        flow: FlowId,
+        side: Side,
+        route: u16,
+        start: Time,
+        tracing: bool,
+    ) -> u16 {
         let mut endpoint = endpoint;
         endpoint.set_tracing(tracing);
-        self.slots.push(Slot { endpoint, flow, side, route, start, tracing, done: false, socket_drops: 0 });
+        self.slots.push(Slot {
+            endpoint,
+            flow,
+            side,
+            route,
+            start,
+            tracing,
+            done: false,
+            socket_drops: 0,
+        });
         (self.slots.len() - 1) as u16
     }
 
@@ -157,17 +185,23 @@ impl Host {
     /// of senders that finished.
     pub fn act(&mut self, now: Time, out: &mut Vec<InFlight>) -> usize {
         let mut finished = 0;
-        loop {
-            if self.job != Job::Idle {
-                if self.busy_until > now {
-                    break;
-                }
-                finished += self.finish_job(now, out);
+        if self.job != Job::Idle {
+            if self.busy_until > now {
+                return 0;
             }
-            finished += self.fire_timers(now);
-            if !self.start_job(now) {
-                break;
-            }
+            finished += self.finish_job(now, out);
+        }
+        // A due stall takes the core before timers and jobs (stalls never preempt a job).
+        if let Some(len) = self.stalls.as_mut().and_then(|s| s.start_due(now)) {
+            self.job = Job::Stall;
+            self.busy_until = now + len;
+            self.stats.stalled += len;
+            return finished;
+        }
+        // Timers fire once per wake-up: `now` does not move while zero-cost jobs run.
+        finished += self.fire_timers(now);
+        while self.start_job(now) && self.busy_until <= now {
+            finished += self.finish_job(now, out);
         }
         finished
     }
@@ -180,7 +214,14 @@ impl Host {
         let t = self
             .slots
             .iter()
-            .filter_map(|s| if s.start > now { Some(s.start) } else { s.endpoint.poll_timeout() })
+            .filter_map(|s| {
+                if s.start > now {
+                    Some(s.start)
+                } else {
+                    s.endpoint.poll_timeout()
+                }
+            })
+            .chain(self.stalls.as_ref().map(Stalls::next_start))
             .min()?;
         // An endpoint asking for `now` again after doing nothing would spin; move on by 1 ns.
         Some(t.max(now + Dur(1)))
@@ -228,9 +269,14 @@ impl Host {
             }
             Job::Send => {
                 let route = self.job_tx_route;
-                out.extend(self.job_tx.drain(..).map(|dgram| InFlight { dgram, route, hop: 0, enqueued: now }));
+                out.extend(self.job_tx.drain(..).map(|dgram| InFlight {
+                    dgram,
+                    route,
+                    hop: 0,
+                    enqueued: now,
+                }));
             }
-            Job::Idle => {}
+            Job::Idle | Job::Stall => {}
         }
         self.job = Job::Idle;
         finished
@@ -238,13 +284,20 @@ impl Host {
 
     /// Starts the next job at `now`; false if there is nothing to do.
     fn start_job(&mut self, now: Time) -> bool {
-        let batch = |b: &Option<BatchConfig>| b.as_ref().map_or((1, Dur::ZERO), |b| (b.max_segments.max(1) as usize, b.fixed));
+        let batch = |b: &Option<BatchConfig>| {
+            b.as_ref()
+                .map_or((1, Dur::ZERO), |b| (b.max_segments.max(1) as usize, b.fixed))
+        };
         let mut cost;
         let (max_tx, fixed_tx) = batch(&self.cpu.gso);
         if (self.send_turn || self.rx.is_empty()) && self.poll_send(now, max_tx) {
             cost = fixed_tx;
             for d in &self.job_tx {
-                cost += if carries_data(d) { self.cpu.send_cost } else { self.cpu.ack_send_cost };
+                cost += if carries_data(d) {
+                    self.cpu.send_cost
+                } else {
+                    self.cpu.ack_send_cost
+                };
             }
             self.job = Job::Send;
             self.send_turn = false;
@@ -254,7 +307,11 @@ impl Host {
             while self.job_rx.len() < max_rx {
                 let Some((slot, d)) = self.rx.pop_front() else { break };
                 self.rx_bytes -= d.size as u64;
-                cost += if carries_data(&d) { self.cpu.recv_cost } else { self.cpu.ack_recv_cost };
+                cost += if carries_data(&d) {
+                    self.cpu.recv_cost
+                } else {
+                    self.cpu.ack_recv_cost
+                };
                 self.job_rx.push((slot, d));
             }
             self.job = Job::Receive;

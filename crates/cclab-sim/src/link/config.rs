@@ -32,7 +32,9 @@ impl<'de> Deserialize<'de> for LinkRate {
                 if v == "unlimited" {
                     return Ok(LinkRate::Unlimited);
                 }
-                parse_rate(v).map(LinkRate::Limited).map_err(|e| E::custom(format!("{e}, or \"unlimited\"")))
+                parse_rate(v)
+                    .map(LinkRate::Limited)
+                    .map_err(|e| E::custom(format!("{e}, or \"unlimited\"")))
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<LinkRate, E> {
                 Err(E::custom(format!("expected a rate with a unit as a string, e.g. \"{v}Mbps\", or \"unlimited\"; got the bare number {v}")))
@@ -41,7 +43,9 @@ impl<'de> Deserialize<'de> for LinkRate {
                 self.visit_i64(v as i64)
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<LinkRate, E> {
-                Err(E::custom(format!("expected a rate with a unit as a string, or \"unlimited\"; got the bare number {v}")))
+                Err(E::custom(format!(
+                    "expected a rate with a unit as a string, or \"unlimited\"; got the bare number {v}"
+                )))
             }
         }
         d.deserialize_any(V)
@@ -124,14 +128,24 @@ impl LinkConfig {
     /// An error names the offending key (relative to the link) and what was expected.
     pub fn resolve(&mut self, base: &Path) -> Result<(), (&'static str, String)> {
         match (&self.rate, &self.trace) {
-            (None, None) => return Err(("rate", "missing: give a rate (e.g. \"100Mbps\"), \"unlimited\", or a trace".into())),
+            (None, None) => {
+                return Err((
+                    "rate",
+                    "missing: give a rate (e.g. \"100Mbps\"), \"unlimited\", or a trace".into(),
+                ))
+            }
             (Some(_), Some(_)) => return Err(("trace", "give either a rate or a trace, not both".into())),
-            (None, Some(path)) => self.loaded_trace = Some(MahimahiTrace::load(&base.join(path)).map_err(|e| ("trace", e))?),
+            (None, Some(path)) => {
+                self.loaded_trace = Some(MahimahiTrace::load(&base.join(path)).map_err(|e| ("trace", e))?)
+            }
             (Some(_), None) => {}
         }
         if let Some(pps) = self.max_pps {
             if !(pps.is_finite() && pps > 0.0) {
-                return Err(("max_pps", format!("expected a positive packet rate (packets/s), got {pps}")));
+                return Err((
+                    "max_pps",
+                    format!("expected a positive packet rate (packets/s), got {pps}"),
+                ));
             }
         }
         self.queue.validate().map_err(|m| ("queue", m))

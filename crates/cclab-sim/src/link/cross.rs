@@ -66,14 +66,32 @@ impl CrossSource {
     pub(super) fn new(cfg: &CrossTrafficConfig, mut rng: Rng) -> CrossSource {
         let (rate, size, start, onoff) = match *cfg {
             CrossTrafficConfig::Cbr { rate, size, start } => (rate, size, start, None),
-            CrossTrafficConfig::Onoff { rate, size, on, off, exponential, start } => {
+            CrossTrafficConfig::Onoff {
+                rate,
+                size,
+                on,
+                off,
+                exponential,
+                start,
+            } => {
                 let first_on = draw(&mut rng, on, exponential);
-                (rate, size, start, Some((on, off, exponential, Time::ZERO + start + first_on)))
+                (
+                    rate,
+                    size,
+                    start,
+                    Some((on, off, exponential, Time::ZERO + start + first_on)),
+                )
             }
         };
         let size = size.0.clamp(1, u32::MAX as u64) as u32;
         let interval = transmission_time(size as u64, rate.bps()).max(Dur(1));
-        CrossSource { size, interval, next: Time::ZERO + start, onoff, rng }
+        CrossSource {
+            size,
+            interval,
+            next: Time::ZERO + start,
+            onoff,
+            rng,
+        }
     }
 
     /// When the next packet is due.
@@ -92,7 +110,12 @@ impl CrossSource {
             }
         }
         InFlight {
-            dgram: Datagram { flow: FlowId(u32::MAX), size: self.size, ecn: Ecn::NotEct, packet: Packet::default() },
+            dgram: Datagram {
+                flow: FlowId(u32::MAX),
+                size: self.size,
+                ecn: Ecn::NotEct,
+                packet: Packet::default(),
+            },
             route: CROSS_TRAFFIC,
             hop: 0,
             enqueued: at,

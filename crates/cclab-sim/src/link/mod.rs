@@ -1,11 +1,13 @@
 //! A one-way link: ACK thinning → loss model → queue → serialiser → propagation.
 //!
 //! Push model (quiche's `port.h`/`link.cc`): a packet arrives with [`Link::push`]; the link is
-//! one actor whose single wake-up ([`Link::next_wake`]) is the earliest of "the serialiser
-//! finishes the head packet", "the head of the propagation FIFO arrives", "the next trace
+//! one actor whose single wake-up ([`Link::next_wake`]) is the earliest of "the serialiser is
+//! free and packets wait", "the head of the propagation FIFO arrives", "the next trace
 //! opportunity" and "the next cross-traffic packet". [`Link::act`] hands out the packets that
 //! reached the far end. The serialiser takes `max(size·8/rate, per_packet_cost, 1/max_pps)` per
-//! packet; with `rate = "unlimited"` and no per-packet cost packets skip queue and serialiser.
+//! packet. A packet's arrival time is fixed when its serialisation starts, so it joins the
+//! propagation FIFO at once: a link that is not backlogged costs one event per packet (its
+//! arrival). With `rate = "unlimited"` and no per-packet cost packets skip queue and serialiser.
 
 mod config;
 mod cross;
@@ -57,8 +59,8 @@ pub struct Link {
     trace: Option<MahimahiTrace>,
     /// Next trace opportunity, while packets wait for one.
     trace_next: Option<u64>,
-    /// Bytes of the head packet still to send on a trace link.
-    trace_head_left: u64,
+    /// The head packet of a trace link and its bytes still to send.
+    trace_head: Option<(InFlight, u64)>,
     queue: AnyQueue,
     loss: AnyLoss,
     loss_rng: Rng,
@@ -68,8 +70,8 @@ pub struct Link {
     thin_acks: u32,
     thin_counts: Vec<u32>,
     cross: Option<CrossSource>,
-    /// The packet being serialised and when it is done.
-    in_service: Option<(InFlight, Time)>,
+    /// When the serialiser is free.
+    busy_until: Time,
     stats: LinkStats,
 }
 
@@ -83,13 +85,15 @@ impl Link {
         };
         let per_packet_pps = cfg.max_pps.map_or(Dur::ZERO, |pps| Dur::from_secs_f64(1.0 / pps));
         let per_packet = cfg.per_packet_cost.max(per_packet_pps);
-        let packet_time = rate_bps.map_or(Dur::ZERO, |r| transmission_time(1500, r)).max(per_packet);
+        let packet_time = rate_bps
+            .map_or(Dur::ZERO, |r| transmission_time(1500, r))
+            .max(per_packet);
         Link {
             rate_bps,
             per_packet,
             trace: cfg.loaded_trace.clone(),
             trace_next: None,
-            trace_head_left: 0,
+            trace_head: None,
             queue: cfg.queue.build(packet_time),
             loss: cfg.loss.build(),
             loss_rng: stream_rng(seed, Stream::LinkLoss, index),
@@ -103,15 +107,20 @@ impl Link {
             ),
             thin_acks: cfg.thin_acks,
             thin_counts: Vec::new(),
-            cross: cfg.cross_traffic.as_ref().map(|c| CrossSource::new(c, stream_rng(seed, Stream::LinkCross, index))),
-            in_service: None,
+            cross: cfg
+                .cross_traffic
+                .as_ref()
+                .map(|c| CrossSource::new(c, stream_rng(seed, Stream::LinkCross, index))),
+            busy_until: Time::ZERO,
             stats: LinkStats::default(),
         }
     }
 
     /// Serialisation time of a packet of `size` bytes.
     fn service_time(&self, size: u64) -> Dur {
-        self.rate_bps.map_or(Dur::ZERO, |r| transmission_time(size, r)).max(self.per_packet)
+        self.rate_bps
+            .map_or(Dur::ZERO, |r| transmission_time(size, r))
+            .max(self.per_packet)
     }
 
     /// A packet enters the link at `now`.
@@ -124,7 +133,7 @@ impl Link {
                 self.thin_counts.resize(r + 1, 0);
             }
             self.thin_counts[r] += 1;
-            if self.thin_counts[r] % self.thin_acks != 0 {
+            if !self.thin_counts[r].is_multiple_of(self.thin_acks) {
                 self.stats.thinned_packets += 1;
                 return;
             }
@@ -137,28 +146,34 @@ impl Link {
             self.prop.push(now, p);
             return;
         }
+        let idle = self.busy_until <= now && self.queue.packets() == 0;
+        if self.trace.is_none() && idle && self.queue.is_passive() {
+            self.transmit(now, p);
+            return;
+        }
         if !self.queue.enqueue(now, p, &mut self.queue_rng) {
             return;
         }
         match &self.trace {
-            Some(trace) => {
-                if self.trace_next.is_none() {
-                    self.trace_next = Some(trace.first_at_or_after(now));
-                }
-            }
-            None => self.start_service(now),
+            Some(trace) if self.trace_next.is_none() => self.trace_next = Some(trace.first_at_or_after(now)),
+            Some(_) => {}
+            None if self.busy_until <= now => self.start_next(now),
+            None => {}
         }
     }
 
-    /// Starts serialising the next queued packet if the serialiser is free.
-    fn start_service(&mut self, now: Time) {
-        if self.in_service.is_some() {
-            return;
-        }
-        if let Some(p) = self.queue.dequeue(now) {
-            let t = self.service_time(p.size());
-            self.stats.busy += t;
-            self.in_service = Some((p, now + t));
+    /// Serialises `p` from `t` on; its arrival time is known now.
+    fn transmit(&mut self, t: Time, p: InFlight) {
+        let d = self.service_time(p.size());
+        self.stats.busy += d;
+        self.busy_until = t + d;
+        self.prop.push(self.busy_until, p);
+    }
+
+    /// The serialiser is free at `t`: starts the next queued packet, if any.
+    fn start_next(&mut self, t: Time) {
+        if let Some(p) = self.queue.dequeue(t) {
+            self.transmit(t, p);
         }
     }
 
@@ -171,10 +186,8 @@ impl Link {
         if self.trace.is_some() {
             self.use_opportunities(now);
         } else {
-            while let Some(done) = self.in_service.as_ref().map(|s| s.1).filter(|&d| d <= now) {
-                let (p, _) = self.in_service.take().expect("in service");
-                self.prop.push(done, p);
-                self.start_service(done);
+            while self.busy_until <= now && self.queue.packets() > 0 {
+                self.start_next(self.busy_until);
             }
         }
         let before = out.len();
@@ -183,7 +196,9 @@ impl Link {
             self.stats.delivered_packets += 1;
             self.stats.delivered_bytes += p.size();
         }
-        out.retain(|p| p.route != CROSS_TRAFFIC);
+        if self.cross.is_some() {
+            out.retain(|p| p.route != CROSS_TRAFFIC);
+        }
     }
 
     /// Uses every trace opportunity due by `now` while packets wait.
@@ -196,25 +211,26 @@ impl Link {
             }
             let mut credit = OPPORTUNITY_BYTES;
             while credit > 0 {
-                if self.in_service.is_none() {
+                if self.trace_head.is_none() {
                     match self.queue.dequeue(t) {
                         Some(p) => {
-                            self.trace_head_left = p.size();
-                            self.in_service = Some((p, t));
+                            let size = p.size();
+                            self.trace_head = Some((p, size));
                         }
                         None => break,
                     }
                 }
-                let used = credit.min(self.trace_head_left);
+                let (_, left) = self.trace_head.as_mut().expect("head exists");
+                let used = credit.min(*left);
                 credit -= used;
-                self.trace_head_left -= used;
+                *left -= used;
                 self.stats.trace_bytes_used += used;
-                if self.trace_head_left == 0 {
-                    let (p, _) = self.in_service.take().expect("in service");
+                if *left == 0 {
+                    let (p, _) = self.trace_head.take().expect("head exists");
                     self.prop.push(t, p);
                 }
             }
-            let waiting = self.in_service.is_some() || self.queue.packets() > 0;
+            let waiting = self.trace_head.is_some() || self.queue.packets() > 0;
             self.trace_next = waiting.then_some(k + 1);
         }
     }
@@ -224,14 +240,24 @@ impl Link {
         let service = match (&self.trace, self.trace_next) {
             (Some(trace), Some(k)) => Some(trace.time(k)),
             (Some(_), None) => None,
-            (None, _) => self.in_service.as_ref().map(|s| s.1),
+            (None, _) => (self.queue.packets() > 0).then_some(self.busy_until),
         };
-        [service, self.prop.next_arrival(), self.cross.as_ref().map(CrossSource::next_time)].into_iter().flatten().min()
+        let mut t = self.prop.next_arrival();
+        for c in [service, self.cross.as_ref().map(CrossSource::next_time)]
+            .into_iter()
+            .flatten()
+        {
+            t = Some(t.map_or(c, |t| t.min(c)));
+        }
+        t
     }
 
     /// Counters.
     pub fn stats(&self) -> LinkStats {
-        LinkStats { queue: self.queue.stats(), ..self.stats }
+        LinkStats {
+            queue: self.queue.stats(),
+            ..self.stats
+        }
     }
 
     /// Bytes waiting in the queue.
@@ -241,7 +267,7 @@ impl Link {
 
     /// Packets inside the link: queued, being serialised, or propagating.
     pub fn in_transit_packets(&self) -> u64 {
-        (self.queue.packets() + self.in_service.is_some() as usize + self.prop.len()) as u64
+        (self.queue.packets() + self.trace_head.is_some() as usize + self.prop.len()) as u64
     }
 
     /// Fraction of `duration` the link was busy: serialiser busy time, or on a trace link the

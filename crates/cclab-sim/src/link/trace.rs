@@ -31,14 +31,23 @@ impl MahimahiTrace {
             if line.is_empty() || line.starts_with('#') {
                 continue;
             }
-            let v: u64 = line.parse().map_err(|_| format!("line {}: expected a millisecond count, got {line:?}", i + 1))?;
+            let v: u64 = line
+                .parse()
+                .map_err(|_| format!("line {}: expected a millisecond count, got {line:?}", i + 1))?;
             if ms.last().is_some_and(|&last| v < last) {
-                return Err(format!("line {}: timestamps must not decrease ({v} after {})", i + 1, ms[ms.len() - 1]));
+                return Err(format!(
+                    "line {}: timestamps must not decrease ({v} after {})",
+                    i + 1,
+                    ms[ms.len() - 1]
+                ));
             }
             ms.push(v);
         }
         let last = *ms.last().ok_or("the trace has no delivery opportunities")?;
-        Ok(MahimahiTrace { ms: ms.into(), period: Dur::from_millis(last.max(1)) })
+        Ok(MahimahiTrace {
+            ms: ms.into(),
+            period: Dur::from_millis(last.max(1)),
+        })
     }
 
     /// Reads and parses a trace file.
@@ -86,7 +95,9 @@ mod tests {
     #[test]
     fn mahimahi_trace_rejects_garbage_and_decreasing_times() {
         assert!(MahimahiTrace::parse("1\nx\n").unwrap_err().contains("line 2"));
-        assert!(MahimahiTrace::parse("5\n3\n").unwrap_err().contains("must not decrease"));
+        assert!(MahimahiTrace::parse("5\n3\n")
+            .unwrap_err()
+            .contains("must not decrease"));
         assert!(MahimahiTrace::parse("\n").is_err());
     }
 }

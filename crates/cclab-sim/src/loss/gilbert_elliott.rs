@@ -26,7 +26,12 @@ pub struct GilbertElliottConfig {
 
 impl Default for GilbertElliottConfig {
     fn default() -> Self {
-        GilbertElliottConfig { p: Probability(0.0), r: Probability(1.0), loss_bad: Probability(1.0), loss_good: Probability(0.0) }
+        GilbertElliottConfig {
+            p: Probability(0.0),
+            r: Probability(1.0),
+            loss_bad: Probability(1.0),
+            loss_good: Probability(0.0),
+        }
     }
 }
 
@@ -51,13 +56,23 @@ pub struct GilbertElliott {
 impl GilbertElliott {
     /// A model in the Good state.
     pub fn new(cfg: &GilbertElliottConfig) -> GilbertElliott {
-        GilbertElliott { cfg: cfg.clone(), bad: false }
+        GilbertElliott {
+            cfg: cfg.clone(),
+            bad: false,
+        }
     }
 }
 
 impl LossModel for GilbertElliott {
     fn lose(&mut self, rng: &mut Rng) -> bool {
-        let lost = chance(rng, if self.bad { self.cfg.loss_bad.0 } else { self.cfg.loss_good.0 });
+        let lost = chance(
+            rng,
+            if self.bad {
+                self.cfg.loss_bad.0
+            } else {
+                self.cfg.loss_good.0
+            },
+        );
         let flip = chance(rng, if self.bad { self.cfg.r.0 } else { self.cfg.p.0 });
         self.bad ^= flip;
         lost
@@ -72,7 +87,11 @@ mod tests {
     #[test]
     fn gilbert_elliott_long_run_loss_and_burst_length_match_closed_form() {
         // p = 0.01, r = 0.25: P(Bad) = 0.01/0.26, loss = 3.846 %, mean burst 1/r = 4 packets.
-        let cfg = GilbertElliottConfig { p: Probability(0.01), r: Probability(0.25), ..Default::default() };
+        let cfg = GilbertElliottConfig {
+            p: Probability(0.01),
+            r: Probability(0.25),
+            ..Default::default()
+        };
         let mut m = GilbertElliott::new(&cfg);
         let mut rng = stream_rng(42, Stream::LinkLoss, 0);
         let n = 1_000_000;

@@ -30,7 +30,12 @@ pub struct CodelConfig {
 
 impl Default for CodelConfig {
     fn default() -> Self {
-        CodelConfig { target: Dur::from_millis(5), interval: Dur::from_millis(100), limit_packets: 1000, ecn: false }
+        CodelConfig {
+            target: Dur::from_millis(5),
+            interval: Dur::from_millis(100),
+            limit_packets: 1000,
+            ecn: false,
+        }
     }
 }
 
@@ -161,7 +166,11 @@ impl Queue for Codel {
             self.dropping = true;
             // Re-enter with the previous drop rate if the last dropping state ended recently.
             let delta = self.count.saturating_sub(self.lastcount);
-            self.count = if delta > 1 && now.saturating_since(self.drop_next) < self.cfg.interval * 16 { delta } else { 1 };
+            self.count = if delta > 1 && now.saturating_since(self.drop_next) < self.cfg.interval * 16 {
+                delta
+            } else {
+                1
+            };
             self.drop_next = self.control_law(now);
             self.lastcount = self.count;
             return next;
@@ -186,8 +195,18 @@ mod tests {
     use cclab_core::wire::packet::{Datagram, FlowId, Packet};
 
     fn pkt(size: u32) -> InFlight {
-        let dgram = Datagram { flow: FlowId(0), size, ecn: Ecn::NotEct, packet: Packet::default() };
-        InFlight { dgram, route: 0, hop: 0, enqueued: Time::ZERO }
+        let dgram = Datagram {
+            flow: FlowId(0),
+            size,
+            ecn: Ecn::NotEct,
+            packet: Packet::default(),
+        };
+        InFlight {
+            dgram,
+            route: 0,
+            hop: 0,
+            enqueued: Time::ZERO,
+        }
     }
 
     #[test]

@@ -68,4 +68,7 @@ impl Queue for DropTail {
     fn stats(&self) -> QueueStats {
         self.stats
     }
+    fn is_passive(&self) -> bool {
+        true
+    }
 }

@@ -46,6 +46,11 @@ pub trait Queue {
     fn packets(&self) -> usize;
     /// Drop and mark counters.
     fn stats(&self) -> QueueStats;
+    /// The discipline keeps no state while empty, so a packet arriving at an empty queue and an
+    /// idle serialiser may skip it (drop-tail); AQMs must see every packet.
+    fn is_passive(&self) -> bool {
+        false
+    }
 }
 
 /// A queue discipline as a scenario names it (`queue = { kind = "red", ... }`).
@@ -73,9 +78,15 @@ impl QueueConfig {
             QueueConfig::Droptail(_) => Ok(()),
             QueueConfig::Red(c) => {
                 if c.min_th >= c.max_th {
-                    Err(format!("RED needs min_th < max_th, got {} B and {} B", c.min_th.0, c.max_th.0))
-                } else if !(c.max_p > 0.0 && c.max_p <= 1.0) || !(c.w_q > 0.0 && c.w_q <= 1.0) {
-                    Err(format!("RED needs max_p and w_q in (0, 1], got {} and {}", c.max_p, c.w_q))
+                    Err(format!(
+                        "RED needs min_th < max_th, got {} B and {} B",
+                        c.min_th.0, c.max_th.0
+                    ))
+                } else if !(c.max_p > 0.0 && c.max_p <= 1.0 && c.w_q > 0.0 && c.w_q <= 1.0) {
+                    Err(format!(
+                        "RED needs max_p and w_q in (0, 1], got {} and {}",
+                        c.max_p, c.w_q
+                    ))
                 } else {
                     Ok(())
                 }
@@ -133,5 +144,8 @@ impl Queue for AnyQueue {
     }
     fn stats(&self) -> QueueStats {
         dispatch!(self, q => q.stats())
+    }
+    fn is_passive(&self) -> bool {
+        dispatch!(self, q => q.is_passive())
     }
 }

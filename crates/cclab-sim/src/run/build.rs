@@ -9,6 +9,7 @@ use cclab_core::ack::AckPolicyConfig;
 use cclab_core::cc::CcConfig;
 use cclab_core::endpoint::receiver::Receiver;
 use cclab_core::endpoint::sender::Sender;
+use cclab_core::endpoint::tfrc::{TfrcReceiver, TfrcSender};
 use cclab_core::time::Time;
 use cclab_core::wire::packet::FlowId;
 
@@ -24,7 +25,7 @@ pub(crate) struct Built {
 }
 
 /// Builds the network of `file` for a run seeded `seed`; endpoints trace when `trace` is set.
-pub(crate) fn build(file: &ScenarioFile, seed: u64, trace: bool) -> Result<Built, String> {
+pub(crate) fn build(file: &ScenarioFile, seed: u64, trace: bool) -> Built {
     let mut net = Network::new();
     let mut names = Vec::new();
     let mut add_link = |net: &mut Network, cfg, name: String, dir| {
@@ -33,12 +34,20 @@ pub(crate) fn build(file: &ScenarioFile, seed: u64, trace: bool) -> Result<Built
     };
     let fwd = add_link(&mut net, &file.path.forward, "path.forward".into(), "forward");
     let ret = add_link(&mut net, &file.path.reverse, "path.return".into(), "reverse");
-    let p2p_hosts = (file.scenario.topology == Topology::P2p)
-        .then(|| (net.add_host(&file.hosts.sender), net.add_host(&file.hosts.receiver)));
+    let p2p_hosts = (file.scenario.topology == Topology::P2p).then(|| {
+        (
+            net.add_host(&file.hosts.sender, seed),
+            net.add_host(&file.hosts.receiver, seed),
+        )
+    });
     let mut qlog_params = Vec::new();
     for (i, f) in file.flow.iter().enumerate() {
-        let (sender_host, receiver_host) =
-            p2p_hosts.unwrap_or_else(|| (net.add_host(&file.hosts.sender), net.add_host(&file.hosts.receiver)));
+        let (sender_host, receiver_host) = p2p_hosts.unwrap_or_else(|| {
+            (
+                net.add_host(&file.hosts.sender, seed),
+                net.add_host(&file.hosts.receiver, seed),
+            )
+        });
         let (mut forward, mut reverse) = (vec![fwd], vec![ret]);
         if let Some(access) = &f.access {
             let a_fwd = add_link(&mut net, access, format!("flow[{i}].access"), "forward");
@@ -47,17 +56,30 @@ pub(crate) fn build(file: &ScenarioFile, seed: u64, trace: bool) -> Result<Built
             reverse.push(a_rev);
         }
         let start = Time::ZERO + f.start;
-        let (sender, receiver, params) = endpoints(f, net.next_flow_id(), seed, i as u32, start)?;
+        let (sender, receiver, params) = endpoints(f, net.next_flow_id(), seed, i as u32, start);
         qlog_params.push(params);
-        net.add_flow(FlowSpec { sender, receiver, sender_host, receiver_host, forward, reverse, start, trace });
+        net.add_flow(FlowSpec {
+            sender,
+            receiver,
+            sender_host,
+            receiver_host,
+            forward,
+            reverse,
+            start,
+            trace,
+        });
     }
-    Ok(Built { net, link_names: LinkNames(names), qlog_params })
+    Built {
+        net,
+        link_names: LinkNames(names),
+        qlog_params,
+    }
 }
 
 type Endpoints = (AnyEndpoint, AnyEndpoint, (QlogParams, QlogParams));
 
 /// Builds flow `index`'s endpoints at `start`.
-fn endpoints(f: &FlowConfig, flow: FlowId, seed: u64, index: u32, start: Time) -> Result<Endpoints, String> {
+fn endpoints(f: &FlowConfig, flow: FlowId, seed: u64, index: u32, start: Time) -> Endpoints {
     let profile = f.wire_profile();
     match f.profile {
         ProfileKind::Quic | ProfileKind::Tcp => {
@@ -75,14 +97,41 @@ fn endpoints(f: &FlowConfig, flow: FlowId, seed: u64, index: u32, start: Time) -
                 _ => None,
             };
             let max_ack_delay = receiver.policy().max_ack_delay();
-            let base = QlogParams { profile, max_ack_delay, min_ack_delay, ..QlogParams::default() };
+            let base = QlogParams {
+                profile,
+                max_ack_delay,
+                min_ack_delay,
+                ..QlogParams::default()
+            };
             let sender_params = QlogParams {
                 cc_algorithm: Some(sender.controller().name().to_string()),
                 initial_cwnd_bytes: Some(sender.controller().window()),
                 ..base.clone()
             };
-            Ok((AnyEndpoint::Sender(Box::new(sender)), AnyEndpoint::Receiver(Box::new(receiver)), (sender_params, base)))
+            (
+                AnyEndpoint::Sender(Box::new(sender)),
+                AnyEndpoint::Receiver(Box::new(receiver)),
+                (sender_params, base),
+            )
         }
-        ProfileKind::Dccp => Err("profile = \"dccp\" needs the TFRC endpoints, which this build lacks".into()),
+        ProfileKind::Dccp => {
+            // CCID-3 (RFC 4342): one TFRC config serves both ends (the receiver reads its clock).
+            let cfg = f.tfrc.unwrap_or_default();
+            let sender = TfrcSender::new(flow, profile, &cfg, &f.source, start);
+            let receiver = TfrcReceiver::new(flow, profile, &cfg, start);
+            let base = QlogParams {
+                profile,
+                ..QlogParams::default()
+            };
+            let sender_params = QlogParams {
+                cc_algorithm: Some("tfrc".into()),
+                ..base.clone()
+            };
+            let (s, r) = (
+                AnyEndpoint::TfrcSender(Box::new(sender)),
+                AnyEndpoint::TfrcReceiver(Box::new(receiver)),
+            );
+            (s, r, (sender_params, base))
+        }
     }
 }

@@ -72,13 +72,13 @@ pub enum RunError {
         /// What went wrong.
         source: io::Error,
     },
-    /// The scenario cannot be built (a combination the simulator does not support).
-    #[error("{0}")]
-    Unsupported(String),
 }
 
 fn io_err(path: &Path) -> impl FnOnce(io::Error) -> RunError + '_ {
-    move |source| RunError::Io { path: path.to_path_buf(), source }
+    move |source| RunError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
 }
 
 /// Runs `s` to the end of its duration or until every flow is done.
@@ -92,7 +92,7 @@ pub fn run(s: &Scenario, opts: RunOptions) -> Result<RunOutput, RunError> {
         (QlogMode::Off, false) => None,
     };
     let format = format.filter(|_| opts.out_dir.is_some());
-    let mut built = build::build(file, seed, format.is_some()).map_err(RunError::Unsupported)?;
+    let mut built = build::build(file, seed, format.is_some());
     if let Some(dir) = &opts.out_dir {
         std::fs::create_dir_all(dir).map_err(io_err(dir))?;
     }
@@ -132,7 +132,9 @@ pub fn run(s: &Scenario, opts: RunOptions) -> Result<RunOutput, RunError> {
         total_bytes,
         io_error: None,
     };
-    let stop = built.net.run(Time::ZERO + file.scenario.duration, Some(interval), &mut obs);
+    let stop = built
+        .net
+        .run(Time::ZERO + file.scenario.duration, Some(interval), &mut obs);
     if let Some((path, source)) = obs.io_error.take() {
         return Err(RunError::Io { path, source });
     }
@@ -152,7 +154,10 @@ pub fn run(s: &Scenario, opts: RunOptions) -> Result<RunOutput, RunError> {
         std::fs::write(&path, summary.to_json_pretty() + "\n").map_err(io_err(&path))?;
         let path = dir.join("timeseries.csv");
         let mut w = BufWriter::new(File::create(&path).map_err(io_err(&path))?);
-        timeseries.to_csv(&mut w).and_then(|()| w.flush()).map_err(io_err(&path))?;
+        timeseries
+            .to_csv(&mut w)
+            .and_then(|()| w.flush())
+            .map_err(io_err(&path))?;
     }
     Ok(RunOutput { summary, timeseries })
 }

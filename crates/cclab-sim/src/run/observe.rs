@@ -34,8 +34,9 @@ impl RunObserver {
     fn fraction(&self, net: &Network) -> f64 {
         let by_time = net.now().as_nanos() as f64 / self.duration.as_nanos().max(1) as f64;
         let by_bytes = self.total_bytes.filter(|&t| t > 0).map_or(0.0, |total| {
-            let acked: u64 =
-                (0..net.flow_count()).map(|f| net.endpoints(FlowId(f as u32)).0.stats().bytes_delivered).sum();
+            let acked: u64 = (0..net.flow_count())
+                .map(|f| net.endpoints(FlowId(f as u32)).0.stats().bytes_delivered)
+                .sum();
             acked as f64 / total as f64
         });
         by_time.max(by_bytes).min(1.0)
@@ -60,7 +61,10 @@ impl Observer for RunObserver {
             let flow = FlowId(f as u32);
             let sender = net.endpoints(flow).0;
             let st = sender.stats();
-            let c = SampleCounters { bytes_sent: st.bytes_sent, bytes_acked: st.bytes_delivered };
+            let c = SampleCounters {
+                bytes_sent: st.bytes_sent,
+                bytes_acked: st.bytes_delivered,
+            };
             self.sampler.sample(net.now(), flow, &sender.metrics(), &c);
         }
     }
@@ -70,7 +74,7 @@ impl Observer for RunObserver {
             return false;
         }
         let fraction = self.fraction(net);
-        self.progress.as_mut().map_or(true, |p| p(fraction))
+        self.progress.as_mut().is_none_or(|p| p(fraction))
     }
 }
 

@@ -67,7 +67,11 @@ pub(crate) fn summarise(net: &Network, file: &ScenarioFile, names: &LinkNames, s
         sim: SimStats {
             events: net.events(),
             wall_s,
-            events_per_s: if wall_s > 0.0 { net.events() as f64 / wall_s } else { 0.0 },
+            events_per_s: if wall_s > 0.0 {
+                net.events() as f64 / wall_s
+            } else {
+                0.0
+            },
             sim_time_s: end.as_secs_f64(),
         },
         flows,

@@ -13,7 +13,11 @@ pub struct ScenarioError {
 impl ScenarioError {
     /// An error in `origin` (a file name, or `<string>`), at `key` if known.
     pub fn new(origin: &str, key: Option<String>, message: impl Into<String>) -> ScenarioError {
-        ScenarioError { origin: origin.to_string(), key: key.filter(|k| !k.is_empty()), message: message.into() }
+        ScenarioError {
+            origin: origin.to_string(),
+            key: key.filter(|k| !k.is_empty()),
+            message: message.into(),
+        }
     }
 
     /// Dotted key path of the offending value (`path.forward.rate`, `flow[0].cc`), if known.

@@ -38,23 +38,33 @@ impl Scenario {
     /// its directory.
     pub fn from_toml_str(text: &str, origin: &str, overrides: &[String]) -> Result<Scenario, ScenarioError> {
         let err = |key: Option<String>, msg: String| ScenarioError::new(origin, key, msg);
-        let mut tree: toml::Table = text.parse().map_err(|e: toml::de::Error| err(None, one_line(&e.to_string())))?;
+        let mut tree: toml::Table = text
+            .parse()
+            .map_err(|e: toml::de::Error| err(None, one_line(&e.to_string())))?;
         for arg in overrides {
             let o = Override::parse(arg).map_err(|m| err(None, format!("--set {arg}: {m}")))?;
-            o.apply(&mut tree).map_err(|m| err(Some(o.key().to_string()), format!("--set {arg}: {m}")))?;
+            o.apply(&mut tree)
+                .map_err(|m| err(Some(o.key().to_string()), format!("--set {arg}: {m}")))?;
         }
         let mut file: ScenarioFile = serde_path_to_error::deserialize(toml::Value::Table(tree)).map_err(|e| {
             let mut key = e.path().to_string();
             let msg = e.inner().message().to_string();
             // Name the unknown key itself, not only the table holding it.
             if let Some(name) = msg.strip_prefix("unknown field `").and_then(|r| r.split('`').next()) {
-                key = if key == "." { name.to_string() } else { format!("{key}.{name}") };
+                if key == "." {
+                    key = name.to_string();
+                } else if !key.ends_with(&format!(".{name}")) {
+                    key = format!("{key}.{name}");
+                }
             }
             err(Some(key).filter(|k| k != "."), msg)
         })?;
         let base = Path::new(origin).parent().map_or_else(PathBuf::new, Path::to_path_buf);
         validate(&mut file, &base).map_err(|(key, msg)| err(Some(key), msg))?;
-        Ok(Scenario { file, origin: origin.to_string() })
+        Ok(Scenario {
+            file,
+            origin: origin.to_string(),
+        })
     }
 
     /// `[scenario].name`.
@@ -80,9 +90,11 @@ impl Scenario {
 
 /// Keeps the first line of a multi-line parser message plus its "expected ..." line.
 fn one_line(msg: &str) -> String {
-    let mut lines = msg.lines().filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('|'));
+    let mut lines = msg
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('|'));
     let head = lines.next().unwrap_or(msg).trim().to_string();
-    match lines.filter(|l| !l.contains(" | ")).last() {
+    match lines.rfind(|l| !l.contains(" | ")) {
         Some(tail) if tail.trim() != head => format!("{head}: {}", tail.trim()),
         _ => head,
     }
@@ -95,7 +107,10 @@ fn validate(file: &mut ScenarioFile, base: &Path) -> Result<(), (String, String)
         return Err(("scenario.duration".into(), "expected a positive duration".into()));
     }
     if file.output.timeseries_interval.0 == 0 {
-        return Err(("output.timeseries_interval".into(), "expected a positive duration".into()));
+        return Err((
+            "output.timeseries_interval".into(),
+            "expected a positive duration".into(),
+        ));
     }
     file.path.forward.resolve(base).map_err(|e| at("path.forward", e))?;
     file.path.reverse.resolve(base).map_err(|e| at("path.return", e))?;
@@ -116,12 +131,19 @@ fn validate(file: &mut ScenarioFile, base: &Path) -> Result<(), (String, String)
             ("cc", f.cc.is_some() && p == ProfileKind::Dccp),
             ("sender", f.sender.is_some() && p == ProfileKind::Dccp),
             ("receiver", f.receiver.is_some() && p == ProfileKind::Dccp),
+            ("tfrc", f.tfrc.is_some() && p != ProfileKind::Dccp),
         ];
         if let Some((k, _)) = misplaced.iter().find(|m| m.1) {
-            return Err((key(k), format!("not used with profile = {:?}", format!("{p:?}").to_lowercase())));
+            return Err((
+                key(k),
+                format!("not used with profile = {:?}", format!("{p:?}").to_lowercase()),
+            ));
         }
         if f.quic.as_ref().is_some_and(|q| q.max_udp_payload.0 < 1200) {
-            return Err((key("quic.max_udp_payload"), "expected at least 1200B (RFC 9000 §14)".into()));
+            return Err((
+                key("quic.max_udp_payload"),
+                "expected at least 1200B (RFC 9000 §14)".into(),
+            ));
         }
         if f.tcp.as_ref().is_some_and(|t| t.mss.0 == 0) {
             return Err((key("tcp.mss"), "expected a positive size".into()));

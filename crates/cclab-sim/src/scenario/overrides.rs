@@ -24,7 +24,9 @@ enum Segment {
 impl Override {
     /// Parses `key.path=value`; the error says what is wrong with it.
     pub fn parse(arg: &str) -> Result<Override, String> {
-        let (key, raw) = arg.split_once('=').ok_or_else(|| format!("expected key.path=value, got {arg:?}"))?;
+        let (key, raw) = arg
+            .split_once('=')
+            .ok_or_else(|| format!("expected key.path=value, got {arg:?}"))?;
         let key = key.trim();
         let mut path = Vec::new();
         for part in key.split('.') {
@@ -43,7 +45,9 @@ impl Override {
             }
             while !rest.is_empty() {
                 let close = rest.find(']').ok_or_else(|| format!("unclosed '[' in {key:?}"))?;
-                let i = rest[1..close].parse().map_err(|_| format!("bad array index in {key:?}"))?;
+                let i = rest[1..close]
+                    .parse()
+                    .map_err(|_| format!("bad array index in {key:?}"))?;
                 path.push(Segment::Index(i));
                 rest = &rest[close + 1..];
                 if !rest.is_empty() && !rest.starts_with('[') {
@@ -57,7 +61,11 @@ impl Override {
             .ok()
             .and_then(|mut t| t.remove("v"))
             .unwrap_or_else(|| Value::String(raw.to_string()));
-        Ok(Override { path, key: key.to_string(), value })
+        Ok(Override {
+            path,
+            key: key.to_string(),
+            value,
+        })
     }
 
     /// The key path as written.
@@ -88,10 +96,16 @@ impl Override {
             }
             (Segment::Index(i), Value::Array(a)) => {
                 let n = a.len();
-                *a.get_mut(*i).ok_or_else(|| format!("index {i} is out of range ({n} elements)"))? = self.value.clone();
+                *a.get_mut(*i)
+                    .ok_or_else(|| format!("index {i} is out of range ({n} elements)"))? = self.value.clone();
                 Ok(())
             }
-            (_, v) => Err(format!("{} is a {}, not a {}", render(parents), v.type_str(), container(last))),
+            (_, v) => Err(format!(
+                "{} is a {}, not a {}",
+                render(parents),
+                v.type_str(),
+                container(last)
+            )),
         }
     }
 }
@@ -126,8 +140,14 @@ fn step<'a>(cur: &'a mut Value, path: &[Segment]) -> Result<&'a mut Value, Strin
         (Segment::Key(k), Value::Table(t)) => Ok(t.entry(k.clone()).or_insert_with(|| Value::Table(Table::new()))),
         (Segment::Index(i), Value::Array(a)) => {
             let n = a.len();
-            a.get_mut(*i).ok_or_else(|| format!("{}: index {i} is out of range ({n} elements)", render(path)))
+            a.get_mut(*i)
+                .ok_or_else(|| format!("{}: index {i} is out of range ({n} elements)", render(path)))
         }
-        (seg, v) => Err(format!("{} is a {}, not a {}", render(parent), v.type_str(), container(seg))),
+        (seg, v) => Err(format!(
+            "{} is a {}, not a {}",
+            render(parent),
+            v.type_str(),
+            container(seg)
+        )),
     }
 }

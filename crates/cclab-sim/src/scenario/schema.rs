@@ -7,6 +7,7 @@ use cclab_core::cc::CcConfig;
 use cclab_core::endpoint::receiver::ReceiverConfig;
 use cclab_core::endpoint::sender::SenderConfig;
 use cclab_core::endpoint::source::SourceConfig;
+use cclab_core::endpoint::tfrc::TfrcConfig;
 use cclab_core::time::Dur;
 use cclab_core::units::Bytes;
 use cclab_core::wire::size::{DccpProfile, Profile, QuicProfile, TcpProfile};
@@ -115,7 +116,11 @@ pub struct QuicParams {
 impl Default for QuicParams {
     fn default() -> Self {
         let q = QuicProfile::default();
-        QuicParams { max_udp_payload: Bytes(q.max_udp_payload as u64), dcid_len: q.dcid_len, ipv6: q.ipv6 }
+        QuicParams {
+            max_udp_payload: Bytes(q.max_udp_payload as u64),
+            dcid_len: q.dcid_len,
+            ipv6: q.ipv6,
+        }
     }
 }
 
@@ -133,7 +138,11 @@ pub struct TcpParams {
 
 impl Default for TcpParams {
     fn default() -> Self {
-        TcpParams { mss: Bytes(1448), timestamps: true, ipv6: false }
+        TcpParams {
+            mss: Bytes(1448),
+            timestamps: true,
+            ipv6: false,
+        }
     }
 }
 
@@ -178,6 +187,9 @@ pub struct FlowConfig {
     /// Receiver parameters (QUIC and TCP profiles).
     #[serde(default)]
     pub receiver: Option<ReceiverConfig>,
+    /// TFRC parameters of both endpoints (profile = "dccp" only; default RFC 5348).
+    #[serde(default)]
+    pub tfrc: Option<TfrcConfig>,
     /// This flow's access link, used in both directions (dumbbell only; default: none).
     #[serde(default)]
     pub access: Option<LinkConfig>,
@@ -197,9 +209,15 @@ impl FlowConfig {
             }
             ProfileKind::Tcp => {
                 let t = self.tcp.clone().unwrap_or_default();
-                Profile::Tcp(TcpProfile { mss: t.mss.0.min(u32::MAX as u64) as u32, timestamps: t.timestamps, ipv6: t.ipv6 })
+                Profile::Tcp(TcpProfile {
+                    mss: t.mss.0.min(u32::MAX as u64) as u32,
+                    timestamps: t.timestamps,
+                    ipv6: t.ipv6,
+                })
             }
-            ProfileKind::Dccp => Profile::Dccp(DccpProfile { ipv6: self.dccp.clone().unwrap_or_default().ipv6 }),
+            ProfileKind::Dccp => Profile::Dccp(DccpProfile {
+                ipv6: self.dccp.clone().unwrap_or_default().ipv6,
+            }),
         }
     }
 }
@@ -222,6 +240,9 @@ pub struct OutputConfig {
 
 impl Default for OutputConfig {
     fn default() -> Self {
-        OutputConfig { timeseries_interval: ten_ms(), qlog: false }
+        OutputConfig {
+            timeseries_interval: ten_ms(),
+            qlog: false,
+        }
     }
 }

@@ -13,26 +13,47 @@ use cclab_sim::network::{FlowSpec, HostId, LinkId, Network};
 use std::sync::{Arc, Mutex};
 
 /// A data datagram of `size` IP bytes, packet number `pn`.
-pub fn data(flow: FlowId, pn: u64, size: u32, ecn: Ecn) -> Datagram {
-    let chunk = DataChunk { offset: pn * size as u64, len: size, fin: false };
-    Datagram { flow, size, ecn, packet: Packet { pn, data: Some(chunk), ..Default::default() } }
+pub(crate) fn data(flow: FlowId, pn: u64, size: u32, ecn: Ecn) -> Datagram {
+    let chunk = DataChunk {
+        offset: pn * size as u64,
+        len: size,
+        fin: false,
+    };
+    Datagram {
+        flow,
+        size,
+        ecn,
+        packet: Packet {
+            pn,
+            data: Some(chunk),
+            ..Default::default()
+        },
+    }
 }
 
 /// Sends `count` data datagrams of `size` bytes, one every `interval` from `start`
 /// (`interval` zero: all at `start`).
-pub struct Cbr {
-    pub flow: FlowId,
-    pub size: u32,
-    pub interval: Dur,
-    pub count: u64,
-    pub start: Time,
-    pub ecn: Ecn,
+pub(crate) struct Cbr {
+    pub(crate) flow: FlowId,
+    pub(crate) size: u32,
+    pub(crate) interval: Dur,
+    pub(crate) count: u64,
+    pub(crate) start: Time,
+    pub(crate) ecn: Ecn,
     sent: u64,
 }
 
 impl Cbr {
-    pub fn new(flow: FlowId, size: u32, interval: Dur, count: u64, start: Time) -> Cbr {
-        Cbr { flow, size, interval, count, start, ecn: Ecn::NotEct, sent: 0 }
+    pub(crate) fn new(flow: FlowId, size: u32, interval: Dur, count: u64, start: Time) -> Cbr {
+        Cbr {
+            flow,
+            size,
+            interval,
+            count,
+            start,
+            ecn: Ecn::NotEct,
+            sent: 0,
+        }
     }
     fn next(&self) -> Time {
         self.start + self.interval * self.sent
@@ -53,7 +74,10 @@ impl Endpoint for Cbr {
         (self.sent < self.count).then(|| self.next())
     }
     fn stats(&self) -> EndpointStats {
-        EndpointStats { data_packets_sent: self.sent, ..Default::default() }
+        EndpointStats {
+            data_packets_sent: self.sent,
+            ..Default::default()
+        }
     }
     fn is_done(&self) -> bool {
         self.sent >= self.count
@@ -61,11 +85,11 @@ impl Endpoint for Cbr {
 }
 
 /// Arrival log shared between a sink and the test.
-pub type Log = Arc<Mutex<Vec<(Time, Datagram)>>>;
+pub(crate) type Log = Arc<Mutex<Vec<(Time, Datagram)>>>;
 
 /// Receives and logs; never sends.
-pub struct Sink {
-    pub log: Log,
+pub(crate) struct Sink {
+    pub(crate) log: Log,
 }
 
 impl Endpoint for Sink {
@@ -89,19 +113,27 @@ impl Endpoint for Sink {
 
 /// Keeps `window` packets of `size` bytes (payload `size - 50`) outstanding until `total`
 /// are acknowledged (cumulative ACKs, no loss recovery).
-pub struct WindowSender {
-    pub flow: FlowId,
-    pub size: u32,
-    pub window: u64,
-    pub total: u64,
+pub(crate) struct WindowSender {
+    pub(crate) flow: FlowId,
+    pub(crate) size: u32,
+    pub(crate) window: u64,
+    pub(crate) total: u64,
     sent: u64,
     acked: u64,
     done_at: Option<Time>,
 }
 
 impl WindowSender {
-    pub fn new(flow: FlowId, size: u32, window: u64, total: u64) -> WindowSender {
-        WindowSender { flow, size, window, total, sent: 0, acked: 0, done_at: None }
+    pub(crate) fn new(flow: FlowId, size: u32, window: u64, total: u64) -> WindowSender {
+        WindowSender {
+            flow,
+            size,
+            window,
+            total,
+            sent: 0,
+            acked: 0,
+            done_at: None,
+        }
     }
 }
 
@@ -140,11 +172,11 @@ impl Endpoint for WindowSender {
 
 /// ACKs every `k`-th data packet with a pure ACK of `ack_size` bytes (and the last one of
 /// `total`, so the sender finishes).
-pub struct AckEvery {
-    pub flow: FlowId,
-    pub k: u64,
-    pub ack_size: u32,
-    pub total: u64,
+pub(crate) struct AckEvery {
+    pub(crate) flow: FlowId,
+    pub(crate) k: u64,
+    pub(crate) ack_size: u32,
+    pub(crate) total: u64,
     received: u64,
     largest: u64,
     pending: bool,
@@ -152,8 +184,17 @@ pub struct AckEvery {
 }
 
 impl AckEvery {
-    pub fn new(flow: FlowId, k: u64, ack_size: u32, total: u64) -> AckEvery {
-        AckEvery { flow, k, ack_size, total, received: 0, largest: 0, pending: false, acks: 0 }
+    pub(crate) fn new(flow: FlowId, k: u64, ack_size: u32, total: u64) -> AckEvery {
+        AckEvery {
+            flow,
+            k,
+            ack_size,
+            total,
+            received: 0,
+            largest: 0,
+            pending: false,
+            acks: 0,
+        }
     }
 }
 
@@ -161,7 +202,7 @@ impl Endpoint for AckEvery {
     fn handle_datagram(&mut self, _now: Time, d: Datagram) {
         self.received += 1;
         self.largest = self.largest.max(d.packet.pn);
-        if self.received % self.k == 0 || self.received == self.total {
+        if self.received.is_multiple_of(self.k) || self.received == self.total {
             self.pending = true;
         }
     }
@@ -171,19 +212,30 @@ impl Endpoint for AckEvery {
             return None;
         }
         self.acks += 1;
-        let ack = AckFrame { ranges: vec![(0, self.largest)], ack_delay_ns: 0, ecn: None };
+        let ack = AckFrame {
+            ranges: vec![(0, self.largest)],
+            ack_delay_ns: 0,
+            ecn: None,
+        };
         Some(Datagram {
             flow: self.flow,
             size: self.ack_size,
             ecn: Ecn::NotEct,
-            packet: Packet { pn: self.acks, ack: Some(ack), ..Default::default() },
+            packet: Packet {
+                pn: self.acks,
+                ack: Some(ack),
+                ..Default::default()
+            },
         })
     }
     fn poll_timeout(&self) -> Option<Time> {
         None
     }
     fn stats(&self) -> EndpointStats {
-        EndpointStats { acks_sent: self.acks, ..Default::default() }
+        EndpointStats {
+            acks_sent: self.acks,
+            ..Default::default()
+        }
     }
     fn is_done(&self) -> bool {
         false
@@ -191,13 +243,17 @@ impl Endpoint for AckEvery {
 }
 
 /// A link of `rate_bps` (0 = unlimited) and one-way `delay`.
-pub fn link(rate_bps: u64, delay: Dur) -> LinkConfig {
-    let rate = if rate_bps == 0 { LinkRate::Unlimited } else { LinkRate::Limited(cclab_core::units::Rate(rate_bps)) };
+pub(crate) fn link(rate_bps: u64, delay: Dur) -> LinkConfig {
+    let rate = if rate_bps == 0 {
+        LinkRate::Unlimited
+    } else {
+        LinkRate::Limited(cclab_core::units::Rate(rate_bps))
+    };
     LinkConfig::new(rate, delay)
 }
 
 /// A two-host network with a forward and a return link; returns it with the link ids.
-pub fn pair(
+pub(crate) fn pair(
     fwd: &LinkConfig,
     ret: &LinkConfig,
     sender_host: &HostConfig,
@@ -206,13 +262,13 @@ pub fn pair(
     let mut net = Network::new();
     let f = net.add_link(fwd, 1);
     let r = net.add_link(ret, 1);
-    let s = net.add_host(sender_host);
-    let d = net.add_host(receiver_host);
+    let s = net.add_host(sender_host, 1);
+    let d = net.add_host(receiver_host, 1);
     (net, s, d, f, r)
 }
 
 /// Adds a flow from `s` to `d` over `f`, ACKs over `r`, started at zero.
-pub fn flow(
+pub(crate) fn flow(
     net: &mut Network,
     (s, d, f, r): (HostId, HostId, LinkId, LinkId),
     sender: impl Endpoint + 'static,
@@ -231,6 +287,6 @@ pub fn flow(
 }
 
 /// A new empty arrival log.
-pub fn log() -> Log {
+pub(crate) fn log() -> Log {
     Arc::new(Mutex::new(Vec::new()))
 }

@@ -80,11 +80,22 @@ impl Bbr {
         }
     }
 
-    /// `BBRSetCwnd` (§4.2.3.6): grow toward `BBRInflight(cwnd_gain)` by the bytes acked, or snap
-    /// down to it once the pipe is full; never below BBRMinPipeCwnd, except in ProbeRTT where
-    /// BBRMinPipeCwnd is the cap (§4.2.3.5).
+    /// cwnd allowance for ACK aggregation (Linux `bbr_ack_aggregation_cwnd`): once the pipe is
+    /// full, `extra_acked_gain · extra_acked`, at most `BtlBw · extra_acked_max`; 0 when disabled.
+    pub(super) fn ack_aggregation_cwnd(&self) -> u64 {
+        if !self.cfg.ack_aggregation || !self.full_pipe.reached() {
+            return 0;
+        }
+        let max = self.model.btl_bw() * self.cfg.extra_acked_max.as_secs_f64();
+        (self.cfg.extra_acked_gain * self.aggregation.extra_acked() as f64).min(max) as u64
+    }
+
+    /// `BBRSetCwnd` (§4.2.3.6): grow toward `BBRInflight(cwnd_gain)` (plus the ACK-aggregation
+    /// allowance, Linux `bbr_set_cwnd`) by the bytes acked, or snap down to it once the pipe is
+    /// full; never below BBRMinPipeCwnd, except in ProbeRTT where BBRMinPipeCwnd is the cap
+    /// (§4.2.3.5).
     pub(super) fn set_cwnd(&mut self, ev: &CongestionEvent<'_>, acked: u64, lost: u64) {
-        let target = self.inflight(self.gains().1);
+        let target = self.inflight(self.gains().1) + self.ack_aggregation_cwnd();
         self.modulate_cwnd_for_recovery(ev, acked, lost);
         if !self.packet_conservation {
             if self.full_pipe.reached() {

@@ -9,17 +9,23 @@
 //! It paces at `pacing_gain · BtlBw` and caps inflight at `cwnd_gain · BtlBw · RTprop` plus
 //! send quanta. The gains come from the mode: Startup → Drain → ProbeBW ⇄ ProbeRTT.
 //!
-//! Files: `model` (rounds, BtlBw, RTprop, BDP: shared with later BBR versions), `control`
-//! (pacing rate, send quantum, cwnd), `startup` (Startup and Drain), `probe_bw`, `probe_rtt`.
-//! Not modelled: Linux additions absent from the draft (long-term policer bandwidth,
-//! ACK-aggregation cwnd, TSO budget, 1 % pacing margin).
+//! One Linux addition absent from draft-00 is modelled, on by default as in Linux since v5.1:
+//! the ACK-aggregation cwnd (`ack_aggregation`), which lets cwnd cover the silences between
+//! aggregated ACKs.
+//!
+//! Files: `model` (rounds, BtlBw, RTprop, BDP: shared with later BBR versions),
+//! `ack_aggregation` (the `extra_acked` estimate), `control` (pacing rate, send quantum, cwnd),
+//! `startup` (Startup and Drain), `probe_bw`, `probe_rtt`. Not modelled: other Linux additions
+//! (long-term policer bandwidth, TSO budget, 1 % pacing margin).
 
+mod ack_aggregation;
 mod control;
 pub(crate) mod model;
 mod probe_bw;
 mod probe_rtt;
 mod startup;
 
+use self::ack_aggregation::AckAggregation;
 use self::model::PathModel;
 use self::probe_bw::GainCycle;
 use self::probe_rtt::ProbeRtt;
@@ -56,6 +62,16 @@ pub struct BbrConfig {
     pub probe_bw_cwnd_gain: f64,
     /// ProbeRTTDuration: minimum time at BBRMinPipeCwnd in ProbeRTT (§4.3.5: 200 ms).
     pub probe_rtt_duration: Dur,
+    /// Add the ACK-aggregation estimate `extra_acked` to the cwnd target once the pipe is full
+    /// (Linux `tcp_bbr.c` since v5.1; not in draft-00). Default true, as Linux.
+    pub ack_aggregation: bool,
+    /// Multiplier of `extra_acked` in the cwnd target (Linux `bbr_extra_acked_gain`: 1).
+    pub extra_acked_gain: f64,
+    /// Window of the `extra_acked` max filter, packet-timed rounds (Linux
+    /// `bbr_extra_acked_win_rtts`: 5; draft-ietf-ccwg-bbr `BBRExtraAckedFilterLen`: 10).
+    pub extra_acked_window_rounds: u64,
+    /// The cwnd term is at most BtlBw times this (Linux `bbr_extra_acked_max_us`: 100 ms).
+    pub extra_acked_max: Dur,
 }
 
 impl Default for BbrConfig {
@@ -69,6 +85,10 @@ impl Default for BbrConfig {
             high_gain: 2.0 / core::f64::consts::LN_2,
             probe_bw_cwnd_gain: 2.0,
             probe_rtt_duration: Dur::from_millis(200),
+            ack_aggregation: true,
+            extra_acked_gain: 1.0,
+            extra_acked_window_rounds: 5,
+            extra_acked_max: Dur::from_millis(100),
         }
     }
 }
@@ -88,6 +108,8 @@ pub struct Bbr {
     cfg: BbrConfig,
     mss: u64,
     model: PathModel,
+    /// The excess-ACKed estimate, kept whether or not `cfg.ack_aggregation` applies it.
+    aggregation: AckAggregation,
     mode: Mode,
     full_pipe: FullPipe,
     rng: Xoshiro256PlusPlus,
@@ -118,6 +140,7 @@ impl Bbr {
             cfg: cfg.clone(),
             mss,
             model: PathModel::new(cfg.btl_bw_filter_rounds, cfg.rtprop_filter_len, now),
+            aggregation: AckAggregation::new(cfg.extra_acked_window_rounds, now, mss),
             mode: Mode::Startup,
             full_pipe: FullPipe::default(),
             rng: Xoshiro256PlusPlus::seed_from_u64(cfg.seed),
@@ -172,6 +195,11 @@ impl Bbr {
     pub fn send_quantum(&self) -> u64 {
         self.send_quantum
     }
+    /// BBR.extra_acked: windowed max of the data acknowledged beyond `BtlBw × elapsed` over an
+    /// ACK epoch, bytes (draft-ietf-ccwg-bbr §5.5.9), tracked even when `ack_aggregation` is off.
+    pub fn extra_acked(&self) -> u64 {
+        self.aggregation.extra_acked()
+    }
 
     /// (pacing_gain, cwnd_gain) of the current mode (§4.3.2.1, §4.3.3, §4.3.4, §4.3.5).
     fn gains(&self) -> (f64, f64) {
@@ -218,6 +246,12 @@ impl CongestionController for Bbr {
         }
         let rs = ev.rate_sample.map(|rs| self.mark_probe_rtt_bubble(rs));
         self.model.update_btl_bw(rs.as_ref(), ev.delivered);
+        // Linux `bbr_update_model` order: BtlBw, then ACK aggregation, on valid samples only.
+        if acked > 0 && rs.is_some_and(|rs| rs.delivery_rate > 0.0) {
+            let round = self.model.rounds.count();
+            self.aggregation
+                .update(ev.now, acked, self.model.btl_bw(), round, self.cwnd);
+        }
         if self.model.rounds.start() {
             // §4.1.1.3: packet conservation lasts one round.
             self.packet_conservation = false;

@@ -23,6 +23,7 @@ use crate::recovery::pacer::{Pacer, PacingConfig};
 use crate::recovery::rtt::RttEstimator;
 use crate::recovery::sent::SentPackets;
 use crate::time::{Dur, Time};
+use crate::units::Bytes;
 use crate::wire::packet::{AckFrequencyFrame, Datagram, FlowId};
 use crate::wire::size::Profile;
 use serde::Deserialize;
@@ -50,6 +51,10 @@ pub struct SenderConfig {
     /// Send ACK_FREQUENCY frames chosen by this policy (draft-ietf-quic-ack-frequency); `None` = never.
     /// Its `peer_max_ack_delay` is replaced by this config's, so the two cannot disagree.
     pub ack_frequency: Option<AckFrequencySenderConfig>,
+    /// Flow-control credit of the peer, stream bytes: new data may reach at most this far past the
+    /// acknowledged prefix (TCP receive window, RFC 9293 §3.8.6; QUIC MAX_DATA kept this far ahead
+    /// by a receiver that reads at once, RFC 9000 §4.1). `None` (default) = unlimited.
+    pub receive_window: Option<Bytes>,
 }
 
 impl Default for SenderConfig {
@@ -63,6 +68,7 @@ impl Default for SenderConfig {
             packet_threshold: 3,
             time_threshold: 9.0 / 8.0,
             ack_frequency: None,
+            receive_window: None,
         }
     }
 }
@@ -89,6 +95,8 @@ pub struct Sender {
     source: Source,
     stream: SendStream,
     ack_frequency: Option<AckFrequencySender>,
+    /// Flow-control credit beyond the acknowledged prefix, stream bytes (`None` = unlimited).
+    receive_window: Option<u64>,
     /// Newest ACK_FREQUENCY frame sent, and whether its packet was lost (resend it).
     last_af_frame: Option<AckFrequencyFrame>,
     af_resend: bool,
@@ -121,9 +129,23 @@ impl Sender {
         now: Time,
     ) -> Sender {
         let clock = Clock::new(cfg.clock);
+        let cc = cc.build(clock.read(now), profile.mss() as u64);
+        Sender::with_controller(flow, profile, cfg, cc, source, now)
+    }
+
+    /// A sender driven by a controller built elsewhere (a plug-in or a test double), for
+    /// full-sized packets of `profile.mss()` bytes in flight.
+    pub fn with_controller(
+        flow: FlowId,
+        profile: Profile,
+        cfg: &SenderConfig,
+        cc: Box<dyn CongestionController>,
+        source: &SourceConfig,
+        now: Time,
+    ) -> Sender {
+        let clock = Clock::new(cfg.clock);
         let t = clock.read(now);
         let mss = profile.mss() as u64;
-        let cc = cc.build(t, mss);
         let step = clock.config().resolution.max(clock.config().timer_granularity);
         let mut s = Sender {
             flow,
@@ -148,6 +170,7 @@ impl Sender {
                     ..af.clone()
                 })
             }),
+            receive_window: cfg.receive_window.map(|b| b.0),
             last_af_frame: None,
             af_resend: false,
             probes: 0,

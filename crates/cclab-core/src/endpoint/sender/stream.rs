@@ -104,6 +104,11 @@ impl SendStream {
         self.acked_bytes
     }
 
+    /// End of the acknowledged prefix: every stream byte below it is acknowledged (TCP `snd_una`).
+    pub(super) fn acked_prefix(&self) -> u64 {
+        self.acked.ranges.first().filter(|r| r.0 == 0).map_or(0, |r| r.1)
+    }
+
     /// Every byte and the FIN are acknowledged.
     pub(super) fn is_complete(&self) -> bool {
         self.fin_acked && self.final_size.is_some_and(|n| self.acked.covers_prefix(n))

@@ -53,6 +53,12 @@ impl Sender {
             self.app_limited = false;
             return None;
         }
+        if self.flow_control_blocked(&next) {
+            // RFC 9002 §7.8: a flow-control limit leaves the window underused, like the application.
+            self.app_limited = true;
+            self.rate.on_app_limited(self.sent.bytes_in_flight());
+            return None;
+        }
         if let Some(until) = self.cc.pause_until().filter(|&p| p > t) {
             self.blocked_until = Some(until);
             self.app_limited = false;
@@ -60,7 +66,10 @@ impl Sender {
         }
         if self.pacing.enabled {
             let rate = self.pacing_rate();
-            let cap = self.pacer.capacity(&self.pacing, self.mss, rate, bytes);
+            // A controller that asks for a back-to-back train after its pause (picoquic's
+            // `bandwidth_pause`) gets a bucket that can hold the whole train.
+            let train = self.cc.burst_allowance().unwrap_or(0) as f64;
+            let cap = self.pacer.capacity(&self.pacing, self.mss, rate, bytes).max(train);
             if let Some(at) = self.pacer.delay(t, bytes, rate, cap) {
                 // §7.8: a pacing delay alone does not make the sender application limited.
                 self.blocked_until = Some(at);
@@ -89,6 +98,19 @@ impl Sender {
             fin: false,
         });
         self.profile.in_flight_size(&p) as u64
+    }
+
+    /// New data in `next` would pass the peer's flow-control limit: a full chunk must end within
+    /// `receive_window` bytes of the acknowledged prefix. Retransmissions are below it already.
+    fn flow_control_blocked(&self, next: &NextChunk) -> bool {
+        let Some(window) = self.receive_window else { return false };
+        if next.retransmission {
+            return false;
+        }
+        let pn = self.sent.next_pn();
+        let p = Packet { pn, pn_len: pn_len(pn, self.loss.largest_acked()), ..Default::default() };
+        let len = next.available.min(self.max_payload(&p, next.offset) as u64);
+        next.offset + len > self.stream.acked_prefix() + window
     }
 
     fn max_payload(&self, p: &Packet, offset: u64) -> u32 {

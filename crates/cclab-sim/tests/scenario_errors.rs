@@ -1,0 +1,182 @@
+//! Malformed scenarios and overrides: every error names the file and the key path and says
+//! what was expected; nothing panics.
+
+use cclab_sim::{Scenario, ScenarioError};
+
+const GOOD: &str = r#"
+[scenario]
+name = "ok"
+duration = "10s"
+
+[path.forward]
+rate = "10Mbps"
+delay = "20ms"
+
+[path.return]
+rate = "1Mbps"
+delay = "20ms"
+
+[[flow]]
+source = { kind = "bulk", size = "1MB" }
+"#;
+
+fn load(text: &str, sets: &[&str]) -> Result<Scenario, ScenarioError> {
+    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    Scenario::from_toml_str(text, "scenarios/x.toml", &sets)
+}
+
+#[track_caller]
+fn fails(text: &str, sets: &[&str], key: &str, words: &str) {
+    let e = load(text, sets).expect_err("must be rejected");
+    assert_eq!(e.key_path(), Some(key), "{e}");
+    let shown = e.to_string();
+    assert!(shown.starts_with(&format!("scenarios/x.toml: {key}: ")), "{shown}");
+    assert!(shown.contains(words), "{shown}");
+}
+
+#[test]
+fn scenario_good_file_loads_with_defaults() {
+    let s = load(GOOD, &[]).unwrap();
+    assert_eq!((s.name(), s.description()), ("ok", ""));
+    assert_eq!(s.config().scenario.seed, 1);
+}
+
+#[test]
+fn scenario_bad_unit_names_key_and_units() {
+    fails(
+        &GOOD.replace("\"10Mbps\"", "\"10 furlongs\""),
+        &[],
+        "path.forward.rate",
+        "Mbps",
+    );
+    fails(
+        &GOOD.replace("\"10Mbps\"", "10"),
+        &[],
+        "path.forward.rate",
+        "bare number 10",
+    );
+    fails(&GOOD.replace("\"10s\"", "\"10\""), &[], "scenario.duration", "unit");
+}
+
+#[test]
+fn scenario_negative_rate_is_rejected() {
+    fails(
+        &GOOD.replace("\"1Mbps\"", "\"-1Mbps\""),
+        &[],
+        "path.return.rate",
+        "positive",
+    );
+}
+
+#[test]
+fn scenario_unknown_key_is_named() {
+    fails(
+        &GOOD.replace("delay = \"20ms\"\n\n[path.return]", "delya = \"20ms\"\n\n[path.return]"),
+        &[],
+        "path.forward.delya",
+        "unknown field",
+    );
+    fails(
+        &format!("{GOOD}\n[output]\nqlgo = true\n"),
+        &[],
+        "output.qlgo",
+        "unknown field",
+    );
+    fails(
+        &GOOD.replace("kind = \"bulk\"", "kind = \"bulk\", sise = 3"),
+        &[],
+        "flow[0].source.sise",
+        "expected `size`",
+    );
+}
+
+#[test]
+fn scenario_missing_field_is_named() {
+    fails(
+        &GOOD.replace("duration = \"10s\"\n", ""),
+        &[],
+        "scenario",
+        "missing field `duration`",
+    );
+    fails(
+        &GOOD.replace("rate = \"10Mbps\"\n", ""),
+        &[],
+        "path.forward.rate",
+        "missing",
+    );
+}
+
+#[test]
+fn scenario_cross_field_rules_name_the_key() {
+    let access = format!("{GOOD}access = {{ rate = \"1Gbps\", delay = \"1ms\" }}\n");
+    fails(&access, &[], "flow[0].access", "dumbbell");
+    fails(
+        GOOD,
+        &["flow[0].tcp.mss=\"1000B\""],
+        "flow[0].tcp",
+        "not used with profile = \"quic\"",
+    );
+    fails(
+        GOOD,
+        &["path.forward.queue={kind=\"red\",min_th=\"9KB\",max_th=\"3KB\"}"],
+        "path.forward.queue",
+        "min_th < max_th",
+    );
+    fails(
+        GOOD,
+        &["path.forward.loss={model=\"bernoulli\",p=1.5}"],
+        "path.forward.loss",
+        "between 0 and 1",
+    );
+}
+
+#[test]
+fn scenario_set_overrides_values_and_creates_tables() {
+    let s = load(
+        GOOD,
+        &[
+            "scenario.seed=7",
+            "path.forward.rate=50Mbps",
+            "flow[0].cc.algorithm=cubic",
+            "flow.0.start=1s",
+        ],
+    )
+    .unwrap();
+    assert_eq!(s.config().scenario.seed, 7);
+    assert_eq!(
+        format!("{:?}", s.config().path.forward.rate),
+        "Some(Limited(Rate(50000000)))"
+    );
+    assert!(format!("{:?}", s.config().flow[0].cc).contains("Cubic"));
+    assert_eq!(s.config().flow[0].start.0, 1_000_000_000);
+}
+
+#[test]
+fn scenario_bad_set_is_an_error_not_a_panic() {
+    fails(
+        GOOD,
+        &["path.forward.rate=fast"],
+        "path.forward.rate",
+        "expected a rate",
+    );
+    fails(
+        GOOD,
+        &["scenario.name.x=1"],
+        "scenario.name.x",
+        "scenario.name is a string, not a table",
+    );
+    fails(GOOD, &["flow[3].start=1s"], "flow[3].start", "out of range");
+    for bad in ["novalue", "=3", "a..b=1", "flow[x]=1", "flow[0=1"] {
+        let e = load(GOOD, &[bad]).expect_err(bad);
+        assert!(e.to_string().starts_with("scenarios/x.toml: --set"), "{e}");
+    }
+}
+
+#[test]
+fn scenario_toml_syntax_error_names_the_file_and_line() {
+    let e = load("[scenario\nname = 1", &[]).unwrap_err();
+    assert!(
+        e.to_string().starts_with("scenarios/x.toml: ") && e.to_string().contains("line 1"),
+        "{e}"
+    );
+}

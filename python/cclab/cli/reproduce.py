@@ -1,0 +1,62 @@
+"""``cclab reproduce``: run a seed case (or all five), print its verdict table and figure paths."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from cclab.cli._common import DelayedProgress, console, error, user_errors
+
+
+def verdict_table(report) -> Table:  # noqa: ANN001 - CaseReport, imported lazily
+    """The verdict table of one case: quantity, report, ours, tolerance, pass/fail."""
+    t = Table(title=f"{report.case}: {report.title}", title_justify="left")
+    for col in ("quantity", "report", "ours", "tolerance", "verdict"):
+        t.add_column(col, overflow="fold")
+    for v in report.verdicts:
+        mark = "[green]pass[/]" if v.passed else "[bold red]FAIL[/]"
+        t.add_row(v.quantity, v.report, v.ours, v.tolerance, mark)
+    return t
+
+
+def reproduce(
+    case: Annotated[str, typer.Argument(help="seed-000 … seed-004, or all.", metavar="SEED")],
+    full: Annotated[bool, typer.Option("--full", help="The report's real sizes and repetitions.")] = False,
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Output directory (default out/reproduce).", metavar="DIR")
+    ] = None,
+    workers: Annotated[int | None, typer.Option(min=1, help="Local worker processes (default: cores).")] = None,
+    dask: Annotated[str | None, typer.Option(help="Run on this Dask scheduler address instead.")] = None,
+) -> None:
+    """Reproduce a seed report: run the pathology and its fix, judge against the report, draw figures."""
+    from cclab.reproduce import CASES, reproduce as run_case
+
+    cases = list(CASES) if case == "all" else [case]
+    if any(c not in CASES for c in cases):
+        error(f"unknown case {case!r}: expected one of {', '.join(CASES)} or 'all'")
+        raise typer.Exit(2)
+    base = out or Path("out") / "reproduce"
+    failed = []
+    with user_errors():
+        for c in cases:
+            with DelayedProgress(f"{c}: runs") as progress:
+                report = run_case(
+                    c, full=full, out_dir=base / c, workers=workers, dask=dask,
+                    on_run=lambda _r, done, total: progress(done, total),
+                )
+            console.print(verdict_table(report))
+            n_pass = sum(v.passed for v in report.verdicts)
+            console.print(
+                f"{c}: {n_pass}/{len(report.verdicts)} verdicts pass in {report.wall_s:.1f} s; "
+                f"figures and verdicts.json in {report.out_dir}"
+            )
+            for f in report.figures:
+                console.print(f"  figure: {f}")
+            if not report.passed:
+                failed.append(c)
+    if failed:
+        error(f"verdicts failed: {', '.join(failed)}")
+        raise typer.Exit(1)

@@ -1,0 +1,73 @@
+"""Reproductions of the five seed reports (``cclab reproduce``).
+
+Each case module (``seed000`` … ``seed004``) plans its runs, judges their outputs against the
+report, and draws the report's figures; `reproduce` ties the three together for one case.
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Callable
+
+from cclab.reproduce.harness import RunResult, Verdict, execute, write_verdicts
+
+#: Case names on the command line → module names in this package.
+CASES: dict[str, str] = {f"seed-00{i}": f"seed00{i}" for i in range(5)}
+
+
+@dataclass
+class CaseReport:
+    """What one reproduction produced."""
+
+    case: str
+    title: str
+    verdicts: list[Verdict]
+    figures: list[Path]
+    out_dir: Path
+    wall_s: float
+
+    @property
+    def passed(self) -> bool:
+        """Every verdict passed."""
+        return all(v.passed for v in self.verdicts)
+
+
+def case_module(case: str) -> ModuleType:
+    """The module of `case` (``seed-000`` … ``seed-004``); ValueError for an unknown name."""
+    if case not in CASES:
+        raise ValueError(f"unknown case {case!r}: expected one of {', '.join(CASES)} or 'all'")
+    return importlib.import_module(f"cclab.reproduce.{CASES[case]}")
+
+
+def reproduce(
+    case: str,
+    full: bool = False,
+    out_dir: Path | None = None,
+    workers: int | None = None,
+    dask: str | None = None,
+    on_run: Callable[[RunResult, int, int], None] | None = None,
+) -> CaseReport:
+    """Runs `case`'s plan, judges it, draws its figures into `out_dir` and writes verdicts.json."""
+    mod = case_module(case)
+    out_dir = Path(out_dir or Path("out") / "reproduce" / case)
+    t0 = time.perf_counter()
+    specs = mod.plan(full)
+    done = 0
+
+    def progress(r: RunResult) -> None:
+        nonlocal done
+        done += 1
+        if on_run:
+            on_run(r, done, len(specs))
+
+    results = execute(specs, workers=workers, dask=dask, on_done=progress)
+    verdicts = mod.judge(results)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    figures = mod.figures(results, out_dir)
+    wall = time.perf_counter() - t0
+    write_verdicts(out_dir, case, verdicts, wall)
+    return CaseReport(case, mod.TITLE, verdicts, figures, out_dir, wall)
