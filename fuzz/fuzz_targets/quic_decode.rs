@@ -13,8 +13,14 @@ use libfuzzer_sys::fuzz_target;
 const HEADER: usize = 10;
 
 fuzz_target!(|data: &[u8]| {
-    let Some((head, bytes)) = data.split_first_chunk::<HEADER>() else { return };
-    let q = QuicProfile { max_udp_payload: 1472, dcid_len: u32::from(head[0] % 21), ipv6: head[1] & 1 != 0 };
+    let Some((head, bytes)) = data.split_first_chunk::<HEADER>() else {
+        return;
+    };
+    let q = QuicProfile {
+        max_udp_payload: 1472,
+        dcid_len: u32::from(head[0] % 21),
+        ipv6: head[1] & 1 != 0,
+    };
     let pn = u64::from_be_bytes(head[2..10].try_into().expect("8 bytes")) & ((1 << 62) - 1);
     let largest = (head[1] & 2 != 0).then_some(pn);
     let Ok(p) = decode(bytes, &q, largest) else { return };

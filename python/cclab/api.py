@@ -58,6 +58,11 @@ class Scenario:
         return f"Scenario(name={self.name!r}, path={str(self.path)!r}, overrides={list(self.overrides)!r})"
 
 
+def _overrides(values: Iterable[str]) -> tuple[str, ...]:
+    # A lone string is one override, not an iterable of one-character ones.
+    return (values,) if isinstance(values, str) else tuple(values)
+
+
 def load(path: StrPath, set: Iterable[str] = ()) -> Scenario:  # noqa: A002 - mirrors the CLI's --set
     """Load and validate a scenario file.
 
@@ -80,7 +85,7 @@ def load(path: StrPath, set: Iterable[str] = ()) -> Scenario:  # noqa: A002 - mi
     Traceback (most recent call last):
     cclab.ScenarioError: missing.toml: ...
     """
-    overrides = tuple(set)
+    overrides = _overrides(set)
     p = Path(path)
     return Scenario._from_core(_core.load(p, list(overrides)), p, overrides)
 
@@ -184,7 +189,7 @@ def run(
     RunError
         The run failed or was cancelled.
     """
-    overrides = tuple(set)
+    overrides = _overrides(set)
     if isinstance(scenario, Scenario):
         if overrides:
             raise ValueError("set= applies only when scenario is a path; pass the overrides to cclab.load")

@@ -5,6 +5,7 @@ Uses matplotlib's object API (no pyplot, no global backend state), so it works h
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
@@ -61,6 +62,15 @@ def _draw(ax: Axes, df: pl.DataFrame, metric: Metric) -> None:
         ax.legend(loc="best", fontsize="small")
 
 
+def _run_label(run_dir: Path) -> str | None:
+    """``scenario (seed N)`` from the run's summary.json, when there is one."""
+    try:
+        summary = json.loads((run_dir / "summary.json").read_text())
+        return f"{summary['scenario']} (seed {summary['seed']})"
+    except (OSError, ValueError, KeyError):
+        return None
+
+
 def plot_dir(run_dir: str | PathLike[str], out: str | PathLike[str] | None = None) -> list[Path]:
     """Plot ``run_dir/timeseries.parquet`` into ``out`` (default ``run_dir/plots``).
 
@@ -79,6 +89,7 @@ def plot_dir(run_dir: str | PathLike[str], out: str | PathLike[str] | None = Non
     if not src.is_file():
         raise FileNotFoundError(f"{src}: no such file (run `cclab run SCENARIO --out {run_dir}` first)")
     df = pl.read_parquet(src)
+    label = _run_label(Path(run_dir))
     dest = Path(out) if out is not None else Path(run_dir) / "plots"
     dest.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
@@ -94,7 +105,7 @@ def plot_dir(run_dir: str | PathLike[str], out: str | PathLike[str] | None = Non
         fig = Figure(figsize=(8, 3.5))
         ax = fig.add_subplot()
         _draw(ax, df, metric)
-        ax.set_title(metric.title)
+        ax.set_title(f"{metric.title}, {label}" if label else metric.title)
         ax.set_xlabel("time (s)")
         save(fig, metric.stem)
 
@@ -103,5 +114,7 @@ def plot_dir(run_dir: str | PathLike[str], out: str | PathLike[str] | None = Non
     for ax, metric in zip(axes, METRICS, strict=True):
         _draw(ax, df, metric)
     axes[-1].set_xlabel("time (s)")
+    if label:
+        fig.suptitle(label)
     save(fig, "overview")
     return written

@@ -25,3 +25,19 @@ def test_every_catalog_scenario_is_valid_and_described():
         pytest.skip("the catalog is empty")
     bad = [(str(e.path), e.description) for e in entries if not e.valid or not e.description]
     assert not bad
+
+
+def test_every_catalog_scenario_runs_briefly_through_the_bindings():
+    import tomllib
+
+    import cclab
+
+    entries = scan(ROOT / "scenarios")
+    if not entries:
+        pytest.skip("the catalog is empty")
+    for e in entries:
+        flows = len(tomllib.loads(e.path.read_text())["flow"])
+        result = cclab.run(e.path, set=["scenario.duration=300ms"], qlog=None)
+        assert len(result.summary["flows"]) == flows, e.path
+        assert result.summary["sim"]["sim_time_s"] <= 0.3 + 1e-9, e.path
+        assert len({len(v) for v in result.timeseries.values()}) == 1, e.path

@@ -84,15 +84,13 @@ fn check_error_names_input<T>(s: &str, r: Result<T, String>) -> Result<(), TestC
 
 /// `n` with `_` digit separators inserted every three digits from the right, e.g. 1_000_000.
 fn with_separators(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push('_');
-        }
-        out.push(c);
-    }
-    out
+    let digits = n.to_string().into_bytes();
+    let groups: Vec<&str> = digits
+        .rchunks(3)
+        .rev()
+        .map(|g| std::str::from_utf8(g).expect("ASCII digits"))
+        .collect();
+    groups.join("_")
 }
 
 #[derive(Deserialize, Debug)]

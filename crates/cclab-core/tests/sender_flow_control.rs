@@ -23,7 +23,11 @@ const SIZE: u64 = 4_000_000;
 fn pair(window: Option<u64>) -> Pair {
     let mut cfg = unpaced();
     cfg.receive_window = window.map(Bytes);
-    let s = sender(&cfg, &NewRenoConfig::default(), &SourceConfig::Bulk { size: Bytes(SIZE) });
+    let s = sender(
+        &cfg,
+        &NewRenoConfig::default(),
+        &SourceConfig::Bulk { size: Bytes(SIZE) },
+    );
     Pair::new(s, LATENCY, RATE)
 }
 
@@ -36,7 +40,9 @@ fn acked_prefix(p: &Pair) -> u64 {
         .filter_map(|s| s.packet.data.map(|c| (c.offset, c.offset + c.len as u64)))
         .collect();
     chunks.sort_unstable();
-    chunks.iter().fold(0, |end, &(lo, hi)| if lo <= end { end.max(hi) } else { end })
+    chunks
+        .iter()
+        .fold(0, |end, &(lo, hi)| if lo <= end { end.max(hi) } else { end })
 }
 
 #[test]
@@ -51,7 +57,11 @@ fn receive_window_bounds_new_data_beyond_the_acked_prefix() {
             .iter()
             .filter_map(|s| s.packet.data.map(|c| c.offset + c.len as u64))
             .fold(sent_end, u64::max);
-        assert!(sent_end <= prefix + WINDOW, "t={}: sent to {sent_end}, acked to {prefix}", p.now);
+        assert!(
+            sent_end <= prefix + WINDOW,
+            "t={}: sent to {sent_end}, acked to {prefix}",
+            p.now
+        );
         assert!(p.now < Time::ZERO + Dur::from_secs(10), "too slow");
     }
 }

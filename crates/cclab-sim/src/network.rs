@@ -62,7 +62,7 @@ impl Observer for () {}
 /// Why [`Network::run`] returned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stop {
-    /// Every sender reported `is_done`.
+    /// Both endpoints of every flow reported `is_done`.
     AllDone,
     /// The end time was reached.
     TimeLimit,
@@ -267,7 +267,7 @@ impl Network {
         }
     }
 
-    /// Runs until every sender is done, `end`, or the observer stops it. With `tick`,
+    /// Runs until both endpoints of every flow are done, `end`, or the observer stops it. With `tick`,
     /// `observer.on_tick` runs at every multiple of it (from the current time on).
     pub fn run(&mut self, end: Time, tick: Option<Dur>, observer: &mut dyn Observer) -> Stop {
         if !self.started {
@@ -280,7 +280,7 @@ impl Network {
         let n_links = self.links.len() as u32;
         let n_hosts = self.hosts.len() as u32;
         loop {
-            if !self.flows.is_empty() && self.done == self.flows.len() {
+            if !self.flows.is_empty() && self.done == 2 * self.flows.len() {
                 return Stop::AllDone;
             }
             let Some((t, actor)) = self.sched.peek() else {

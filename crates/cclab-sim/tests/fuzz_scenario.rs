@@ -241,6 +241,22 @@ fn scenario_fuzz_base_is_valid() {
     assert_eq!(s.config().flow.len(), 2);
 }
 
+/// The hand-written seeds of the `scenario` fuzz target (text, then NUL-separated overrides) load.
+#[test]
+fn scenario_fuzz_corpus_seeds_load() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/scenario");
+    let mut seeds = 0;
+    for path in std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()) {
+        let input = std::fs::read_to_string(&path).unwrap();
+        let mut parts = input.split('\0');
+        let text = parts.next().unwrap_or_default();
+        let overrides: Vec<String> = parts.map(str::to_string).collect();
+        Scenario::from_toml_str(text, "fuzz.toml", &overrides).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        seeds += 1;
+    }
+    assert!(seeds >= 2, "{seeds} seeds");
+}
+
 proptest! {
     #![proptest_config(config())]
 

@@ -93,7 +93,7 @@ fn receiver_run(recv_us: u64, buffer: u64) -> (u64, usize) {
         &mut net,
         (s, d, f, r),
         Cbr::new(FlowId(0), 1250, Dur::from_micros(10), 10_000, Time::ZERO),
-        Sink { log: arrivals.clone() },
+        Sink::new(arrivals.clone()),
     );
     net.run(END, None, &mut ());
     let n = arrivals.lock().unwrap().len();

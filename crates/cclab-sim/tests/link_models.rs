@@ -23,7 +23,7 @@ fn cbr_run(fwd: &LinkConfig, src: Cbr, end: Time) -> (Network, common::Log) {
     let h = HostConfig::default();
     let (mut net, s, d, f, r) = pair(fwd, &link(0, Dur::ZERO), &h, &h);
     let arrivals = log();
-    flow(&mut net, (s, d, f, r), src, Sink { log: arrivals.clone() });
+    flow(&mut net, (s, d, f, r), src, Sink::new(arrivals.clone()));
     net.run(end, None, &mut ());
     (net, arrivals)
 }

@@ -16,9 +16,14 @@ def verdict_table(report) -> Table:  # noqa: ANN001 - CaseReport, imported lazil
     t = Table(title=f"{report.case}: {report.title}", title_justify="left")
     for col in ("quantity", "report", "ours", "tolerance", "verdict"):
         t.add_column(col, overflow="fold")
+    marks = {
+        "pass": "[green]pass[/]",
+        "fail": "[bold red]FAIL[/]",
+        "explained exception": "[yellow]explained exception[/]",
+        "unexpected pass": "[bold red]UNEXPECTED PASS[/]",
+    }
     for v in report.verdicts:
-        mark = "[green]pass[/]" if v.passed else "[bold red]FAIL[/]"
-        t.add_row(v.quantity, v.report, v.ours, v.tolerance, mark)
+        t.add_row(v.quantity, v.report, v.ours, v.tolerance, marks[v.status])
     return t
 
 
@@ -48,9 +53,13 @@ def reproduce(
                     on_run=lambda _r, done, total: progress(done, total),
                 )
             console.print(verdict_table(report))
-            n_pass = sum(v.passed for v in report.verdicts)
+            if report.text:
+                console.print(report.text, markup=False, highlight=False)
+            n_pass = sum(v.status == "pass" for v in report.verdicts)
+            n_exc = sum(v.status == "explained exception" for v in report.verdicts)
             console.print(
-                f"{c}: {n_pass}/{len(report.verdicts)} verdicts pass in {report.wall_s:.1f} s; "
+                f"{c}: {n_pass}/{len(report.verdicts)} verdicts pass ({n_exc} explained exceptions, see docs/seeds/{c}.md) "
+                f"in {report.wall_s:.1f} s; "
                 f"figures and verdicts.json in {report.out_dir}"
             )
             for f in report.figures:

@@ -29,11 +29,13 @@ class CaseReport:
     figures: list[Path]
     out_dir: Path
     wall_s: float
+    #: Extra text the case prints after its verdicts (e.g. seed-003's tables in the report's layout).
+    text: str = ""
 
     @property
     def passed(self) -> bool:
-        """Every verdict passed."""
-        return all(v.passed for v in self.verdicts)
+        """No verdict failed (a listed, explained exception is not a failure)."""
+        return all(v.ok for v in self.verdicts)
 
 
 def case_module(case: str) -> ModuleType:
@@ -68,6 +70,7 @@ def reproduce(
     verdicts = mod.judge(results)
     out_dir.mkdir(parents=True, exist_ok=True)
     figures = mod.figures(results, out_dir)
+    text = mod.tables(results) if hasattr(mod, "tables") else ""
     wall = time.perf_counter() - t0
     write_verdicts(out_dir, case, verdicts, wall)
-    return CaseReport(case, mod.TITLE, verdicts, figures, out_dir, wall)
+    return CaseReport(case, mod.TITLE, verdicts, figures, out_dir, wall, text)

@@ -22,7 +22,8 @@
 //! its pacer, set in the long-RTT startup when the estimate leaves cwnd unraised). An ACK that
 //! leaves cwnd unraised on a long path stops sending until the pacer has earned credit for a
 //! `min_train_packets` train, which then leaves back-to-back ([`TrainEstimator::burst_allowance`]
-//! lets the pacer's bucket hold it). A new pause is armed only once that train has left.
+//! lets the pacer's bucket hold it). A new pause is armed only once that train has left; a jump
+//! drops a pending one.
 //!
 //! **Long-RTT initial window** (optional; picoquic `BBREnterStartupLongRTT`, the startup its
 //! satellite tests run): at the first ACK with an RTT sample, cwnd becomes at least 10 packets ×
@@ -171,6 +172,10 @@ impl TrainEstimator {
         let train = self.cfg.min_train_packets * self.mss;
         if target > *cwnd {
             *cwnd = target;
+            // The estimate succeeded: a pause armed for an earlier failure (at the old, lower
+            // pacing rate) is dropped.
+            self.pause_until = None;
+            self.burst_left = None;
         } else if self.cfg.pacing_pause_on_failed_estimate
             && self.burst_left.is_none()
             && ev.rtt.smoothed() > self.cfg.long_rtt_threshold
@@ -250,7 +255,10 @@ mod tests {
             sent: impl Fn(u64) -> Time,
             ack: impl Fn(u64) -> Dur,
         ) {
-            for pn in pns.filter(|pn| (pn + 1) % per_ack == 0) {
+            for pn in (per_ack - 1..pns.end)
+                .step_by(per_ack as usize)
+                .filter(|pn| *pn >= pns.start)
+            {
                 let p = [AckedPacket {
                     pn,
                     bytes: MSS,
@@ -363,6 +371,19 @@ mod tests {
         // a failed estimate, but the train is still pending.
         d.acks(1..2, 1, |_| Time::ZERO, |_| Dur::from_millis(10));
         assert_eq!(d.t.pause_until(), first);
+    }
+
+    #[test]
+    fn train_jump_cancels_a_pending_pause() {
+        let mut d = long_path(20 * MSS);
+        d.acks(0..1, 1, |_| Time::ZERO, |_| Dur::ZERO);
+        assert!(d.t.pause_until().is_some());
+        // A train sent at 1 ms, its ACKs 120 µs apart after the reference: the one 1.08 ms after it
+        // closes 9 · 1500 B / 1.08 ms = 12.5 MB/s, cwnd jumps to 0.5 · 12.5 MB/s · 200 ms, and the
+        // pause armed at 30 kB is dropped.
+        d.acks(1..10, 1, |_| Time::ZERO + Dur::from_millis(1), |i| SER * i);
+        assert_eq!(d.cwnd, 1_250_000);
+        assert_eq!((d.t.pause_until(), d.t.burst_allowance()), (None, None));
     }
 
     #[test]

@@ -49,7 +49,7 @@ pub struct Slot {
     start: Time,
     /// Trace events are collected.
     tracing: bool,
-    /// A sender that reported `is_done`.
+    /// The endpoint reported `is_done` (latched).
     done: bool,
     /// Datagrams for it dropped by the full socket buffer.
     pub socket_drops: u64,
@@ -71,7 +71,7 @@ pub struct HostStats {
     pub busy: Dur,
     /// Datagrams dropped by the full socket buffer.
     pub socket_drops: u64,
-    /// Time the core spent in scheduling stalls.
+    /// Time scheduling stalls held the core while it had work (from when the work waited).
     pub stalled: Dur,
 }
 
@@ -87,7 +87,8 @@ pub struct Host {
     busy_until: Time,
     job_rx: Vec<(u16, Datagram)>,
     job_tx: Vec<Datagram>,
-    job_tx_route: u16,
+    /// Slot whose datagrams the send job carries.
+    job_tx_slot: usize,
     /// The next job should be a send job if one is possible.
     send_turn: bool,
     /// Slot to poll first for the next send job.
@@ -114,7 +115,7 @@ impl Host {
             busy_until: Time::ZERO,
             job_rx: Vec::new(),
             job_tx: Vec::new(),
-            job_tx_route: 0,
+            job_tx_slot: 0,
             send_turn: true,
             next_slot: 0,
             events: Vec::new(),
@@ -182,17 +183,18 @@ impl Host {
     }
 
     /// Runs the event loop at `now`; sent datagrams are appended to `out`. Returns the number
-    /// of senders that finished.
+    /// of endpoints that became done.
     pub fn act(&mut self, now: Time, out: &mut Vec<InFlight>) -> usize {
         let mut finished = 0;
-        if self.job != Job::Idle {
+        let after_job = self.job != Job::Idle;
+        if after_job {
             if self.busy_until > now {
                 return 0;
             }
             finished += self.finish_job(now, out);
         }
-        // A due stall takes the core before timers and jobs (stalls never preempt a job).
-        if let Some(len) = self.stalls.as_mut().and_then(|s| s.start_due(now)) {
+        // A stall holds the core before timers and jobs run.
+        if let Some(len) = self.stalls.as_mut().and_then(|s| s.hold(now, after_job)) {
             self.job = Job::Stall;
             self.busy_until = now + len;
             self.stats.stalled += len;
@@ -221,7 +223,6 @@ impl Host {
                     s.endpoint.poll_timeout()
                 }
             })
-            .chain(self.stalls.as_ref().map(Stalls::next_start))
             .min()?;
         // An endpoint asking for `now` again after doing nothing would spin; move on by 1 ns.
         Some(t.max(now + Dur(1)))
@@ -235,9 +236,9 @@ impl Host {
         }
     }
 
-    /// Marks senders that became done; returns how many did.
+    /// Marks endpoints that became done (latched); returns how many did.
     fn check_done(s: &mut Slot) -> usize {
-        if s.side == Side::Sender && !s.done && s.endpoint.is_done() {
+        if !s.done && s.endpoint.is_done() {
             s.done = true;
             return 1;
         }
@@ -268,13 +269,16 @@ impl Host {
                 }
             }
             Job::Send => {
-                let route = self.job_tx_route;
+                let s = &mut self.slots[self.job_tx_slot];
+                let route = s.route;
                 out.extend(self.job_tx.drain(..).map(|dgram| InFlight {
                     dgram,
                     route,
                     hop: 0,
                     enqueued: now,
                 }));
+                // An endpoint may be done once its last datagram is out (nothing left to wait for).
+                finished += Self::check_done(s);
             }
             Job::Idle | Job::Stall => {}
         }
@@ -341,7 +345,7 @@ impl Host {
             }
             Self::collect_events(&mut self.events, s);
             if !self.job_tx.is_empty() {
-                self.job_tx_route = s.route;
+                self.job_tx_slot = i;
                 self.next_slot = (i + 1) % n;
                 return true;
             }

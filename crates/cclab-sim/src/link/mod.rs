@@ -72,6 +72,8 @@ pub struct Link {
     cross: Option<CrossSource>,
     /// When the serialiser is free.
     busy_until: Time,
+    /// Last (size, serialisation time) computed.
+    last_service: (u64, Dur),
     stats: LinkStats,
 }
 
@@ -112,15 +114,22 @@ impl Link {
                 .as_ref()
                 .map(|c| CrossSource::new(c, stream_rng(seed, Stream::LinkCross, index))),
             busy_until: Time::ZERO,
+            last_service: (u64::MAX, Dur::ZERO),
             stats: LinkStats::default(),
         }
     }
 
-    /// Serialisation time of a packet of `size` bytes.
-    fn service_time(&self, size: u64) -> Dur {
-        self.rate_bps
-            .map_or(Dur::ZERO, |r| transmission_time(size, r))
-            .max(self.per_packet)
+    /// Serialisation time of a packet of `size` bytes (the last size's answer is cached: most
+    /// packets have the same size, and the exact division is 128-bit).
+    fn service_time(&mut self, size: u64) -> Dur {
+        if size != self.last_service.0 {
+            let t = self
+                .rate_bps
+                .map_or(Dur::ZERO, |r| transmission_time(size, r))
+                .max(self.per_packet);
+            self.last_service = (size, t);
+        }
+        self.last_service.1
     }
 
     /// A packet enters the link at `now`.

@@ -32,7 +32,7 @@ pub(crate) fn data(flow: FlowId, pn: u64, size: u32, ecn: Ecn) -> Datagram {
 }
 
 /// Sends `count` data datagrams of `size` bytes, one every `interval` from `start`
-/// (`interval` zero: all at `start`).
+/// (`interval` zero: all at `start`); the last carries FIN.
 pub(crate) struct Cbr {
     pub(crate) flow: FlowId,
     pub(crate) size: u32,
@@ -68,7 +68,11 @@ impl Endpoint for Cbr {
             return None;
         }
         self.sent += 1;
-        Some(data(self.flow, self.sent - 1, self.size, self.ecn))
+        let mut d = data(self.flow, self.sent - 1, self.size, self.ecn);
+        if let Some(chunk) = d.packet.data.as_mut() {
+            chunk.fin = self.sent == self.count;
+        }
+        Some(d)
     }
     fn poll_timeout(&self) -> Option<Time> {
         (self.sent < self.count).then(|| self.next())
@@ -87,13 +91,29 @@ impl Endpoint for Cbr {
 /// Arrival log shared between a sink and the test.
 pub(crate) type Log = Arc<Mutex<Vec<(Time, Datagram)>>>;
 
-/// Receives and logs; never sends.
+/// Receives and logs; never sends. Done when it has everything up to the FIN.
 pub(crate) struct Sink {
-    pub(crate) log: Log,
+    log: Log,
+    received: u64,
+    fin_pn: Option<u64>,
+}
+
+impl Sink {
+    pub(crate) fn new(log: Log) -> Sink {
+        Sink {
+            log,
+            received: 0,
+            fin_pn: None,
+        }
+    }
 }
 
 impl Endpoint for Sink {
     fn handle_datagram(&mut self, now: Time, d: Datagram) {
+        self.received += 1;
+        if d.packet.data.is_some_and(|c| c.fin) {
+            self.fin_pn = Some(d.packet.pn);
+        }
         self.log.lock().unwrap().push((now, d));
     }
     fn handle_timeout(&mut self, _now: Time) {}
@@ -107,7 +127,7 @@ impl Endpoint for Sink {
         EndpointStats::default()
     }
     fn is_done(&self) -> bool {
-        false
+        self.fin_pn.is_some_and(|pn| self.received == pn + 1)
     }
 }
 
@@ -238,7 +258,7 @@ impl Endpoint for AckEvery {
         }
     }
     fn is_done(&self) -> bool {
-        false
+        self.received == self.total && !self.pending
     }
 }
 

@@ -103,12 +103,18 @@ impl Sender {
     /// New data in `next` would pass the peer's flow-control limit: a full chunk must end within
     /// `receive_window` bytes of the acknowledged prefix. Retransmissions are below it already.
     fn flow_control_blocked(&self, next: &NextChunk) -> bool {
-        let Some(window) = self.receive_window else { return false };
+        let Some(window) = self.receive_window else {
+            return false;
+        };
         if next.retransmission {
             return false;
         }
         let pn = self.sent.next_pn();
-        let p = Packet { pn, pn_len: pn_len(pn, self.loss.largest_acked()), ..Default::default() };
+        let p = Packet {
+            pn,
+            pn_len: pn_len(pn, self.loss.largest_acked()),
+            ..Default::default()
+        };
         let len = next.available.min(self.max_payload(&p, next.offset) as u64);
         next.offset + len > self.stream.acked_prefix() + window
     }

@@ -1,0 +1,269 @@
+"""Seed 004: DCCP CCID-3 over loopback: the window counter freezes, feedback stops, X halves to s/t_mbi.
+
+The report (dccp@vger notes, "Running CCID-3 over loopback/localhost"): a 22 B, 225 B/s CBR source on
+loopback (RTT 3 µs, µs timestamps, Linux with draft-ietf-dccp-rfc3448bis-00). X peaks at W_init/R =
+4·s/RTT = 234.7 Mbit/s; the window counter (RFC 4342 §8.1) divides by R/4 in whole microseconds, which is 0
+below 4 µs, so CCVal stops, the receiver sends no more feedback (§10.3), and the nofeedback timer halves X
+every max(4R, 2s/X, 100 ms) down to one packet per t_mbi = 64 s. Clamping RTT samples to 100 µs (the Linux
+fix) keeps feedback flowing; 1 ms and 2 ms RTTs (netem) make X converge to s/RTT = 176 and 88 kbit/s.
+
+Runs: scenarios/seeds/seed-004-loopback.toml (the pathology, and with 0.5 ms and 1 ms added each way) and
+seed-004-rtt-clamp.toml (the fix). The judge reads the time series (``pacing_rate_bps`` = 8·X,
+``srtt_s`` = the sender's R) and the summary's packet counts.
+"""
+
+from __future__ import annotations
+
+import statistics
+from pathlib import Path
+from typing import NamedTuple
+
+from cclab.reproduce.harness import RunResult, RunSpec, Verdict, by_label, within
+
+TITLE = "Seed 004: CCID-3 over loopback: frozen window counter, no feedback, X halves to 1 packet per 64 s"
+
+#: The application's packet size s, bytes (scenario input, from the report).
+S_BYTES = 22
+#: t_mbi, s (RFC 5348 §4.3).
+T_MBI_S = 64.0
+#: Linux's lower bound on the nofeedback interval (scenario input `nofeedback_min`), s.
+NOFEEDBACK_MIN_S = 0.1
+#: The loopback RTT (2 x the scenario's 1.5 µs one-way delay), s.
+LOOPBACK_RTT_S = 3e-6
+#: RTT samples of the fix are clamped to this (scenario input `rtt_clamp_min`), s.
+CLAMP_S = 100e-6
+
+LOOPBACK, CLAMP = "seed-004-loopback.toml", "seed-004-rtt-clamp.toml"
+
+
+class Run(NamedTuple):
+    """A run of the plan: scenario, overrides, simulated seconds (default, full)."""
+
+    file: str
+    overrides: tuple[str, ...]
+    duration_s: int
+    full_duration_s: int
+
+
+def _delay(one_way: str) -> tuple[str, ...]:
+    return (f"path.forward.delay={one_way}", f"path.return.delay={one_way}")
+
+
+#: Report §4.1: "0.5..1msec link delay" with netem on lo, which delays both directions: RTT 1 ms and 2 ms.
+RUNS: dict[str, Run] = {
+    "loopback": Run(LOOPBACK, (), 300, 600),
+    "rtt-clamp": Run(CLAMP, (), 60, 300),
+    "rtt-1ms": Run(LOOPBACK, _delay("501500ns"), 30, 120),
+    "rtt-2ms": Run(LOOPBACK, _delay("1001500ns"), 30, 120),
+}
+#: Report values of the two inflated-RTT runs: s/RTT, bit/s.
+REPORT_S_PER_RTT = {"rtt-1ms": 176e3, "rtt-2ms": 88e3}
+#: The runs measure X from here on (after the first feedbacks), s.
+SETTLED_S = 1.0
+
+EXCEPTIONS = {
+    "time of the X peak": (
+        "the report's first RTT sample is the 63 µs Request/Response exchange; Linux's integer EWMA "
+        "(9R + R_sample)/10 then takes 24 feedbacks (2.35 s at one packet per 97.8 ms) to reach 3 µs, and X "
+        "follows W_init/R upwards. The model has no handshake: its first sample is the 3 µs data/feedback "
+        "exchange, so X = W_init/R = 4s/RTT at the first feedback"
+    ),
+}
+
+
+def plan(full: bool) -> list[RunSpec]:
+    """The pathology, the fix and the two inflated-RTT runs; ``full`` runs them longer."""
+    return [
+        RunSpec(label, r.file, (*r.overrides, f"scenario.duration={r.full_duration_s if full else r.duration_s}s"))
+        for label, r in RUNS.items()
+    ]
+
+
+def x_series(r: RunResult) -> tuple[list[float], list[float]]:
+    """Times (s) and X (bit/s) of the time series, from the first nonzero sample."""
+    ts, xs = r.timeseries["time_s"], r.timeseries["pacing_rate_bps"]
+    pts = [(t, x) for t, x in zip(ts, xs, strict=True) if x > 0]
+    return [t for t, _ in pts], [x for _, x in pts]
+
+
+class Halving(NamedTuple):
+    """One change of X after the peak, as the time series saw it."""
+
+    time_s: float
+    #: X before and after, bit/s.
+    before: float
+    after: float
+    #: Time since the previous change, s.
+    interval_s: float
+
+
+def halvings(r: RunResult) -> list[Halving]:
+    """Every change of X after its peak (the nofeedback timer is the only thing changing it then)."""
+    ts, xs = x_series(r)
+    peak = xs.index(max(xs))
+    out, last_t = [], ts[peak]
+    for k in range(peak + 1, len(xs)):
+        if xs[k] != xs[k - 1]:
+            out.append(Halving(ts[k], xs[k - 1], xs[k], ts[k] - last_t))
+            last_t = ts[k]
+    return out
+
+
+def nofeedback_interval(x_bps: float) -> float:
+    """max(2·s/X, 100 ms): the nofeedback interval once R is negligible (RFC 5348 §4.4 with Linux's floor), s."""
+    return max(NOFEEDBACK_MIN_S, 2 * S_BYTES * 8 / x_bps)
+
+
+def judge(results: list[RunResult]) -> list[Verdict]:
+    """Peak, frozen feedback, halving schedule and floor of the pathology; the fix; the two inflated RTTs."""
+    g = {label: rs[0] for label, rs in by_label(results).items()}
+    bug = g["loopback"]
+    ts, xs = x_series(bug)
+    flow = bug.summary["flows"][0]
+    peak, t_peak = max(xs), ts[xs.index(max(xs))]
+    target = 4 * S_BYTES * 8 / LOOPBACK_RTT_S
+    step = bug.timeseries["time_s"][1] - bug.timeseries["time_s"][0]
+    v = [
+        Verdict("peak X", "234.7 Mbit/s = 4·s/RTT", f"{peak / 1e6:.1f} Mbit/s", "±3 %", within(peak, target, 0.03)),
+        Verdict(
+            "time of the X peak",
+            "2.391 s (after R decays from 63 µs to 3 µs)",
+            f"{t_peak:.3f} s (first sample after the first feedback)",
+            f"±{2 * step:.2f} s",
+            abs(t_peak - 2.391) <= 2 * step,
+            EXCEPTIONS["time of the X peak"],
+        ),
+    ]
+    srtt = flow["srtt_s"] or 0.0
+    fb, data = flow["acks_sent"], flow["data_packets_sent"]
+    v.append(
+        Verdict(
+            "receiver feedback once R < 4 µs",
+            "stops once the RTT estimate reaches the 3 µs link RTT",
+            f"{fb} feedback for {data} data packets; R = {srtt * 1e6:.1f} µs",
+            "R < 4 µs and feedback < 10 % of packets",
+            srtt < 4e-6 and fb < 0.1 * data,
+        )
+    )
+    hv = halvings(bug)
+    fast = [h for h in hv if h.before >= 2 * S_BYTES * 8 / NOFEEDBACK_MIN_S]
+    # X is sampled in whole bit/s: ratios are exact to 0.1 % above 1 kbit/s.
+    ratios = [h.after / h.before for h in hv if h.after >= 1000] or [0.0]
+    median_ms = statistics.median(h.interval_s for h in fast) * 1e3 if fast else float("nan")
+    v.append(
+        Verdict(
+            "halving of X while 2·s/X < 100 ms",
+            "X halves every 100 ms (nofeedback interval floor)",
+            f"{len(fast)} halvings, median interval {median_ms:.0f} ms, ratios {min(ratios):.3f}–{max(ratios):.3f}",
+            f"interval 100 ms ± {step * 1e3:.0f} ms, ratio 0.5 ± 1 %",
+            len(fast) > 1
+            and all(abs(h.interval_s - NOFEEDBACK_MIN_S) <= step + 1e-9 for h in fast[1:])
+            and all(abs(q - 0.5) <= 0.005 for q in ratios),
+        )
+    )
+    first_long = next((h for h in hv if h.interval_s > NOFEEDBACK_MIN_S + step), None)
+    # Above 100 bit/s the sampled X is exact to 0.5 %; the last steps near the floor are not compared.
+    timed = [h for h in hv if first_long and first_long.time_s < h.time_s and h.before >= 100]
+    errs = [abs(h.interval_s - nofeedback_interval(h.before)) / nofeedback_interval(h.before) for h in timed]
+    v.append(
+        Verdict(
+            "slow-down below 3.52 kbit/s",
+            "halving slows once t_ipi = s/X > 50 ms (X < 3.52 kbit/s): expiry after 2·t_ipi",
+            f"first interval > 100 ms at X = {first_long.before if first_long else float('nan'):.0f} bit/s;"
+            f" {len(errs)} later intervals match 2·s/X within {max(errs, default=0):.1%}",
+            f"first slow interval below 3.52 kbit/s; later ones 2·s/X ± (5 % + {step * 1e3:.0f} ms)",
+            first_long is not None
+            and first_long.before < 2 * S_BYTES * 8 / NOFEEDBACK_MIN_S
+            and len(timed) > 0
+            and all(e <= 0.05 + step / nofeedback_interval(h.before) for e, h in zip(errs, timed, strict=True)),
+        )
+    )
+    floor = S_BYTES * 8 / T_MBI_S
+    # The column holds whole bit/s: 2.75 bit/s reads as 3.
+    last_change = hv[-1].time_s if hv else ts[0]
+    v.append(
+        Verdict(
+            "X at the end",
+            "→ s/t_mbi = 1 packet per 64 s (2.75 bit/s)",
+            f"{xs[-1]:.0f} bit/s, unchanged for the last {ts[-1] - last_change:.0f} s",
+            "±0.5 bit/s (whole-bit/s samples), flat for ≥ 2·t_mbi",
+            abs(xs[-1] - floor) <= 0.5 and ts[-1] - last_change >= 2 * T_MBI_S,
+        )
+    )
+    fix = g["rtt-clamp"]
+    f_flow = fix.summary["flows"][0]
+    f_x = [x for t, x in zip(*x_series(fix), strict=True) if t >= SETTLED_S]
+    eq = S_BYTES * 8 / CLAMP_S
+    v.append(
+        Verdict(
+            "fix (RTT samples ≥ 100 µs): feedback and X",
+            "feedback continues; X stays at its equilibrium s/R",
+            f"{f_flow['acks_sent']} feedback for {f_flow['data_packets_sent']} packets; X {min(f_x) / 1e6:.3f}–"
+            f"{max(f_x) / 1e6:.3f} Mbit/s (s/R = {eq / 1e6:.2f})",
+            "feedback ≥ 95 % of packets; X within ±3 % of s/R",
+            f_flow["acks_sent"] >= 0.95 * f_flow["data_packets_sent"] and all(within(x, eq, 0.03) for x in f_x),
+        )
+    )
+    for label, report in REPORT_S_PER_RTT.items():
+        xs_ = [x for t, x in zip(*x_series(g[label]), strict=True) if t >= SETTLED_S]
+        v.append(
+            Verdict(
+                f"X with RTT {label[4:]} (netem)",
+                f"converges to s/RTT = {report / 1e3:.0f} kbit/s",
+                f"{min(xs_) / 1e3:.1f}–{max(xs_) / 1e3:.1f} kbit/s after {SETTLED_S:.0f} s",
+                "every sample ±3 %",
+                all(within(x, report, 0.03) for x in xs_),
+            )
+        )
+    return v
+
+
+def figures(results: list[RunResult], out_dir: Path) -> list[Path]:
+    """X, t_ipi and allowed packets/s over time (log scale), as the report: loopback; inflated RTTs and fix."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    g = {label: rs[0] for label, rs in by_label(results).items()}
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = []
+    panels = (
+        ("allowed sending rate X (bit/s)", lambda x: x),
+        ("inter-packet interval t_ipi = s/X (s)", lambda x: S_BYTES * 8 / x),
+        ("allowed packets per second X/s", lambda x: x / (S_BYTES * 8)),
+    )
+    groups = {
+        "seed-004-loopback": (("loopback", "loopback, RTT 3 µs"),),
+        "seed-004-inflated-rtt": (
+            ("rtt-1ms", "RTT 1 ms (0.5 ms netem)"),
+            ("rtt-2ms", "RTT 2 ms (1 ms netem)"),
+            ("rtt-clamp", "loopback, RTT samples ≥ 100 µs (fix)"),
+        ),
+    }
+    for name, runs in groups.items():
+        fig, axes = plt.subplots(1, 3, figsize=(14, 4))
+        for ax, (ylabel, f) in zip(axes, panels, strict=True):
+            for label, legend in runs:
+                ts, xs = x_series(g[label])
+                ax.step(ts, [f(x) for x in xs], where="post", label=legend, lw=1.2)
+            ax.set_yscale("log")
+            ax.set_xlabel("time (s)")
+            ax.set_ylabel(ylabel)
+            ax.grid(True, which="major", alpha=0.3)
+        if name == "seed-004-loopback":
+            axes[0].axhline(4 * S_BYTES * 8 / LOOPBACK_RTT_S, color="k", ls=":", lw=0.8, label="4·s/RTT")
+            axes[0].axhline(S_BYTES * 8 / T_MBI_S, color="gray", ls="--", lw=0.8, label="s/t_mbi")
+            for ax in axes:
+                ax.set_xscale("symlog", linthresh=1.0)
+                ax.set_xlim(0, None)
+                ax.set_xlabel("time (s, linear to 1 s, then log)")
+        axes[0].legend(fontsize=8)
+        fig.suptitle("CCID-3 over loopback: " + ", ".join(legend for _, legend in runs))
+        fig.tight_layout()
+        for ext in ("png", "svg"):
+            path = out_dir / f"{name}.{ext}"
+            fig.savefig(path, dpi=130)
+            paths.append(path)
+        plt.close(fig)
+    return paths

@@ -1,0 +1,61 @@
+"""Seed 004: the default plan reproduces the loopback collapse and its fixes, and the judge can fail."""
+
+import dataclasses
+
+import pytest
+
+from cclab.reproduce import seed004
+from cclab.reproduce.harness import execute
+
+
+@pytest.fixture(scope="module")
+def results():
+    return execute(seed004.plan(False), workers=1)
+
+
+def standing_in(results, source, target):
+    """`results` with the run labelled `source` in place of the one labelled `target`."""
+    out = [r for r in results if r.spec.label != target]
+    src = next(r for r in results if r.spec.label == source)
+    return [*out, dataclasses.replace(src, spec=dataclasses.replace(src.spec, label=target))]
+
+
+def test_seed004_nofeedback_interval_has_the_linux_floor():
+    # 2·s/X for s = 22 B: 176 bit / X; the 100 ms floor holds above 1760 bit/s.
+    assert seed004.nofeedback_interval(234.7e6) == 0.1
+    assert seed004.nofeedback_interval(1760.0) == pytest.approx(0.2)
+    assert seed004.nofeedback_interval(2.75) == pytest.approx(128.0)
+
+
+@pytest.mark.slow
+def test_seed004_default_plan_passes_or_names_every_miss(results):
+    verdicts = seed004.judge(results)
+    assert all(v.ok for v in verdicts), [v for v in verdicts if not v.ok]
+    explained = {v.quantity for v in verdicts if v.status == "explained exception"}
+    assert explained == set(seed004.EXCEPTIONS)
+
+
+@pytest.mark.slow
+def test_seed004_judge_fails_when_the_fix_stands_in_for_the_pathology(results):
+    verdicts = {v.quantity: v for v in seed004.judge(standing_in(results, "rtt-clamp", "loopback"))}
+    for q in ("peak X", "receiver feedback once R < 4 µs", "X at the end"):
+        assert not verdicts[q].ok, verdicts[q]
+
+
+@pytest.mark.slow
+def test_seed004_judge_fails_when_the_1ms_run_stands_in_for_the_2ms_run(results):
+    verdicts = {v.quantity: v for v in seed004.judge(standing_in(results, "rtt-1ms", "rtt-2ms"))}
+    assert verdicts["X with RTT 2ms (netem)"].status == "fail"
+
+
+@pytest.mark.slow
+def test_seed004_judge_flags_an_exception_that_starts_passing(results):
+    # Delaying the pathology's time series by the report's 2.38 s climb puts the peak where the report has it.
+    out = []
+    for r in results:
+        if r.spec.label == "loopback":
+            ts = {**r.timeseries, "time_s": [t + 2.38 for t in r.timeseries["time_s"]]}
+            r = dataclasses.replace(r, timeseries=ts)
+        out.append(r)
+    verdicts = {v.quantity: v for v in seed004.judge(out)}
+    assert verdicts["time of the X peak"].status == "unexpected pass"
