@@ -5,7 +5,7 @@ PYTHON   ?= python3.11
 CARGO    ?= cargo
 VENV     := .venv
 BIN      := $(VENV)/bin
-DEMO_CMD ?= $(BIN)/cclab run scenarios/dumbbell-rtt-fairness.toml --out out/demo && $(BIN)/cclab plot out/demo
+DEMO_CMD ?= $(BIN)/cclab reproduce seed-000 --out out/demo
 RUST_SRC := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name Cargo.toml)
 
 SHELL := bash

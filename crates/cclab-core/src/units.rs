@@ -73,10 +73,11 @@ pub fn parse_rate(s: &str) -> Result<Rate, String> {
         "GBps" => 8e9,
         _ => return Err(err()),
     };
-    if n <= 0.0 {
-        return Err(format!("expected a positive rate, got {s:?}"));
+    let bps = (n * scale).round();
+    if bps < 1.0 {
+        return Err(format!("expected a positive rate of at least 1 bit/s, got {s:?}"));
     }
-    Ok(Rate((n * scale).round() as u64))
+    Ok(Rate(bps.min(u64::MAX as f64) as u64))
 }
 
 /// Parses "1500B", "64KB" (10^3), "1GB" (10^9), "4MiB" (2^20), "1KiB".
@@ -168,6 +169,7 @@ mod tests {
         assert!(parse_duration("20").unwrap_err().contains("unit"));
         assert!(parse_duration("20 parsecs").is_err());
         assert!(parse_rate("-5Mbps").unwrap_err().contains("positive"));
+        assert!(parse_rate("0.4bps").is_err());
         assert!(parse_bytes("lots").is_err());
     }
 

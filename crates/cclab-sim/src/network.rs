@@ -283,14 +283,14 @@ impl Network {
             if !self.flows.is_empty() && self.done == 2 * self.flows.len() {
                 return Stop::AllDone;
             }
-            let Some((t, actor)) = self.sched.peek() else {
-                return Stop::Idle;
+            let (t, actor) = match self.sched.pop_until(end) {
+                Ok(next) => next,
+                Err(None) => return Stop::Idle,
+                Err(Some(_)) => {
+                    self.now = end;
+                    return Stop::TimeLimit;
+                }
             };
-            if t > end {
-                self.now = end;
-                return Stop::TimeLimit;
-            }
-            self.sched.pop();
             self.now = t;
             self.events += 1;
             if actor < n_links {

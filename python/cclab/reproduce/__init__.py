@@ -7,6 +7,7 @@ report, and draws the report's figures; `reproduce` ties the three together for 
 from __future__ import annotations
 
 import importlib
+import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -71,6 +72,9 @@ def reproduce(
     out_dir.mkdir(parents=True, exist_ok=True)
     figures = mod.figures(results, out_dir)
     text = mod.tables(results) if hasattr(mod, "tables") else ""
+    for r in results:  # traced runs wrote to temporary directories; the judge and figures are done with them
+        if r.spec.trace and r.out_dir is not None:
+            shutil.rmtree(r.out_dir, ignore_errors=True)
     wall = time.perf_counter() - t0
     write_verdicts(out_dir, case, verdicts, wall)
     return CaseReport(case, mod.TITLE, verdicts, figures, out_dir, wall, text)

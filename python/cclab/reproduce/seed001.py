@@ -38,12 +38,13 @@ NAMES = {
     "cubic-usrtt": "CUBIC, µs RTT, t in ticks (FreeBSD a3aa6f6)",
 }
 TRACE = "-trace"
-#: Simulated time of the traced runs: ~300 congestion epochs of tick-CUBIC, a few MB of qlog each.
+#: Simulated time of the traced runs: ~170 losses of tick-CUBIC, a few MB of qlog each.
 TRACE_DURATION = "0.3s"
 #: The sender's tick (`[flow.sender] clock.tick` in the scenario files), s.
 TICK_S = 1e-3
 #: Runs before this are slow start; analyses start here, s.
 SETTLED_S = 0.05
+#: MSS of the scenario files (`[flow.tcp] mss`), bytes: cwnd is plotted in segments.
 SEGMENT = 1448
 
 

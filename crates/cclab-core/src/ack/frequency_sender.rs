@@ -42,9 +42,10 @@ pub struct AckFrequencySenderConfig {
     pub gap_cap: Option<u64>,
     /// Requested max ACK delay = smoothed RTT / this (§8: at most one RTT; picoquic: 4).
     pub delay_divisor: u64,
-    /// Reordering Threshold sent in every frame. Default 1, what picoquic sends (immediate ACK
-    /// on any reordering, RFC 9000 behaviour); §9 suggests the sender's loss-detection packet
-    /// threshold (3, RFC 9002 §6.1.1), and 0 turns reordering-triggered ACKs off.
+    /// Reordering Threshold sent in every frame. Default 1 (immediate ACK on any reordering, the
+    /// RFC 9000 behaviour); §9 suggests the sender's loss-detection packet threshold (3, RFC 9002
+    /// §6.1.1), and 0 turns reordering-triggered ACKs off — what picoquic sends when its
+    /// `ack_ignore_order_local` is set (frames.c `picoquic_format_ack_frequency_frame`).
     pub reordering_threshold: u64,
     /// Smallest gap ever requested, packets per ACK (default 2: RFC 9000's one ACK per two
     /// packets, picoquic's initial and minimum gap).

@@ -3,12 +3,15 @@
 //!
 //! Ranges are kept lowest first, disjoint and non-adjacent, so in-order arrival extends the last
 //! range in O(1) and an ACK frame reads them highest first. A bounded set forgets its lowest
-//! ranges (RFC 9000 §13.2.4: a receiver may stop reporting old ranges).
+//! ranges (RFC 9000 §13.2.4: a receiver may stop reporting old ranges). A deque, because
+//! retransmissions fill the oldest holes: merging there shifts only the ranges below them.
+
+use std::collections::VecDeque;
 
 /// Disjoint, non-adjacent inclusive ranges, lowest first.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RangeSet {
-    ranges: Vec<(u64, u64)>,
+    ranges: VecDeque<(u64, u64)>,
     /// Values below this were forgotten when the set was trimmed; they count as present.
     floor: u64,
 }
@@ -28,13 +31,13 @@ impl RangeSet {
         }
         let lo = lo.max(self.floor);
         // Fast path: in-order arrival at or above the top range.
-        match self.ranges.last_mut() {
+        match self.ranges.back_mut() {
             None => {
-                self.ranges.push((lo, hi));
+                self.ranges.push_back((lo, hi));
                 return true;
             }
             Some(last) if lo > last.1.saturating_add(1) => {
-                self.ranges.push((lo, hi));
+                self.ranges.push_back((lo, hi));
                 return true;
             }
             Some(last) if lo >= last.0 => {
@@ -72,7 +75,7 @@ impl RangeSet {
         if self.ranges.len() > max {
             let cut = self.ranges.len() - max;
             self.ranges.drain(..cut);
-            self.floor = self.ranges.first().map_or(self.floor, |r| r.0);
+            self.floor = self.ranges.front().map_or(self.floor, |r| r.0);
         }
     }
 
@@ -88,7 +91,7 @@ impl RangeSet {
 
     /// Largest value.
     pub fn max(&self) -> Option<u64> {
-        self.ranges.last().map(|r| r.1)
+        self.ranges.back().map(|r| r.1)
     }
 
     /// The ranges, highest first.
@@ -98,14 +101,14 @@ impl RangeSet {
 
     /// The lowest range, if any.
     pub fn lowest(&self) -> Option<(u64, u64)> {
-        self.ranges.first().copied()
+        self.ranges.front().copied()
     }
 
     /// The first value at or above `start` that is missing from the set, if `start` lies in
     /// (or below) the lowest range: the end of the contiguous prefix from `start`.
     pub fn contiguous_end(&self, start: u64) -> u64 {
         let s = start.max(self.floor);
-        match self.ranges.first() {
+        match self.ranges.front() {
             Some(&(lo, hi)) if lo <= s && s <= hi => hi + 1,
             _ => s,
         }
@@ -113,7 +116,7 @@ impl RangeSet {
 
     /// Whether some value between the floor and the largest value is missing.
     pub fn has_gaps(&self) -> bool {
-        self.ranges.len() > 1 || self.ranges.first().is_some_and(|r| r.0 > self.floor)
+        self.ranges.len() > 1 || self.ranges.front().is_some_and(|r| r.0 > self.floor)
     }
 
     /// The smallest value above `after` (or from the floor, if `None`) that is missing and

@@ -95,16 +95,25 @@ impl SentPackets {
     /// Removes every outstanding packet covered by `ranges` (inclusive `(smallest, largest)`,
     /// highest first, as in an ACK frame) and hands each to `f` in ascending packet-number order.
     pub fn on_ack(&mut self, ranges: &[(u64, u64)], mut f: impl FnMut(u64, SentPacket)) {
-        let end = self.next_pn();
+        let (base, end) = (self.base, self.next_pn());
         for &(lo, hi) in ranges.iter().rev() {
-            let hi = hi.min(end.saturating_sub(1));
-            let mut pn = lo.max(self.base);
-            while pn <= hi && pn < end {
-                if let Some(p) = self.remove(pn) {
+            let (first, last) = (lo.max(base), hi.min(end.saturating_sub(1)));
+            if first > last || first >= end {
+                continue;
+            }
+            let slots = self.slots.range_mut((first - base) as usize..=(last - base) as usize);
+            for (pn, slot) in (first..).zip(slots) {
+                if let Some(p) = slot.take() {
+                    self.bytes_in_flight -= p.bytes as u64;
+                    self.ack_eliciting_in_flight -= (p.ack_eliciting && p.bytes > 0) as usize;
                     f(pn, p);
                 }
-                pn += 1;
             }
+        }
+        // Empty slots at the front go once per ACK, not once per packet.
+        while let Some(None) = self.slots.front() {
+            self.slots.pop_front();
+            self.base += 1;
         }
     }
 

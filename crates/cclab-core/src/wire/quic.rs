@@ -186,8 +186,11 @@ pub fn decode(bytes: &[u8], q: &QuicProfile, largest_pn: Option<u64>) -> Result<
         // RFC 9000 §12.4: a packet must contain at least one frame.
         return Err(DecodeError::Malformed("packet with no frames"));
     }
+    let mut only_padding = true;
     while r.pos < r.b.len() {
-        match r.varint()? {
+        let ty = r.varint()?;
+        only_padding &= ty == FRAME_PADDING;
+        match ty {
             FRAME_PADDING => {}
             FRAME_PING => p.ping = true,
             IMMEDIATE_ACK_TYPE => p.immediate_ack = true,
@@ -203,6 +206,11 @@ pub fn decode(bytes: &[u8], q: &QuicProfile, largest_pn: Option<u64>) -> Result<
             t @ 0x08..=0x0f => p.data = Some(decode_stream(&mut r, t)?),
             t => return Err(DecodeError::UnknownFrame(t)),
         }
+    }
+    if only_padding {
+        // Valid QUIC, but no cclab endpoint sends it and it carries nothing to act on; rejecting
+        // it keeps decode ∘ encode the identity.
+        return Err(DecodeError::Malformed("packet with only PADDING frames"));
     }
     Ok(p)
 }
@@ -223,7 +231,7 @@ fn decode_ack(r: &mut Reader<'_>, ecn: bool) -> Result<AckFrame, DecodeError> {
     }
     let ecn = if ecn { Some([r.varint()?, r.varint()?, r.varint()?]) } else { None };
     let ack_delay_ns = delay
-        .checked_shl(ACK_DELAY_EXPONENT)
+        .checked_mul(1 << ACK_DELAY_EXPONENT)
         .and_then(|us| us.checked_mul(1000))
         .ok_or(DecodeError::Malformed("ACK delay"))?;
     Ok(AckFrame { ranges, ack_delay_ns, ecn })

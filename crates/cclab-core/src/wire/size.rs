@@ -119,10 +119,12 @@ impl QuicProfile {
     }
     /// Bytes of all frames of `p`, before padding.
     pub fn frames_len(&self, p: &Packet) -> u32 {
+        let data = p.data.map_or(0, |d| quic_stream_header_len(d.offset, d.len) + d.len);
+        data + self.control_frames_len(p)
+    }
+    /// Bytes of the frames of `p` other than STREAM.
+    fn control_frames_len(&self, p: &Packet) -> u32 {
         let mut n = 0;
-        if let Some(d) = &p.data {
-            n += quic_stream_header_len(d.offset, d.len) + d.len;
-        }
         if let Some(a) = &p.ack {
             n += quic_ack_frame_len(a);
         }
@@ -135,17 +137,20 @@ impl QuicProfile {
     /// Padding the codec adds so header protection can sample (RFC 9001 §5.4.2):
     /// pn_len + frames ≥ 4.
     pub fn padding_len(&self, p: &Packet) -> u32 {
-        4u32.saturating_sub(p.pn_len as u32 + self.frames_len(p))
+        Self::padding_for(p.pn_len as u32 + self.frames_len(p))
+    }
+    fn padding_for(pn_and_frames: u32) -> u32 {
+        4u32.saturating_sub(pn_and_frames)
     }
     /// QUIC packet bytes (header + frames + padding + AEAD tag): what counts in flight (RFC 9002 B.2).
     pub fn packet_len(&self, p: &Packet) -> u32 {
-        1 + self.dcid_len + p.pn_len as u32 + self.frames_len(p) + self.padding_len(p) + AEAD_TAG
+        // One frames pass (an ACK frame walks its ranges), shared with the padding.
+        let pn_and_frames = p.pn_len as u32 + self.frames_len(p);
+        1 + self.dcid_len + pn_and_frames + Self::padding_for(pn_and_frames) + AEAD_TAG
     }
     /// Largest stream payload that fits a packet whose other frames are those of `p`.
     pub fn max_stream_payload(&self, p: &Packet, offset: u64) -> u32 {
-        let mut q = p.clone();
-        q.data = None;
-        let fixed = 1 + self.dcid_len + q.pn_len as u32 + self.frames_len(&q) + AEAD_TAG;
+        let fixed = 1 + self.dcid_len + p.pn_len as u32 + self.control_frames_len(p) + AEAD_TAG;
         let room = self.max_udp_payload.saturating_sub(fixed);
         // The length varint shrinks as the payload shrinks; try the larger header first.
         let mut len = room.saturating_sub(quic_stream_header_len(offset, room));

@@ -1,6 +1,6 @@
 //! Simulator throughput benchmark: `cargo run --release -p cclab-sim --bin cclab-bench`.
 //!
-//! Runs a 1 GB NewReno transfer over 10 Gbps at two RTTs (50 µs and 5 ms: a 100× larger window,
+//! Runs a 1 GB (or `--size 100MB`) NewReno transfer over 10 Gbps at two RTTs (50 µs and 5 ms: a 100× larger window,
 //! to show the cost per event does not grow with cwnd), then the 50 µs case with the realism
 //! models on (CPU costs, RED, jitter, Gilbert–Elliott loss). Prints simulated events and data
 //! packets per second of the thread's CPU time (per wall-second too: equal on an idle machine),
@@ -24,7 +24,7 @@ rate = "10Gbps"
 delay = "DELAY"
 
 [[flow]]
-source = { kind = "bulk", size = "1GB" }
+source = { kind = "bulk", size = "SIZE" }
 cc = { algorithm = "newreno" }
 "#;
 
@@ -50,8 +50,11 @@ fn peak_rss_kb() -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
-fn bench(label: &str, one_way: &str, queue: &str, sets: &[&str]) {
-    let text = BASE.replace("DELAY", one_way).replace("QUEUE", queue);
+fn bench(label: &str, size: &str, one_way: &str, queue: &str, sets: &[&str]) {
+    let text = BASE
+        .replace("DELAY", one_way)
+        .replace("QUEUE", queue)
+        .replace("SIZE", size);
     let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
     let scenario = Scenario::from_toml_str(&text, label, &sets).unwrap_or_else(|e| panic!("{e}"));
     let (wall, cpu0) = (Instant::now(), cpu_time_s());
@@ -61,7 +64,8 @@ fn bench(label: &str, one_way: &str, queue: &str, sets: &[&str]) {
     let s = &out.summary;
     let f = &s.flows[0];
     println!(
-        "{label:<26} {:>5.2} M events/s {:>5.2} M data pkts/s (per CPU s; wall: {:>5.2} M events/s) {:>5.2} s CPU {:>5.3} s sim {:>5.2} Gbps peak RSS {} MB",
+        "{label:<26} {:>9} events {:>5.2} M events/s {:>5.2} M data pkts/s (per CPU s; wall: {:>5.2} M events/s) {:>5.2} s CPU {:>5.3} s sim {:>5.2} Gbps peak RSS {} MB",
+        s.sim.events,
         s.sim.events as f64 / cpu / 1e6,
         f.data_packets_sent as f64 / cpu / 1e6,
         s.sim.events as f64 / wall / 1e6,
@@ -73,7 +77,13 @@ fn bench(label: &str, one_way: &str, queue: &str, sets: &[&str]) {
 }
 
 fn main() {
-    bench("newreno 10G rtt 50us", "25us", "62500B", &[]);
-    bench("newreno 10G rtt 5ms", "2500us", "6250000B", &[]);
-    bench("newreno 10G rtt 50us +real", "25us", "62500B", REALISM);
+    // `--size 100MB` shortens the transfer (e.g. under valgrind).
+    let args: Vec<String> = std::env::args().collect();
+    let size = match args.iter().position(|a| a == "--size") {
+        Some(i) => args.get(i + 1).expect("--size needs a value, e.g. 100MB").as_str(),
+        None => "1GB",
+    };
+    bench("newreno 10G rtt 50us", size, "25us", "62500B", &[]);
+    bench("newreno 10G rtt 5ms", size, "2500us", "6250000B", &[]);
+    bench("newreno 10G rtt 50us +real", size, "25us", "62500B", REALISM);
 }

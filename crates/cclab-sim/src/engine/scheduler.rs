@@ -120,13 +120,26 @@ impl Scheduler {
 
     /// Removes and returns the earliest wake-up.
     pub fn pop(&mut self) -> Option<(Time, ActorId)> {
+        self.pop_until(Time(u64::MAX)).ok()
+    }
+
+    /// Removes and returns the earliest wake-up if it is due at or before `end`; otherwise
+    /// leaves it pending and returns its time (`None`: nothing is pending). One scan of the
+    /// flat array instead of a `peek` and a `pop`.
+    pub fn pop_until(&mut self, end: Time) -> Result<(Time, ActorId), Option<Time>> {
         if self.flat {
-            let i = self.flat_min()?;
+            let i = self.flat_min().ok_or(None)?;
             let e = self.heap[i];
+            if e.time > end.0 {
+                return Err(Some(Time(e.time)));
+            }
             self.heap[i].time = u64::MAX;
-            return Some((Time(e.time), e.actor()));
+            return Ok((Time(e.time), e.actor()));
         }
-        let top = *self.heap.first()?;
+        let top = *self.heap.first().ok_or(None)?;
+        if top.time > end.0 {
+            return Err(Some(Time(top.time)));
+        }
         let last = self.heap.pop().expect("heap is not empty");
         self.pos[top.actor() as usize] = NONE;
         if !self.heap.is_empty() {
@@ -134,7 +147,7 @@ impl Scheduler {
             self.pos[last.actor() as usize] = 0;
             self.sift_down(0);
         }
-        Some((Time(top.time), top.actor()))
+        Ok((Time(top.time), top.actor()))
     }
 
     fn sift_up(&mut self, mut i: usize) {
@@ -215,6 +228,21 @@ mod tests {
         assert_eq!(s.pop(), Some((Time(8), 1)));
         assert_eq!(s.pop(), Some((Time(8), 0)));
         assert_eq!(s.pop(), None);
+    }
+
+    #[test]
+    fn scheduler_pop_until_leaves_later_wakeups_pending() {
+        for n in [3, FLAT_MAX_ACTORS + 1] {
+            let mut s = Scheduler::new(n);
+            assert_eq!(s.pop_until(Time(100)), Err(None));
+            s.schedule(1, Time(50));
+            s.schedule(2, Time(20));
+            assert_eq!(s.pop_until(Time(20)), Ok((Time(20), 2)));
+            assert_eq!(s.pop_until(Time(49)), Err(Some(Time(50))));
+            assert_eq!(s.pending(1), Some(Time(50)));
+            assert_eq!(s.pop_until(Time(50)), Ok((Time(50), 1)));
+            assert_eq!(s.pop(), None);
+        }
     }
 
     #[test]

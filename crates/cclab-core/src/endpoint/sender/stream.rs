@@ -5,10 +5,11 @@ use crate::wire::packet::DataChunk;
 use std::collections::VecDeque;
 
 /// Disjoint, non-adjacent half-open byte ranges, lowest first. Acknowledgements mostly extend
-/// the last range, so inserts are O(1) in the common case.
+/// the last range, so inserts are O(1) in the common case; a deque, because acknowledged
+/// retransmissions fill the oldest holes, where merging shifts only the ranges below them.
 #[derive(Clone, Debug, Default)]
 struct ByteRanges {
-    ranges: Vec<(u64, u64)>,
+    ranges: VecDeque<(u64, u64)>,
 }
 
 impl ByteRanges {
@@ -17,7 +18,7 @@ impl ByteRanges {
         if lo >= hi {
             return 0;
         }
-        match self.ranges.last_mut() {
+        match self.ranges.back_mut() {
             Some(last) if lo > last.1 => {}
             Some(last) if lo >= last.0 => {
                 let added = hi.saturating_sub(last.1);
@@ -27,15 +28,16 @@ impl ByteRanges {
             None => {}
             Some(_) => return self.insert_general(lo, hi),
         }
-        self.ranges.push((lo, hi));
+        self.ranges.push_back((lo, hi));
         hi - lo
     }
 
     fn insert_general(&mut self, lo: u64, hi: u64) -> u64 {
         let first = self.ranges.partition_point(|r| r.1 < lo);
         let end = self.ranges.partition_point(|r| r.0 <= hi);
-        let covered: u64 = self.ranges[first..end]
-            .iter()
+        let covered: u64 = self
+            .ranges
+            .range(first..end)
             .map(|r| r.1.min(hi).saturating_sub(r.0.max(lo)))
             .sum();
         if first == end {
@@ -62,7 +64,7 @@ impl ByteRanges {
 
     /// Whether `0..n` is covered.
     fn covers_prefix(&self, n: u64) -> bool {
-        n == 0 || self.ranges.first().is_some_and(|r| r.0 == 0 && r.1 >= n)
+        n == 0 || self.ranges.front().is_some_and(|r| r.0 == 0 && r.1 >= n)
     }
 }
 
@@ -106,7 +108,7 @@ impl SendStream {
 
     /// End of the acknowledged prefix: every stream byte below it is acknowledged (TCP `snd_una`).
     pub(super) fn acked_prefix(&self) -> u64 {
-        self.acked.ranges.first().filter(|r| r.0 == 0).map_or(0, |r| r.1)
+        self.acked.ranges.front().filter(|r| r.0 == 0).map_or(0, |r| r.1)
     }
 
     /// Every byte and the FIN are acknowledged.
