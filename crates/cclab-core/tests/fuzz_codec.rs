@@ -79,6 +79,7 @@ fn ack_frame() -> impl Strategy<Value = AckFrame> {
         ranges,
         ack_delay_ns: (delay << ACK_DELAY_EXPONENT) * 1000,
         ecn,
+        sack_blocks: None,
     })
 }
 

@@ -130,3 +130,34 @@ fn receiver_delivers_in_order_and_completes_at_fin() {
     // pn 1 was out of order, so its ACK went out at once: nothing left to do.
     assert!(s.r.is_done());
 }
+
+#[test]
+fn receiver_tcp_sack_blocks_follow_byte_holes_not_packet_numbers() {
+    let tcp = Profile::Tcp(TcpProfile {
+        mss: 1448,
+        timestamps: true,
+        ipv6: false,
+    });
+    let mut s = Script::new(tcp, AckPolicyConfig::TcpDelayed(Default::default()));
+    // Segment 2 is lost; the sender retransmits its bytes under the new index 6 (as the
+    // simulator's TCP sender does), then sends segments 6 and 7 as indices 7 and 8.
+    let sent = |pn: u64, seg: u64| Packet { pn, ..segment(seg) };
+    for (k, (pn, seg)) in [(0, 0), (1, 1), (3, 3), (4, 4), (5, 5)].into_iter().enumerate() {
+        s.recv(us(10 * k as u64), sent(pn, seg));
+    }
+    let hole_open = s.acks.len();
+    // RFC 2018 §3: one byte hole → one SACK block: IPv4 20 + TCP 20 + timestamps 12 = 52 B,
+    // plus two NOPs, kind and length 4 B and one 8 B block.
+    let first_ooo = s.acks.iter().position(|(_, a)| a.ranges.len() == 2).unwrap();
+    assert!(s.sizes[first_ooo..].iter().all(|&x| x == 52 + 4 + 8), "{:?}", s.sizes);
+    assert!(s.acks[first_ooo..].iter().all(|(_, a)| a.sack_blocks == Some(1)));
+    for (k, (pn, seg)) in [(6, 2), (7, 6), (8, 7)].into_iter().enumerate() {
+        s.recv(us(100 + 10 * k as u64), sent(pn, seg));
+    }
+    s.advance(ms(1000));
+    assert!(s.acks.len() > hole_open);
+    // The byte stream is whole again, so no SACK option, although packet number 2 is still a hole.
+    assert!(s.sizes[hole_open..].iter().all(|&x| x == 52), "{:?}", s.sizes);
+    assert!(s.acks[hole_open..].iter().all(|(_, a)| a.sack_blocks == Some(0)));
+    assert_eq!(s.acks.last().unwrap().1.ranges, vec![(3, 8), (0, 1)]);
+}

@@ -146,6 +146,7 @@ fn pto_backoff_resets_on_ack() {
             ranges: vec![(1, 1)],
             ack_delay_ns: 0,
             ecn: None,
+            sack_blocks: None,
         }),
         ..Default::default()
     };

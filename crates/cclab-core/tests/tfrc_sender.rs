@@ -21,6 +21,7 @@ fn feedback(echo: u64, x_recv: u64, p: f64, elapsed: Dur) -> Datagram {
             ranges: vec![(echo, echo)],
             ack_delay_ns: elapsed.as_nanos(),
             ecn: None,
+            sack_blocks: None,
         }),
         tfrc: Some(TfrcFeedback {
             x_recv_bps: x_recv,

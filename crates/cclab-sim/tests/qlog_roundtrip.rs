@@ -57,6 +57,7 @@ fn packets() -> [Packet; 3] {
                 ranges: vec![(10, 12), (5, 5), (0, 3)],
                 ack_delay_ns: 1_250_000,
                 ecn: Some([3, 0, 1]),
+                sack_blocks: None,
             }),
             ..Default::default()
         },

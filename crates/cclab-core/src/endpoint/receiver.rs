@@ -6,6 +6,7 @@
 //! `AckFrame` is read as a cumulative ACK plus SACK blocks: the ranges are the highest SACK
 //! blocks that fit the option space (RFC 2018), highest first, followed last by the cumulative
 //! range, the one starting at segment 0; segment indices start at 0 and are never forgotten.
+//! The SACK option's size counts byte-stream holes instead (`AckFrame::sack_blocks`).
 //!
 //! Time: every instant the receiver stores is a reading of its clock model; the delayed-ACK
 //! timer fires at `Clock::fire_time(first unacknowledged arrival + max_ack_delay)`, so a 1 ms
@@ -150,6 +151,7 @@ impl Receiver {
 
     /// The ACK frame for the current state (RFC 9000 §19.3; TCP cumulative + SACK).
     fn ack_frame(&self, now: Time) -> AckFrame {
+        let mut sack_blocks = None;
         let ranges = match self.profile {
             Profile::Tcp(t) => {
                 let cumulative = self.received.lowest().filter(|r| r.0 == 0);
@@ -161,6 +163,11 @@ impl Receiver {
                         .take(t.max_sack_blocks()),
                 );
                 v.extend(cumulative);
+                // RFC 2018 §3: the SACK option lists received byte ranges above the cumulative
+                // ACK point; a retransmission under a new segment index closes its byte hole.
+                let in_order = self.stream.lowest().is_some_and(|r| r.0 == 0);
+                let above = self.stream.len() - usize::from(in_order);
+                sack_blocks = Some(above.min(t.max_sack_blocks()) as u8);
                 v
             }
             _ => self.received.iter_desc().take(self.max_ack_ranges).collect(),
@@ -170,6 +177,7 @@ impl Receiver {
             // RFC 9000 §13.2.5: the delay since the largest acknowledged packet arrived.
             ack_delay_ns: self.clock.elapsed(now, self.largest_time).as_nanos(),
             ecn: (self.ecn_reporting && self.ecn_counts != [0; 3]).then_some(self.ecn_counts),
+            sack_blocks,
         }
     }
 }

@@ -46,6 +46,11 @@ pub struct AckFrame {
     pub ack_delay_ns: u64,
     /// ECN counts (ECT0, ECT1, CE), present when the receiver reports ECN.
     pub ecn: Option<[u64; 3]>,
+    /// TCP only: SACK blocks on the wire — received byte ranges above the cumulative ACK point,
+    /// at most the option space allows (RFC 2018 §3); `None` = derive from `ranges`. Packet
+    /// numbers cannot stand in for them: a retransmission under a new number closes the byte
+    /// hole but leaves the packet-number hole open.
+    pub sack_blocks: Option<u8>,
 }
 
 impl AckFrame {

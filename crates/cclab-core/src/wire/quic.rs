@@ -234,7 +234,7 @@ fn decode_ack(r: &mut Reader<'_>, ecn: bool) -> Result<AckFrame, DecodeError> {
         .checked_mul(1 << ACK_DELAY_EXPONENT)
         .and_then(|us| us.checked_mul(1000))
         .ok_or(DecodeError::Malformed("ACK delay"))?;
-    Ok(AckFrame { ranges, ack_delay_ns, ecn })
+    Ok(AckFrame { ranges, ack_delay_ns, ecn, sack_blocks: None })
 }
 
 fn decode_stream(r: &mut Reader<'_>, ty: u64) -> Result<DataChunk, DecodeError> {
@@ -271,7 +271,7 @@ mod tests {
             }
             let delay_us: u64 = rng.random_range(0..100_000);
             let ecn = rng.random_bool(0.3).then(|| [rng.random_range(0..1 << 20), 0, rng.random_range(0..99)]);
-            p.ack = Some(AckFrame { ranges, ack_delay_ns: (delay_us >> 3 << 3) * 1000, ecn });
+            p.ack = Some(AckFrame { ranges, ack_delay_ns: (delay_us >> 3 << 3) * 1000, ecn, sack_blocks: None });
         }
         if rng.random_bool(0.2) {
             p.ack_frequency = Some(AckFrequencyFrame {

@@ -174,9 +174,11 @@ impl TcpProfile {
             4
         }
     }
-    /// Bytes of the SACK option for an ACK with these ranges (two NOPs + kind + len + 8 per block).
+    /// Bytes of the SACK option for an ACK (two NOPs + kind + len + 8 per block, RFC 2018 §3):
+    /// `ack.sack_blocks` when the receiver set it, else one block per range above the first.
     pub fn sack_len(&self, ack: &AckFrame) -> u32 {
-        let blocks = ack.ranges.len().saturating_sub(1).min(self.max_sack_blocks()) as u32;
+        let blocks = ack.sack_blocks.map_or_else(|| ack.ranges.len().saturating_sub(1), usize::from);
+        let blocks = blocks.min(self.max_sack_blocks()) as u32;
         if blocks == 0 {
             0
         } else {
@@ -248,7 +250,7 @@ mod tests {
     use crate::wire::packet::DataChunk;
 
     fn ack(ranges: Vec<(u64, u64)>) -> AckFrame {
-        AckFrame { ranges, ack_delay_ns: 1_000_000, ecn: None }
+        AckFrame { ranges, ack_delay_ns: 1_000_000, ecn: None, sack_blocks: None }
     }
 
     #[test]

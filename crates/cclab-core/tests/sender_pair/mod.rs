@@ -104,6 +104,7 @@ impl FakeReceiver {
                 ranges,
                 ack_delay_ns: 0,
                 ecn,
+                sack_blocks: None,
             }),
             ..Default::default()
         }

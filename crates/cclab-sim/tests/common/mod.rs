@@ -236,6 +236,7 @@ impl Endpoint for AckEvery {
             ranges: vec![(0, self.largest)],
             ack_delay_ns: 0,
             ecn: None,
+            sack_blocks: None,
         };
         Some(Datagram {
             flow: self.flow,

@@ -191,6 +191,7 @@ impl TfrcReceiver {
                 ranges: vec![(newest.pn, newest.pn)],
                 ack_delay_ns: elapsed,
                 ecn: None,
+                sack_blocks: None,
             }),
             tfrc: Some(TfrcFeedback {
                 x_recv_bps: self.x_recv,
