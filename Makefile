@@ -39,7 +39,7 @@ demo: install
 
 test: install
 	$(CARGO) clippy --workspace --all-targets --quiet -- -D warnings
-	$(CARGO) test --workspace --release
+	$(CARGO) test --workspace --profile ci
 	$(BIN)/pytest -q tests/python
 
 lint: install
