@@ -30,7 +30,7 @@ SetOption = Annotated[
         "--set",
         "-s",
         metavar="KEY=VALUE",
-        help="Override a scenario value, e.g. --set links.bottleneck.rate=50Mbps (repeatable, applied in order).",
+        help="Override a scenario value, e.g. --set path.forward.rate=50Mbps (repeatable, applied in order).",
     ),
 ]
 
