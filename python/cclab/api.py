@@ -217,7 +217,7 @@ def flatten(summary: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     """Flatten a summary into ``{"a.b.c": scalar}``.
 
     List items are keyed by their ``flow`` id, or ``name.direction`` for links, or else their index:
-    ``flows.0.goodput_bps``, ``links.bottleneck.forward.drops``.
+    ``flows.0.goodput_bps``, ``links.path.forward.forward.drops``.
     """
     flat: dict[str, Any] = {}
     for key, value in summary.items():

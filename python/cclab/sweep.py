@@ -2,14 +2,14 @@
 
 One row per run: ``run`` (index in the grid), one column per swept key (numbers when every value of that key
 is a plain number, else the strings as given), ``seed``, and the summary's scalars flattened with `flatten`
-(``flows.0.goodput_bps``, ``links.bottleneck.forward.drops``, ...). Rows come back in grid order whatever the
+(``flows.0.goodput_bps``, ``links.path.forward.forward.drops``, ...). Rows come back in grid order whatever the
 order of completion, so a sweep's table is deterministic apart from the wall-clock ``sim.*`` columns.
 
 Example::
 
     from cclab import sweep
 
-    specs = sweep.grid("s.toml", {"links.bottleneck.rate": ["10Mbps", "50Mbps"]}, seeds=[1, 2])
+    specs = sweep.grid("s.toml", {"path.forward.rate": ["10Mbps", "50Mbps"]}, seeds=[1, 2])
     rows = sweep.run_all(specs, workers=2)
     sweep.write_parquet(rows, "out/sweep/sweep.parquet")
 """
