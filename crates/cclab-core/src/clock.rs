@@ -99,7 +99,10 @@ mod tests {
 
     #[test]
     fn tick_clock_is_flat_within_a_tick() {
-        let c = Clock::new(ClockConfig { resolution: Dur::from_millis(1), ..Default::default() });
+        let c = Clock::new(ClockConfig {
+            resolution: Dur::from_millis(1),
+            ..Default::default()
+        });
         assert_eq!(c.read(Time(1_999_999)), Time(1_000_000));
         assert_eq!(c.ticks(Time(1_999_999)), 1);
         assert_eq!(c.ticks(Time(2_000_000)), 2);

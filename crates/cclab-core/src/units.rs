@@ -59,7 +59,9 @@ pub fn parse_duration(s: &str) -> Result<Dur, String> {
 
 /// Parses "100Mbps", "1.5Gbps", "56kbps", "800bps", "225Bps" (bytes/s), "1MBps".
 pub fn parse_rate(s: &str) -> Result<Rate, String> {
-    let err = || format!("expected a rate with a unit (bps, kbps, Mbps, Gbps, or Bps/kBps/MBps for bytes/s), e.g. \"100Mbps\", got {s:?}");
+    let err = || {
+        format!("expected a rate with a unit (bps, kbps, Mbps, Gbps, or Bps/kBps/MBps for bytes/s), e.g. \"100Mbps\", got {s:?}")
+    };
     let (n, unit) = split_number(s).ok_or_else(err)?;
     let scale = match unit {
         "bps" => 1.0,
@@ -115,13 +117,20 @@ impl<T> Visitor<'_> for UnitVisitor<T> {
         (self.parse)(v).map_err(E::custom)
     }
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<T, E> {
-        Err(E::custom(format!("expected a {} with a unit as a string, e.g. \"{v}{}\", got the bare number {v}", self.what, example_unit(self.what))))
+        Err(E::custom(format!(
+            "expected a {} with a unit as a string, e.g. \"{v}{}\", got the bare number {v}",
+            self.what,
+            example_unit(self.what)
+        )))
     }
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<T, E> {
         self.visit_i64(v as i64)
     }
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<T, E> {
-        Err(E::custom(format!("expected a {} with a unit as a string, got the bare number {v}", self.what)))
+        Err(E::custom(format!(
+            "expected a {} with a unit as a string, got the bare number {v}",
+            self.what
+        )))
     }
 }
 
@@ -135,17 +144,26 @@ fn example_unit(what: &str) -> &'static str {
 
 impl<'de> Deserialize<'de> for Dur {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Dur, D::Error> {
-        d.deserialize_any(UnitVisitor { what: "duration", parse: parse_duration })
+        d.deserialize_any(UnitVisitor {
+            what: "duration",
+            parse: parse_duration,
+        })
     }
 }
 impl<'de> Deserialize<'de> for Rate {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Rate, D::Error> {
-        d.deserialize_any(UnitVisitor { what: "rate", parse: parse_rate })
+        d.deserialize_any(UnitVisitor {
+            what: "rate",
+            parse: parse_rate,
+        })
     }
 }
 impl<'de> Deserialize<'de> for Bytes {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Bytes, D::Error> {
-        d.deserialize_any(UnitVisitor { what: "size", parse: parse_bytes })
+        d.deserialize_any(UnitVisitor {
+            what: "size",
+            parse: parse_bytes,
+        })
     }
 }
 

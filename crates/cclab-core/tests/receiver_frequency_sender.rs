@@ -101,7 +101,10 @@ fn frequency_sender_pto_delay_covers_every_request_in_flight() {
 
 #[test]
 fn frequency_sender_monotonic_gap_never_shrinks() {
-    let cfg = AckFrequencySenderConfig { monotonic_gap: true, ..Default::default() };
+    let cfg = AckFrequencySenderConfig {
+        monotonic_gap: true,
+        ..Default::default()
+    };
     let mut s = AckFrequencySender::new(&cfg);
     let r = rtt(Dur::from_micros(65));
     let f = s.poll_frame(Time::ZERO, 1000 * MSS, MSS, &r).unwrap();
@@ -114,5 +117,11 @@ fn frequency_sender_monotonic_gap_never_shrinks() {
     // Without the option the smaller gap goes out.
     let mut plain = AckFrequencySender::new(&AckFrequencySenderConfig::default());
     plain.poll_frame(Time::ZERO, 1000 * MSS, MSS, &r).unwrap();
-    assert_eq!(plain.poll_frame(Time(1_000_000), 100 * MSS, MSS, &r).unwrap().ack_eliciting_threshold, 24);
+    assert_eq!(
+        plain
+            .poll_frame(Time(1_000_000), 100 * MSS, MSS, &r)
+            .unwrap()
+            .ack_eliciting_threshold,
+        24
+    );
 }

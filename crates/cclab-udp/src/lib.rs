@@ -43,8 +43,25 @@ pub struct UdpDriver<E: Endpoint> {
 
 impl<E: Endpoint> UdpDriver<E> {
     /// Wraps `endpoint` on `socket`, sending to `peer`. `epoch` is time zero for the endpoint.
-    pub fn new(socket: UdpSocket, peer: SocketAddr, endpoint: E, profile: QuicProfile, flow: FlowId, epoch: Instant) -> Self {
-        UdpDriver { socket, peer, endpoint, profile, flow, epoch, largest_pn: None, stats: DriverStats::default(), buf: Vec::with_capacity(65536) }
+    pub fn new(
+        socket: UdpSocket,
+        peer: SocketAddr,
+        endpoint: E,
+        profile: QuicProfile,
+        flow: FlowId,
+        epoch: Instant,
+    ) -> Self {
+        UdpDriver {
+            socket,
+            peer,
+            endpoint,
+            profile,
+            flow,
+            epoch,
+            largest_pn: None,
+            stats: DriverStats::default(),
+            buf: Vec::with_capacity(65536),
+        }
     }
 
     fn now(&self) -> Time {
@@ -74,7 +91,8 @@ impl<E: Endpoint> UdpDriver<E> {
                 None => Duration::from_millis(10),
             };
             // A zero read timeout means "block forever" to std; wait at least 1 µs.
-            self.socket.set_read_timeout(Some(wait.clamp(Duration::from_micros(1), Duration::from_millis(10))))?;
+            self.socket
+                .set_read_timeout(Some(wait.clamp(Duration::from_micros(1), Duration::from_millis(10))))?;
             match self.socket.recv_from(&mut rx) {
                 Ok((n, _)) => self.handle(&rx[..n]),
                 Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => {}
@@ -91,7 +109,15 @@ impl<E: Endpoint> UdpDriver<E> {
                 self.stats.received += 1;
                 let size = bytes.len() as u32 + self.ip_overhead();
                 let now = self.now();
-                self.endpoint.handle_datagram(now, Datagram { flow: self.flow, size, ecn: Ecn::NotEct, packet });
+                self.endpoint.handle_datagram(
+                    now,
+                    Datagram {
+                        flow: self.flow,
+                        size,
+                        ecn: Ecn::NotEct,
+                        packet,
+                    },
+                );
             }
             Err(e) => {
                 self.stats.decode_errors += 1;

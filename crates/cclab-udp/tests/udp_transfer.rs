@@ -30,23 +30,43 @@ fn udp_loopback_transfers_10mb_intact() {
     let deadline = epoch + Duration::from_secs(60);
     let flow = FlowId(0);
 
-    let cfg = SenderConfig { initial_rtt: Dur::from_millis(10), ..Default::default() };
+    let cfg = SenderConfig {
+        initial_rtt: Dur::from_millis(10),
+        ..Default::default()
+    };
     let source = SourceConfig::Bulk { size: Bytes(SIZE) };
-    let sender = Sender::new(flow, profile, &cfg, &CcConfig::NewReno(NewRenoConfig::default()), &source, Time::ZERO);
+    let sender = Sender::new(
+        flow,
+        profile,
+        &cfg,
+        &CcConfig::NewReno(NewRenoConfig::default()),
+        &source,
+        Time::ZERO,
+    );
     let receiver = Receiver::new(flow, profile, &ReceiverConfig::default(), Time::ZERO);
 
     let sender_done = Arc::new(AtomicBool::new(false));
     let flag = sender_done.clone();
     let rx = std::thread::spawn(move || {
-        UdpDriver::new(b, a_addr, receiver, q, flow, epoch).run(deadline, |_| flag.load(Ordering::Acquire)).unwrap()
+        UdpDriver::new(b, a_addr, receiver, q, flow, epoch)
+            .run(deadline, |_| flag.load(Ordering::Acquire))
+            .unwrap()
     });
-    let (sender, s_stats) = UdpDriver::new(a, b_addr, sender, q, flow, epoch).run(deadline, |s| s.is_done()).unwrap();
+    let (sender, s_stats) = UdpDriver::new(a, b_addr, sender, q, flow, epoch)
+        .run(deadline, |s| s.is_done())
+        .unwrap();
     sender_done.store(true, Ordering::Release);
     let (receiver, r_stats) = rx.join().unwrap();
 
     assert!(sender.is_done(), "sender did not finish: {:?}", sender.stats());
     assert_eq!(receiver.stats().bytes_delivered, SIZE);
     assert_eq!(sender.stats().bytes_delivered, SIZE);
-    assert_eq!((s_stats.decode_errors, r_stats.decode_errors), (0, 0), "{:?} {:?}", s_stats.first_error, r_stats.first_error);
+    assert_eq!(
+        (s_stats.decode_errors, r_stats.decode_errors),
+        (0, 0),
+        "{:?} {:?}",
+        s_stats.first_error,
+        r_stats.first_error
+    );
     assert!(r_stats.received >= SIZE / 1500);
 }

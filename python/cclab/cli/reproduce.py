@@ -11,7 +11,7 @@ from rich.table import Table
 from cclab.cli._common import DelayedProgress, console, error, user_errors
 
 
-def verdict_table(report) -> Table:  # noqa: ANN001 - CaseReport, imported lazily
+def verdict_table(report) -> Table:
     """The verdict table of one case: quantity, report, ours, tolerance, pass/fail."""
     t = Table(title=f"{report.case}: {report.title}", title_justify="left")
     for col in ("quantity", "report", "ours", "tolerance", "verdict"):
@@ -37,7 +37,8 @@ def reproduce(
     dask: Annotated[str | None, typer.Option(help="Run on this Dask scheduler address instead.")] = None,
 ) -> None:
     """Reproduce a seed report: run the pathology and its fix, judge against the report, draw figures."""
-    from cclab.reproduce import CASES, reproduce as run_case
+    from cclab.reproduce import CASES
+    from cclab.reproduce import reproduce as run_case
 
     cases = list(CASES) if case == "all" else [case]
     if any(c not in CASES for c in cases):
@@ -49,7 +50,11 @@ def reproduce(
         for c in cases:
             with DelayedProgress(f"{c}: runs") as progress:
                 report = run_case(
-                    c, full=full, out_dir=base / c, workers=workers, dask=dask,
+                    c,
+                    full=full,
+                    out_dir=base / c,
+                    workers=workers,
+                    dask=dask,
                     on_run=lambda _r, done, total: progress(done, total),
                 )
             console.print(verdict_table(report))
@@ -58,7 +63,8 @@ def reproduce(
             n_pass = sum(v.status == "pass" for v in report.verdicts)
             n_exc = sum(v.status == "explained exception" for v in report.verdicts)
             console.print(
-                f"{c}: {n_pass}/{len(report.verdicts)} verdicts pass ({n_exc} explained exceptions, see docs/seeds/{c}.md) "
+                f"{c}: {n_pass}/{len(report.verdicts)} verdicts pass "
+                f"({n_exc} explained exceptions, see docs/seeds/{c}.md) "
                 f"in {report.wall_s:.1f} s; "
                 f"figures and verdicts.json in {report.out_dir}"
             )

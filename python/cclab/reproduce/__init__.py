@@ -9,10 +9,10 @@ from __future__ import annotations
 import importlib
 import shutil
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Callable
 
 from cclab.reproduce.harness import RunResult, Verdict, execute, write_verdicts
 

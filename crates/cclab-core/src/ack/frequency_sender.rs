@@ -142,7 +142,11 @@ impl AckFrequencySender {
                 return None;
             }
             let delay_same = delay >= last_delay.mul_div(7, 8) && delay <= last_delay.mul_div(9, 8);
-            let gap_same = if self.cfg.monotonic_gap { gap <= last_gap } else { gap == last_gap };
+            let gap_same = if self.cfg.monotonic_gap {
+                gap <= last_gap
+            } else {
+                gap == last_gap
+            };
             if gap_same && delay_same {
                 return None;
             }

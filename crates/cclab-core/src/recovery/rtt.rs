@@ -71,7 +71,11 @@ impl RttEstimator {
         // §5.2: min_rtt ignores ack_delay.
         self.min = self.min.min(latest_rtt);
         // §5.3: subtract ack_delay only if the result stays at or above min_rtt.
-        let adjusted = if latest_rtt >= self.min + ack_delay { latest_rtt - ack_delay } else { latest_rtt };
+        let adjusted = if latest_rtt >= self.min + ack_delay {
+            latest_rtt - ack_delay
+        } else {
+            latest_rtt
+        };
         // smoothed_rtt = 7/8 smoothed_rtt + 1/8 adjusted_rtt; rttvar then uses the updated
         // smoothed_rtt, in the order RFC 9002 §5.3 prints.
         self.smoothed = Dur((self.smoothed.0 * 7 + adjusted.0) / 8);

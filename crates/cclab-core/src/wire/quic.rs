@@ -92,7 +92,8 @@ pub fn encode(p: &Packet, q: &QuicProfile, buf: &mut Vec<u8>) {
         encode_ack(a, buf);
     }
     if let Some(d) = &p.data {
-        let ty = STREAM_BASE | STREAM_LEN | if d.offset > 0 { STREAM_OFF } else { 0 } | if d.fin { STREAM_FIN } else { 0 };
+        let ty =
+            STREAM_BASE | STREAM_LEN | if d.offset > 0 { STREAM_OFF } else { 0 } | if d.fin { STREAM_FIN } else { 0 };
         put_varint(buf, ty);
         put_varint(buf, 0); // stream id 0
         if d.offset > 0 {
@@ -107,7 +108,9 @@ pub fn encode(p: &Packet, q: &QuicProfile, buf: &mut Vec<u8>) {
 }
 
 fn encode_ack(a: &AckFrame, buf: &mut Vec<u8>) {
-    let Some(&(first_lo, largest)) = a.ranges.first() else { return };
+    let Some(&(first_lo, largest)) = a.ranges.first() else {
+        return;
+    };
     put_varint(buf, if a.ecn.is_some() { FRAME_ACK_ECN } else { FRAME_ACK });
     put_varint(buf, largest);
     put_varint(buf, (a.ack_delay_ns / 1000) >> ACK_DELAY_EXPONENT);
@@ -138,7 +141,11 @@ impl Reader<'_> {
         Ok(v)
     }
     fn take(&mut self, n: usize) -> Result<&[u8], DecodeError> {
-        let end = self.pos.checked_add(n).filter(|&e| e <= self.b.len()).ok_or(DecodeError::Truncated)?;
+        let end = self
+            .pos
+            .checked_add(n)
+            .filter(|&e| e <= self.b.len())
+            .ok_or(DecodeError::Truncated)?;
         let s = &self.b[self.pos..end];
         self.pos = end;
         Ok(s)
@@ -172,8 +179,14 @@ pub fn decode_pn(largest_pn: Option<u64>, truncated: u64, pn_nbits: u32) -> u64 
 
 /// Decodes one datagram's QUIC packet; `largest_pn` is the largest packet number received so far.
 pub fn decode(bytes: &[u8], q: &QuicProfile, largest_pn: Option<u64>) -> Result<Packet, DecodeError> {
-    let body_end = bytes.len().checked_sub(AEAD_TAG as usize).ok_or(DecodeError::Truncated)?;
-    let mut r = Reader { b: &bytes[..body_end], pos: 0 };
+    let body_end = bytes
+        .len()
+        .checked_sub(AEAD_TAG as usize)
+        .ok_or(DecodeError::Truncated)?;
+    let mut r = Reader {
+        b: &bytes[..body_end],
+        pos: 0,
+    };
     let first = r.byte()?;
     if first & 0xc0 != 0x40 {
         return Err(DecodeError::NotShortHeader);
@@ -181,7 +194,11 @@ pub fn decode(bytes: &[u8], q: &QuicProfile, largest_pn: Option<u64>) -> Result<
     let pn_len = (first & 0x03) + 1;
     r.take(q.dcid_len as usize)?;
     let truncated = r.take(pn_len as usize)?.iter().fold(0u64, |v, &b| (v << 8) | b as u64);
-    let mut p = Packet { pn: decode_pn(largest_pn, truncated, 8 * pn_len as u32), pn_len, ..Default::default() };
+    let mut p = Packet {
+        pn: decode_pn(largest_pn, truncated, 8 * pn_len as u32),
+        pn_len,
+        ..Default::default()
+    };
     if r.pos == r.b.len() {
         // RFC 9000 §12.4: a packet must contain at least one frame.
         return Err(DecodeError::Malformed("packet with no frames"));
@@ -220,7 +237,9 @@ fn decode_ack(r: &mut Reader<'_>, ecn: bool) -> Result<AckFrame, DecodeError> {
     let delay = r.varint()?;
     let count = r.varint()?;
     let first = r.varint()?;
-    let mut lo = largest.checked_sub(first).ok_or(DecodeError::Malformed("ACK first range"))?;
+    let mut lo = largest
+        .checked_sub(first)
+        .ok_or(DecodeError::Malformed("ACK first range"))?;
     let mut ranges = vec![(lo, largest)];
     for _ in 0..count {
         let gap = r.varint()?;
@@ -229,24 +248,41 @@ fn decode_ack(r: &mut Reader<'_>, ecn: bool) -> Result<AckFrame, DecodeError> {
         lo = hi.checked_sub(len).ok_or(DecodeError::Malformed("ACK range"))?;
         ranges.push((lo, hi));
     }
-    let ecn = if ecn { Some([r.varint()?, r.varint()?, r.varint()?]) } else { None };
+    let ecn = if ecn {
+        Some([r.varint()?, r.varint()?, r.varint()?])
+    } else {
+        None
+    };
     let ack_delay_ns = delay
         .checked_mul(1 << ACK_DELAY_EXPONENT)
         .and_then(|us| us.checked_mul(1000))
         .ok_or(DecodeError::Malformed("ACK delay"))?;
-    Ok(AckFrame { ranges, ack_delay_ns, ecn, sack_blocks: None })
+    Ok(AckFrame {
+        ranges,
+        ack_delay_ns,
+        ecn,
+        sack_blocks: None,
+    })
 }
 
 fn decode_stream(r: &mut Reader<'_>, ty: u64) -> Result<DataChunk, DecodeError> {
     let _stream_id = r.varint()?;
     let offset = if ty & STREAM_OFF != 0 { r.varint()? } else { 0 };
-    let len = if ty & STREAM_LEN != 0 { r.varint()? } else { (r.b.len() - r.pos) as u64 };
+    let len = if ty & STREAM_LEN != 0 {
+        r.varint()?
+    } else {
+        (r.b.len() - r.pos) as u64
+    };
     let len32 = u32::try_from(len).map_err(|_| DecodeError::Malformed("STREAM length"))?;
     let data = r.take(len32 as usize)?;
     if let Some(i) = data.iter().zip(offset..).position(|(&b, o)| b != pattern_byte(o)) {
         return Err(DecodeError::CorruptData(offset + i as u64));
     }
-    Ok(DataChunk { offset, len: len32, fin: ty & STREAM_FIN != 0 })
+    Ok(DataChunk {
+        offset,
+        len: len32,
+        fin: ty & STREAM_FIN != 0,
+    })
 }
 
 #[cfg(test)]
@@ -257,7 +293,11 @@ mod tests {
 
     fn random_packet(rng: &mut Xoshiro256PlusPlus, q: &QuicProfile) -> Packet {
         let pn = rng.random_range(0..1u64 << 40);
-        let mut p = Packet { pn, pn_len: rng.random_range(1..=4), ..Default::default() };
+        let mut p = Packet {
+            pn,
+            pn_len: rng.random_range(1..=4),
+            ..Default::default()
+        };
         if rng.random_bool(0.5) {
             let mut hi = pn;
             let mut ranges = Vec::new();
@@ -270,8 +310,15 @@ mod tests {
                 hi = lo - 2 - rng.random_range(0..1000);
             }
             let delay_us: u64 = rng.random_range(0..100_000);
-            let ecn = rng.random_bool(0.3).then(|| [rng.random_range(0..1 << 20), 0, rng.random_range(0..99)]);
-            p.ack = Some(AckFrame { ranges, ack_delay_ns: (delay_us >> 3 << 3) * 1000, ecn, sack_blocks: None });
+            let ecn = rng
+                .random_bool(0.3)
+                .then(|| [rng.random_range(0..1 << 20), 0, rng.random_range(0..99)]);
+            p.ack = Some(AckFrame {
+                ranges,
+                ack_delay_ns: (delay_us >> 3 << 3) * 1000,
+                ecn,
+                sack_blocks: None,
+            });
         }
         if rng.random_bool(0.2) {
             p.ack_frequency = Some(AckFrequencyFrame {
@@ -284,9 +331,17 @@ mod tests {
         p.immediate_ack = rng.random_bool(0.1);
         p.ping = rng.random_bool(0.1);
         if rng.random_bool(0.7) {
-            let offset = if rng.random_bool(0.2) { 0 } else { rng.random_range(0..1u64 << 34) };
+            let offset = if rng.random_bool(0.2) {
+                0
+            } else {
+                rng.random_range(0..1u64 << 34)
+            };
             let len = rng.random_range(0..=q.max_stream_payload(&p, offset));
-            p.data = Some(DataChunk { offset, len, fin: rng.random_bool(0.1) });
+            p.data = Some(DataChunk {
+                offset,
+                len,
+                fin: rng.random_bool(0.1),
+            });
         }
         if q.frames_len(&p) == 0 {
             p.ping = true; // a packet carries at least one frame (RFC 9000 §12.4)
@@ -297,7 +352,14 @@ mod tests {
     #[test]
     fn codec_round_trips_with_exact_size() {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
-        for q in [QuicProfile::default(), QuicProfile { max_udp_payload: 1200, dcid_len: 0, ipv6: true }] {
+        for q in [
+            QuicProfile::default(),
+            QuicProfile {
+                max_udp_payload: 1200,
+                dcid_len: 0,
+                ipv6: true,
+            },
+        ] {
             for _ in 0..2000 {
                 let p = random_packet(&mut rng, &q);
                 let mut buf = Vec::new();
@@ -312,7 +374,16 @@ mod tests {
     #[test]
     fn decode_rejects_corruption_and_truncation() {
         let q = QuicProfile::default();
-        let p = Packet { pn: 5, pn_len: 1, data: Some(DataChunk { offset: 0, len: 100, fin: false }), ..Default::default() };
+        let p = Packet {
+            pn: 5,
+            pn_len: 1,
+            data: Some(DataChunk {
+                offset: 0,
+                len: 100,
+                fin: false,
+            }),
+            ..Default::default()
+        };
         let mut buf = Vec::new();
         encode(&p, &q, &mut buf);
         let mut bad = buf.clone();

@@ -73,13 +73,19 @@ pub enum Profile {
 
 impl Default for QuicProfile {
     fn default() -> Self {
-        QuicProfile { max_udp_payload: 1472, dcid_len: 8, ipv6: false }
+        QuicProfile {
+            max_udp_payload: 1472,
+            dcid_len: 8,
+            ipv6: false,
+        }
     }
 }
 
 /// Bytes of an ACK frame (RFC 9000 §19.3), type byte included.
 pub fn quic_ack_frame_len(ack: &AckFrame) -> u32 {
-    let Some(&(first_lo, largest)) = ack.ranges.first() else { return 0 };
+    let Some(&(first_lo, largest)) = ack.ranges.first() else {
+        return 0;
+    };
     let delay = (ack.ack_delay_ns / 1000) >> ACK_DELAY_EXPONENT;
     let mut n = 1
         + varint_len(largest)
@@ -177,7 +183,9 @@ impl TcpProfile {
     /// Bytes of the SACK option for an ACK (two NOPs + kind + len + 8 per block, RFC 2018 §3):
     /// `ack.sack_blocks` when the receiver set it, else one block per range above the first.
     pub fn sack_len(&self, ack: &AckFrame) -> u32 {
-        let blocks = ack.sack_blocks.map_or_else(|| ack.ranges.len().saturating_sub(1), usize::from);
+        let blocks = ack
+            .sack_blocks
+            .map_or_else(|| ack.ranges.len().saturating_sub(1), usize::from);
         let blocks = blocks.min(self.max_sack_blocks()) as u32;
         if blocks == 0 {
             0
@@ -250,7 +258,12 @@ mod tests {
     use crate::wire::packet::DataChunk;
 
     fn ack(ranges: Vec<(u64, u64)>) -> AckFrame {
-        AckFrame { ranges, ack_delay_ns: 1_000_000, ecn: None, sack_blocks: None }
+        AckFrame {
+            ranges,
+            ack_delay_ns: 1_000_000,
+            ecn: None,
+            sack_blocks: None,
+        }
     }
 
     #[test]
@@ -258,30 +271,56 @@ mod tests {
         // Digest §3 worked size: DCID 8, PN 2, ACK with 4-byte largest, 2-byte delay, 1-byte
         // count and first range = 9 B frame -> 36 B packet, 64 B datagram.
         let prof = Profile::Quic(QuicProfile::default());
-        let p = Packet { pn: 20_000, pn_len: 2, ack: Some(ack(vec![(99_990, 100_000)])), ..Default::default() };
+        let p = Packet {
+            pn: 20_000,
+            pn_len: 2,
+            ack: Some(ack(vec![(99_990, 100_000)])),
+            ..Default::default()
+        };
         assert_eq!(quic_ack_frame_len(p.ack.as_ref().unwrap()), 9);
         assert_eq!(prof.datagram_size(&p), 64);
     }
 
     #[test]
     fn quic_data_packet_fills_max_udp_payload() {
-        let q = QuicProfile { max_udp_payload: 1200, ..Default::default() };
+        let q = QuicProfile {
+            max_udp_payload: 1200,
+            ..Default::default()
+        };
         for offset in [0u64, 1000, 1 << 20, 1 << 40] {
-            let mut p = Packet { pn: 7, pn_len: 2, ..Default::default() };
+            let mut p = Packet {
+                pn: 7,
+                pn_len: 2,
+                ..Default::default()
+            };
             let len = q.max_stream_payload(&p, offset);
-            p.data = Some(DataChunk { offset, len, fin: false });
+            p.data = Some(DataChunk {
+                offset,
+                len,
+                fin: false,
+            });
             assert_eq!(q.packet_len(&p), 1200, "offset {offset}");
         }
     }
 
     #[test]
     fn tcp_ack_sizes() {
-        let t = TcpProfile { mss: 1448, timestamps: true, ipv6: false };
-        let p = Packet { ack: Some(ack(vec![(0, 10)])), ..Default::default() };
+        let t = TcpProfile {
+            mss: 1448,
+            timestamps: true,
+            ipv6: false,
+        };
+        let p = Packet {
+            ack: Some(ack(vec![(0, 10)])),
+            ..Default::default()
+        };
         assert_eq!(Profile::Tcp(t).datagram_size(&p), 52);
         let no_ts = TcpProfile { timestamps: false, ..t };
         assert_eq!(Profile::Tcp(no_ts).datagram_size(&p), 40);
-        let sack = Packet { ack: Some(ack(vec![(20, 30), (12, 15), (0, 10)])), ..Default::default() };
+        let sack = Packet {
+            ack: Some(ack(vec![(20, 30), (12, 15), (0, 10)])),
+            ..Default::default()
+        };
         assert_eq!(Profile::Tcp(t).datagram_size(&sack), 52 + 4 + 16);
     }
 }
