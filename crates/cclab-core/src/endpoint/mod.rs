@@ -73,3 +73,32 @@ pub trait Endpoint: Send {
     /// The transfer is complete and nothing is left to send or wait for.
     fn is_done(&self) -> bool;
 }
+
+/// Counts an ACK-only (or feedback) packet of `size` bytes in `stats`, traces it into `events`
+/// when tracing, and wraps it in a datagram: what every receiver does for each ACK it sends.
+pub(crate) fn emit_ack(
+    flow: crate::wire::packet::FlowId,
+    now: Time,
+    size: u32,
+    packet: crate::wire::packet::Packet,
+    stats: &mut EndpointStats,
+    events: Option<&mut std::collections::VecDeque<TraceEvent>>,
+) -> Datagram {
+    stats.acks_sent += 1;
+    stats.ack_bytes += size as u64;
+    stats.datagrams_sent += 1;
+    stats.bytes_sent += size as u64;
+    if let Some(events) = events {
+        events.push_back(TraceEvent::PacketSent {
+            time: now,
+            size,
+            packet: packet.clone(),
+        });
+    }
+    Datagram {
+        flow,
+        size,
+        ecn: crate::wire::packet::Ecn::NotEct,
+        packet,
+    }
+}

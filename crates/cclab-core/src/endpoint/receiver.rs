@@ -280,23 +280,8 @@ impl Endpoint for Receiver {
         self.policy.on_ack_sent();
         self.first_unacked = None;
         self.ack_now = false;
-        self.stats.acks_sent += 1;
-        self.stats.ack_bytes += size as u64;
-        self.stats.datagrams_sent += 1;
-        self.stats.bytes_sent += size as u64;
-        if self.tracing {
-            self.events.push_back(TraceEvent::PacketSent {
-                time: now,
-                size,
-                packet: packet.clone(),
-            });
-        }
-        Some(Datagram {
-            flow: self.flow,
-            size,
-            ecn: Ecn::NotEct,
-            packet,
-        })
+        let events = self.tracing.then_some(&mut self.events);
+        Some(super::emit_ack(self.flow, now, size, packet, &mut self.stats, events))
     }
 
     fn poll_timeout(&self) -> Option<Time> {

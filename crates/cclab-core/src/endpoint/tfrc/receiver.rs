@@ -15,7 +15,7 @@ use super::{TfrcConfig, FALLBACK_RTT};
 use crate::clock::Clock;
 use crate::endpoint::{Endpoint, EndpointStats, TraceEvent};
 use crate::time::{Dur, Time};
-use crate::wire::packet::{AckFrame, Datagram, Ecn, FlowId, Packet, TfrcFeedback};
+use crate::wire::packet::{AckFrame, Datagram, FlowId, Packet, TfrcFeedback};
 use crate::wire::size::Profile;
 
 /// The packet feedback echoes: the greatest sequence number received.
@@ -206,23 +206,15 @@ impl TfrcReceiver {
         self.p_reported = p;
         self.feedback_due = false;
         let size = self.profile.datagram_size(&packet);
-        self.stats.acks_sent += 1;
-        self.stats.ack_bytes += size as u64;
-        self.stats.datagrams_sent += 1;
-        self.stats.bytes_sent += size as u64;
-        if self.tracing {
-            self.events.push_back(TraceEvent::PacketSent {
-                time: now,
-                size,
-                packet: packet.clone(),
-            });
-        }
-        Some(Datagram {
-            flow: self.flow,
+        let events = self.tracing.then_some(&mut self.events);
+        Some(crate::endpoint::emit_ack(
+            self.flow,
+            now,
             size,
-            ecn: Ecn::NotEct,
             packet,
-        })
+            &mut self.stats,
+            events,
+        ))
     }
 }
 
