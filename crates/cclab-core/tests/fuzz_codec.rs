@@ -11,29 +11,13 @@ use cclab_core::wire::size::{QuicProfile, ACK_DELAY_EXPONENT, ACK_FREQUENCY_TYPE
 use proptest::collection::vec;
 use proptest::option;
 use proptest::prelude::*;
-use proptest::test_runner::{RngSeed, TestCaseError};
+use proptest::test_runner::TestCaseError;
 
 /// Largest QUIC varint value plus one (RFC 9000 §16).
 const VARINT_END: u64 = 1 << 62;
 
-fn config() -> ProptestConfig {
-    let env = ProptestConfig::default();
-    let cases = if std::env::var_os("PROPTEST_CASES").is_some() {
-        env.cases
-    } else {
-        2000
-    };
-    let rng_seed = match env.rng_seed {
-        RngSeed::Random => RngSeed::Fixed(0xcc1a_b0de),
-        fixed => fixed,
-    };
-    ProptestConfig {
-        cases,
-        rng_seed,
-        failure_persistence: None,
-        ..env
-    }
-}
+mod fuzz_support;
+use fuzz_support::config;
 
 /// A varint value, equally likely to need 1, 2, 4 or 8 bytes (RFC 9000 §16).
 fn varint() -> impl Strategy<Value = u64> {

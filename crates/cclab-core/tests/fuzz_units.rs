@@ -7,27 +7,11 @@
 use cclab_core::units::{parse_bytes, parse_duration, parse_rate, Bytes, Rate};
 use cclab_core::Dur;
 use proptest::prelude::*;
-use proptest::test_runner::{RngSeed, TestCaseError};
+use proptest::test_runner::TestCaseError;
 use serde::Deserialize;
 
-fn config() -> ProptestConfig {
-    let env = ProptestConfig::default();
-    let cases = if std::env::var_os("PROPTEST_CASES").is_some() {
-        env.cases
-    } else {
-        2000
-    };
-    let rng_seed = match env.rng_seed {
-        RngSeed::Random => RngSeed::Fixed(0xcc1a_b0de),
-        fixed => fixed,
-    };
-    ProptestConfig {
-        cases,
-        rng_seed,
-        failure_persistence: None,
-        ..env
-    }
-}
+mod fuzz_support;
+use fuzz_support::config;
 
 /// Duration units and their length in nanoseconds.
 const DURATION_UNITS: [(&str, u64); 6] = [

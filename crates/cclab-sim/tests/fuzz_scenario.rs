@@ -14,26 +14,11 @@ use cclab_sim::{Scenario, ScenarioError};
 use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::sample::select;
-use proptest::test_runner::{RngSeed, TestCaseError};
+use proptest::test_runner::TestCaseError;
 
-fn config() -> ProptestConfig {
-    let env = ProptestConfig::default();
-    let cases = if std::env::var_os("PROPTEST_CASES").is_some() {
-        env.cases
-    } else {
-        2000
-    };
-    let rng_seed = match env.rng_seed {
-        RngSeed::Random => RngSeed::Fixed(0xcc1a_b0de),
-        fixed => fixed,
-    };
-    ProptestConfig {
-        cases,
-        rng_seed,
-        failure_persistence: None,
-        ..env
-    }
-}
+#[path = "../../cclab-core/tests/fuzz_support/mod.rs"]
+mod fuzz_support;
+use fuzz_support::config;
 
 /// A valid scenario touching most tables: the mutation base while `scenarios/` is empty.
 const BASE: &str = r#"

@@ -198,33 +198,12 @@ impl CongestionController for NewReno {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cc::test_util::event;
     use crate::cc::{AckedPacket, LostPacket};
     use crate::recovery::rtt::RttEstimator;
     use crate::time::Dur;
 
     const MSS: u64 = 1200;
-
-    fn event<'a>(
-        now: Time,
-        acked: &'a [AckedPacket],
-        lost: &'a [LostPacket],
-        rtt: &'a RttEstimator,
-    ) -> CongestionEvent<'a> {
-        CongestionEvent {
-            now,
-            ticks: 0,
-            tick: Dur::from_millis(1),
-            acked,
-            lost,
-            ecn_ce: 0,
-            rtt,
-            prior_in_flight: 0,
-            bytes_in_flight: 0,
-            app_limited: false,
-            rate_sample: None,
-            delivered: 0,
-        }
-    }
 
     fn acked(pn: u64, t: u64) -> AckedPacket {
         AckedPacket {
