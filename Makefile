@@ -14,7 +14,7 @@ SHELL := bash
 # Cargo and maturin see the same interpreter, so pyo3 is configured once.
 export PYO3_PYTHON := $(abspath $(BIN)/python)
 
-.PHONY: install demo test lint bench wheel
+.PHONY: install demo test lint bench wheel figures
 
 install: $(VENV)/.built
 
@@ -47,6 +47,12 @@ lint: install
 	$(CARGO) clippy --workspace --all-targets --quiet -- -D warnings
 	$(BIN)/ruff check python tests/python
 	$(BIN)/ruff format --check python tests/python
+
+# The figures docs/seeds.md embeds: every case at the report's sizes (--full; ~25 min on 2 cores), PNGs only.
+figures: install
+	$(BIN)/cclab reproduce all --full --out out/full
+	mkdir -p docs/seeds/figures
+	cp out/full/seed-00*/*.png docs/seeds/figures/
 
 bench:
 	$(CARGO) run --release -p cclab-sim --bin cclab-bench

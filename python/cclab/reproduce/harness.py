@@ -148,3 +148,15 @@ def write_verdicts(out_dir: Path, case: str, verdicts: list[Verdict], wall_s: fl
     doc = {"case": case, "wall_s": wall_s, "verdicts": [asdict(v) | {"status": v.status} for v in verdicts]}
     path.write_text(json.dumps(doc, indent=2) + "\n")
     return path
+
+
+def save_figure(fig: Any, out_dir: Path, stem: str, dpi: int = 150) -> list[Path]:
+    """Writes a matplotlib figure as ``stem.png`` and ``stem.svg`` in `out_dir`, closes it, returns the paths."""
+    import matplotlib.pyplot as plt
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = [out_dir / f"{stem}.{ext}" for ext in ("png", "svg")]
+    for p in paths:
+        fig.savefig(p, dpi=dpi)
+    plt.close(fig)
+    return paths

@@ -16,9 +16,9 @@ import json
 import statistics
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
-from cclab.reproduce.harness import RunResult, RunSpec, Verdict, by_label, within
+from cclab.reproduce.harness import RunResult, RunSpec, Verdict, by_label, save_figure, within
 
 TITLE = "Seed 001: FreeBSD CUBIC grows cwnd once per 1 ms tick on a 0.05 ms RTT path"
 
@@ -210,7 +210,7 @@ def figures(results: list[RunResult], out_dir: Path) -> list[Path]:
     axes[-1].set_xlabel("time since a congestion event (ms); grey lines: the sender's 1 ms tick boundaries")
     fig.suptitle("1 Gbit/s back-to-back, RTT 0.05 ms, 2 % loss: cwnd after a congestion event", fontsize=11)
     fig.tight_layout()
-    paths = _save(fig, out_dir, "seed001_cwnd_after_congestion")
+    paths = save_figure(fig, out_dir, "seed001_cwnd_after_congestion")
 
     fig, ax = plt.subplots(figsize=(8, 5))
     bins = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256]
@@ -226,15 +226,4 @@ def figures(results: list[RunResult], out_dir: Path) -> list[Path]:
     ax.set_title(f"Flat cwnd runs in {TRACE_DURATION} traces (1 Gbit/s, RTT 0.05 ms, 2 % loss)", fontsize=11)
     ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.15), ncol=2, frameon=False)
     fig.tight_layout()
-    return paths + _save(fig, out_dir, "seed001_flat_runs")
-
-
-def _save(fig: Any, out_dir: Path, stem: str) -> list[Path]:
-    """Writes `fig` as PNG and SVG and closes it."""
-    import matplotlib.pyplot as plt
-
-    paths = [out_dir / f"{stem}.png", out_dir / f"{stem}.svg"]
-    for p in paths:
-        fig.savefig(p, dpi=150)
-    plt.close(fig)
-    return paths
+    return paths + save_figure(fig, out_dir, "seed001_flat_runs")

@@ -13,9 +13,8 @@ estimate-driven cwnd jumps in the time series.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-from cclab.reproduce.harness import RunResult, RunSpec, Verdict, by_label, within
+from cclab.reproduce.harness import RunResult, RunSpec, Verdict, by_label, save_figure, within
 
 TITLE = "Seed 002: satellite slow start stays ACK-clocked under pacing; a pacing pause lets trains through"
 
@@ -160,7 +159,7 @@ def figures(results: list[RunResult], out_dir: Path) -> list[Path]:
         fontsize=11,
     )
     fig.tight_layout()
-    paths = _save(fig, out_dir, "seed002_bytes_sent")
+    paths = save_figure(fig, out_dir, "seed002_bytes_sent")
 
     fig, ax = plt.subplots(figsize=(9, 5))
     for label, r in runs.items():
@@ -176,16 +175,4 @@ def figures(results: list[RunResult], out_dir: Path) -> list[Path]:
     ax.grid(color="0.92")
     ax.legend(fontsize=8)
     fig.tight_layout()
-    return paths + _save(fig, out_dir, "seed002_cwnd")
-
-
-def _save(fig: Any, out_dir: Path, stem: str) -> list[Path]:
-    """Writes `fig` as PNG and SVG and closes it."""
-    import matplotlib.pyplot as plt
-
-    out_dir.mkdir(parents=True, exist_ok=True)
-    paths = [out_dir / f"{stem}.png", out_dir / f"{stem}.svg"]
-    for p in paths:
-        fig.savefig(p, dpi=150)
-    plt.close(fig)
-    return paths
+    return paths + save_figure(fig, out_dir, "seed002_cwnd")

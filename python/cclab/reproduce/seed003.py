@@ -21,7 +21,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple
 
-from cclab.reproduce.harness import RunResult, RunSpec, Verdict, by_label, within
+from cclab.reproduce.harness import RunResult, RunSpec, Verdict, by_label, save_figure, within
 
 TITLE = "Seed 003: ACK traffic caps the forward rate on asymmetric 600 ms satellite paths"
 
@@ -302,11 +302,7 @@ def figures(results: list[RunResult], out_dir: Path) -> list[Path]:
     fig.legend(*axes[0].get_legend_handles_labels(), loc="upper right", fontsize=8)
     fig.suptitle("Forward rate; bar labels: return-link utilisation (dotted: forward capacity)")
     fig.tight_layout()
-    for ext in ("png", "svg"):
-        path = out_dir / f"seed-003-forward-rate.{ext}"
-        fig.savefig(path, dpi=130)
-        paths.append(path)
-    plt.close(fig)
+    paths += save_figure(fig, out_dir, "seed-003-forward-rate", dpi=130)
 
     fig, axes = plt.subplots(1, len(REPORT_PCT), figsize=(12, 3.8), sharey=True)
     x = range(len(RATIOS))
@@ -321,11 +317,7 @@ def figures(results: list[RunResult], out_dir: Path) -> list[Path]:
     axes[0].legend(fontsize=8)
     fig.suptitle("ACK traffic as percentage of forward data traffic")
     fig.tight_layout()
-    for ext in ("png", "svg"):
-        path = out_dir / f"seed-003-ack-traffic.{ext}"
-        fig.savefig(path, dpi=130)
-        paths.append(path)
-    plt.close(fig)
+    paths += save_figure(fig, out_dir, "seed-003-ack-traffic", dpi=130)
 
     md = out_dir / "seed-003-tables.md"
     md.write_text(tables(results))
