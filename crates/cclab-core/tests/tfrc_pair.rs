@@ -209,3 +209,52 @@ fn tfrc_rfc5348_floor_holds_the_initial_rate() {
     pair.run_until(secs(20.0));
     assert!(rel_err(pair.tx.x_bytes_per_sec(), 4.0 * S / 1e-3) < 1e-9);
 }
+
+#[test]
+fn tfrc_loopback_handshake_rtt_decays_while_x_climbs_to_the_peak() {
+    // The Request is decided at 0 and leaves at 54 µs; the server reads its arrival (55.5 µs) as
+    // 55 µs and answers at 62 µs; the Response arrives at 63.5 µs, read as 63: R = 63 µs, and the
+    // first data packet gets X = W_init/R = 88 B / 63 µs (the report's 11.17 Mbit/s).
+    let cfg = TfrcConfig {
+        handshake: true,
+        response_delay: Dur::from_micros(7),
+        send_path: Dur::from_micros(54),
+        ..linux_2007()
+    };
+    let mut pair = Pair::new(Dur::from_nanos(1500), cfg);
+    pair.run_until(secs(0.000_1));
+    assert!(rel_err(pair.x_max(), 4.0 * S / 63e-6) < 1e-9, "X = {}", pair.x_max());
+    pair.run_until(secs(3.0));
+    // Write k goes at k·T (T = 176 bit / 1800 bit/s); its feedback arrives 54 + 3 µs later and
+    // gives a 3 µs sample, while the idle test sees 57 µs since the counter's stamp. R after
+    // feedback k: 57, 51, 46, 41, 37, 33, 30, 27, 24, 21, … (integer EWMA in µs).
+    let t = 176.0 / 1800.0;
+    let after = |k: f64| secs(k * t + 100e-6);
+    // Feedback 7 (R = 30, 57 < 2R: not idle): X = s/R. Feedback 8 (R = 27, 57 ≥ 54: idle): X
+    // doubles, 9 (R = 24) again, then 10 (R = 21) reaches W_init/R = 4s/R.
+    for (k, x) in [
+        (6.0, S / 30e-6),
+        (7.0, 2.0 * S / 30e-6),
+        (8.0, 4.0 * S / 30e-6),
+        (9.0, 4.0 * S / 21e-6),
+    ] {
+        assert!(
+            rel_err(pair.x_at(after(k)), x) < 1e-9,
+            "after write {k}: {}",
+            pair.x_at(after(k))
+        );
+    }
+    // Feedback 24 brings R to 3 µs: X = 4s/3 µs, the peak; then R/4 = 0 and feedback stops.
+    let (t_peak, peak) = pair
+        .x
+        .iter()
+        .fold((Time::ZERO, 0.0), |m, &(t, x)| if x > m.1 { (t, x) } else { m });
+    assert!(rel_err(peak, 4.0 * S / 3e-6) < 1e-9, "peak {peak}");
+    let expect = 23.0 * t + 57e-6;
+    assert!(
+        (t_peak.as_secs_f64() - expect).abs() < 2e-6,
+        "peak at {t_peak}, expected {expect} s"
+    );
+    assert_eq!(pair.tx.rtt(), Some(Dur::from_micros(3)));
+    assert_eq!(pair.rx.stats().acks_sent, 24);
+}

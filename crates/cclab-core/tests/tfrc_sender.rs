@@ -102,3 +102,23 @@ fn tfrc_sender_idle_sender_keeps_the_recover_rate() {
         assert!(rel_err(tx.x_bytes_per_sec(), expect) < 1e-12, "{rate_bps} bit/s source");
     }
 }
+
+#[test]
+fn tfrc_sender_send_path_delays_departure_and_the_rtt_stamp() {
+    // 50 µs from the send decision to departure: the packet leaves at 50 µs, one at a time, and
+    // feedback at 60 µs gives R = 60 - 50 = 10 µs (the sample starts at departure).
+    let cfg = TfrcConfig {
+        send_path: Dur::from_micros(50),
+        ..TfrcConfig::default()
+    };
+    let profile = Profile::Dccp(DccpProfile { ipv6: false });
+    let source = SourceConfig::Bulk { size: Bytes(10_000) };
+    let mut tx = TfrcSender::new(FlowId(0), profile, &cfg, &source, Time::ZERO);
+    assert!(tx.poll_transmit(Time::ZERO).is_none());
+    assert_eq!(tx.poll_timeout(), Some(at_us(50)));
+    assert!(tx.poll_transmit(at_us(49)).is_none());
+    assert_eq!(tx.poll_transmit(at_us(50)).map(|d| d.packet.pn), Some(0));
+    assert_eq!(tx.stats().data_packets_sent, 1);
+    tx.handle_datagram(at_us(60), feedback(0, 0, 0.0, Dur::ZERO));
+    assert_eq!(tx.rtt(), Some(Dur::from_micros(10)));
+}

@@ -1,19 +1,22 @@
 """Seed 004: DCCP CCID-3 over loopback: the window counter freezes, feedback stops, X halves to s/t_mbi.
 
 The report (dccp@vger notes, "Running CCID-3 over loopback/localhost"): a 22 B, 225 B/s CBR source on
-loopback (RTT 3 µs, µs timestamps, Linux with draft-ietf-dccp-rfc3448bis-00). X peaks at W_init/R =
-4·s/RTT = 234.7 Mbit/s; the window counter (RFC 4342 §8.1) divides by R/4 in whole microseconds, which is 0
+loopback (RTT 3 µs, µs timestamps, Linux with draft-ietf-dccp-rfc3448bis-00). R starts at the 63 µs
+Request/Response sample and decays by Linux's integer EWMA; X climbs with it to W_init/R =
+4·s/RTT = 234.7 Mbit/s at 2.391 s; the window counter (RFC 4342 §8.1) divides by R/4 in whole microseconds, which is 0
 below 4 µs, so CCVal stops, the receiver sends no more feedback (§10.3), and the nofeedback timer halves X
 every max(4R, 2s/X, 100 ms) down to one packet per t_mbi = 64 s. Clamping RTT samples to 100 µs (the Linux
 fix) keeps feedback flowing; 1 ms and 2 ms RTTs (netem) make X converge to s/RTT = 176 and 88 kbit/s.
 
 Runs: scenarios/seeds/seed-004-loopback.toml (the pathology, and with 0.5 ms and 1 ms added each way) and
 seed-004-rtt-clamp.toml (the fix). The judge reads the time series (``pacing_rate_bps`` = 8·X,
-``srtt_s`` = the sender's R) and the summary's packet counts.
+``srtt_s`` = the sender's R), the summary's packet counts, and the sender's qlog trace of the loopback and fix
+runs, which it samples at every application write as the report's dccp_probe log did.
 """
 
 from __future__ import annotations
 
+import json
 import statistics
 from pathlib import Path
 from typing import NamedTuple
@@ -32,6 +35,19 @@ NOFEEDBACK_MIN_S = 0.1
 LOOPBACK_RTT_S = 3e-6
 #: RTT samples of the fix are clamped to this (scenario input `rtt_clamp_min`), s.
 CLAMP_S = 100e-6
+#: The application's rate (scenario input, from the report), bit/s: one write every s·8/rate = 97.8 ms.
+RATE_BPS = 1800.0
+WRITE_S = S_BYTES * 8 / RATE_BPS
+#: Length of the report's log: with 24 decaying values (63 … 4 µs) and the rest at 3 µs, 93 samples is the
+#: count whose RTT mean and standard deviation round to the report's 8.3 and 12.5 µs.
+REPORT_SAMPLES = 93
+#: The report's climb: first doubled X, first X at W_init/R, peak (s); its samples lie 44 ms past multiples of
+#: the 97.8 ms write interval, so its time origin is ~44 ms before the first write.
+REPORT_CLIMB = {"doubling starts": 0.826, "W_init/R reached": 1.022, "peak": 2.391}
+#: Tolerance on the climb's times: half a write interval (the report samples X once per write).
+CLIMB_TOL_S = WRITE_S / 2
+#: The report's RTT statistics over its log, µs: mean, standard deviation, min, max.
+REPORT_RTT_US = {"mean": 8.3, "sd": 12.5, "min": 3.0, "max": 63.0}
 
 LOOPBACK, CLAMP = "seed-004-loopback.toml", "seed-004-rtt-clamp.toml"
 
@@ -61,22 +77,78 @@ REPORT_S_PER_RTT = {"rtt-1ms": 176e3, "rtt-2ms": 88e3}
 #: The runs measure X from here on (after the first feedbacks), s.
 SETTLED_S = 1.0
 
-EXCEPTIONS = {
-    "time of the X peak": (
-        "the report's first RTT sample is the 63 µs Request/Response exchange; Linux's integer EWMA "
-        "(9R + R_sample)/10 then takes 24 feedbacks (2.35 s at one packet per 97.8 ms) to reach 3 µs, and X "
-        "follows W_init/R upwards. The model has no handshake: its first sample is the 3 µs data/feedback "
-        "exchange, so X = W_init/R = 4s/RTT at the first feedback"
-    ),
-}
+#: Runs whose sender qlog the judge reads.
+TRACED = ("loopback", "rtt-clamp")
 
 
 def plan(full: bool) -> list[RunSpec]:
     """The pathology, the fix and the two inflated-RTT runs; ``full`` runs them longer."""
     return [
-        RunSpec(label, r.file, (*r.overrides, f"scenario.duration={r.full_duration_s if full else r.duration_s}s"))
+        RunSpec(
+            label,
+            r.file,
+            (*r.overrides, f"scenario.duration={r.full_duration_s if full else r.duration_s}s"),
+            trace=label in TRACED,
+        )
         for label, r in RUNS.items()
     ]
+
+
+class SenderLog(NamedTuple):
+    """What the sender's qlog shows, times in s."""
+
+    #: Departure times of data packets.
+    sends: list[float]
+    #: Arrival times of feedback for data packets.
+    feedback: list[float]
+    #: ``(time, X bit/s, R s)`` after every change of X or R.
+    states: list[tuple[float, float, float]]
+
+
+def sender_log(r: RunResult) -> SenderLog | None:
+    """The sender's qlog trace (``trace.sqlog``, JSON-SEQ, times in ms), ``None`` if the run wrote none."""
+    path = r.out_dir / "trace.sqlog" if r.out_dir else None
+    if path is None or not path.exists():
+        return None
+    sends, feedback, states, data_pns = [], [], [], set()
+    x = rtt = 0.0
+    for record in path.read_text().split("\x1e"):
+        ev = json.loads(record) if record.strip() else {}
+        if "time" not in ev:
+            continue
+        t, name, data = ev["time"] / 1e3, ev["name"], ev.get("data", {})
+        frames = data.get("frames", [])
+        if name.endswith("packet_sent") and any(f["frame_type"] == "stream" for f in frames):
+            sends.append(t)
+            data_pns.add(data["header"]["packet_number"])
+        elif name.endswith("packet_received"):
+            acked = [hi for f in frames if f["frame_type"] == "ack" for _, hi in f["acked_ranges"]]
+            if any(pn in data_pns for pn in acked):
+                feedback.append(t)
+        elif name.endswith("metrics_updated"):
+            x = data.get("pacing_rate", x)
+            rtt = data.get("smoothed_rtt", rtt * 1e3) / 1e3
+            states.append((t, x, rtt))
+    return SenderLog(sends, feedback, states)
+
+
+def probe_samples(log: SenderLog, n: int) -> list[tuple[float, float, float]]:
+    """``n`` samples ``(time, X bit/s, R s)`` as the report's dccp_probe log took them.
+
+    The report: "sampling points are taken each time a new datagram is sent (i.e. every 98 milliseconds)":
+    the state just before each application write, one every 97.8 ms from the first data packet on.
+    """
+    if not log.sends:
+        return []
+    # The first packet goes when the handshake completes: its sample includes the state set at that instant.
+    times = [log.sends[0], *(k * WRITE_S for k in range(1, n))]
+    out, i, state = [], 0, (0.0, 0.0, 0.0)
+    for k, t in enumerate(times):
+        while i < len(log.states) and (log.states[i][0] < t or (k == 0 and log.states[i][0] == t)):
+            state = log.states[i]
+            i += 1
+        out.append((t, state[1], state[2]))
+    return out
 
 
 def x_series(r: RunResult) -> tuple[list[float], list[float]]:
@@ -114,35 +186,93 @@ def nofeedback_interval(x_bps: float) -> float:
     return max(NOFEEDBACK_MIN_S, 2 * S_BYTES * 8 / x_bps)
 
 
+def _climb(samples: list[tuple[float, float, float]]) -> dict[str, float]:
+    """Times of the climb's stages in the sampled log, nan when absent.
+
+    The first X doubled from the s/R phase (between 1.5 and 3.5 segments per R, after a sample below 1.5),
+    the first X at W_init/R = 4·s/R after that, and the first sample at the largest X.
+    """
+    nan = float("nan")
+    seg = S_BYTES * 8
+    per_r = [x * r / seg if r > 0 else 0.0 for _, x, r in samples]  # X in segments per R
+    k1 = next((k for k in range(1, len(per_r)) if per_r[k - 1] < 1.5 <= per_r[k] < 3.5), None)
+    k2 = next((k for k in range(k1 + 1, len(per_r)) if abs(per_r[k] - 4) <= 0.04), None) if k1 else None
+    peak = max((x for _, x, _ in samples), default=0.0)
+    k3 = next((k for k, (_, x, _) in enumerate(samples) if x >= peak * (1 - 1e-9)), None)
+    return {
+        "doubling starts": samples[k1][0] if k1 else nan,
+        "W_init/R reached": samples[k2][0] if k2 else nan,
+        "peak": samples[k3][0] if k3 is not None else nan,
+    }
+
+
 def judge(results: list[RunResult]) -> list[Verdict]:
-    """Peak, frozen feedback, halving schedule and floor of the pathology; the fix; the two inflated RTTs."""
+    """Handshake RTT, climb, peak, feedback stop, halvings and floor of the pathology; the fix; netem runs."""
     g = {label: rs[0] for label, rs in by_label(results).items()}
     bug = g["loopback"]
     ts, xs = x_series(bug)
     flow = bug.summary["flows"][0]
-    peak, t_peak = max(xs), ts[xs.index(max(xs))]
+    peak = max(xs)
     target = 4 * S_BYTES * 8 / LOOPBACK_RTT_S
     step = bug.timeseries["time_s"][1] - bug.timeseries["time_s"][0]
+    log = sender_log(bug)
+    samples = probe_samples(log, REPORT_SAMPLES) if log else []
+    first_x = samples[0][1] if samples else 0.0
+    first_rtt = samples[0][2] if samples else 0.0
     v = [
-        Verdict("peak X", "234.7 Mbit/s = 4·s/RTT", f"{peak / 1e6:.1f} Mbit/s", "±3 %", within(peak, target, 0.03)),
         Verdict(
-            "time of the X peak",
-            "2.391 s (after R decays from 63 µs to 3 µs)",
-            f"{t_peak:.3f} s (first sample after the first feedback)",
-            f"±{2 * step:.2f} s",
-            abs(t_peak - 2.391) <= 2 * step,
-            EXCEPTIONS["time of the X peak"],
-        ),
+            "first X: W_init/R with the handshake RTT",
+            "11.17 Mbit/s = 88 B / 63 µs (first plotted point)",
+            f"{first_x / 1e6:.2f} Mbit/s with R = {first_rtt * 1e6:.0f} µs",
+            "±3 %",
+            within(first_x, 4 * S_BYTES * 8 / 63e-6, 0.03),
+        )
     ]
+    climb = _climb(samples)
+    for stage, report in REPORT_CLIMB.items():
+        ours = climb[stage]
+        v.append(
+            Verdict(
+                f"climb: {stage}" if stage != "peak" else "time of the X peak",
+                f"{report:.3f} s",
+                f"{ours:.3f} s (X sampled at each 97.8 ms write)",
+                f"±{CLIMB_TOL_S * 1e3:.0f} ms (half a write interval)",
+                abs(ours - report) <= CLIMB_TOL_S,
+            )
+        )
+    v.append(
+        Verdict("peak X", "234.7 Mbit/s = 4·s/RTT", f"{peak / 1e6:.1f} Mbit/s", "±3 %", within(peak, target, 0.03))
+    )
+    rtts = [r * 1e6 for _, _, r in samples]
+    stats = (
+        {"mean": statistics.fmean(rtts), "sd": statistics.pstdev(rtts), "min": min(rtts), "max": max(rtts)}
+        if len(rtts) == REPORT_SAMPLES
+        else {k: float("nan") for k in REPORT_RTT_US}
+    )
+    v.append(
+        Verdict(
+            f"RTT at each write, first {REPORT_SAMPLES}",
+            "mean 8.3, sd 12.5, min 3, max 63 µs",
+            ", ".join(f"{k} {x:.2f}" for k, x in stats.items()) + " µs",
+            "±0.05 µs on mean and sd (the report's last digit), ±0.5 µs on min and max",
+            all(abs(stats[k] - REPORT_RTT_US[k]) <= (0.05 if k in ("mean", "sd") else 0.5) for k in REPORT_RTT_US),
+        )
+    )
     srtt = flow["srtt_s"] or 0.0
-    fb, data = flow["acks_sent"], flow["data_packets_sent"]
+    # R reaches the link RTT at the first state with R < 4 µs; feedback arriving after that would be for
+    # packets sent with the frozen counter.
+    t_frozen = next((t for t, _, r in log.states if 0 < r < 4e-6), float("inf")) if log else float("inf")
+    fb_after = sum(t > t_frozen for t in log.feedback) if log else -1
+    sent_after = sum(t > t_frozen for t in log.sends) if log else 0
+    fb_before = len(log.feedback) - fb_after if log else 0
     v.append(
         Verdict(
             "receiver feedback once R < 4 µs",
             "stops once the RTT estimate reaches the 3 µs link RTT",
-            f"{fb} feedback for {data} data packets; R = {srtt * 1e6:.1f} µs",
-            "R < 4 µs and feedback < 10 % of packets",
-            srtt < 4e-6 and fb < 0.1 * data,
+            f"{fb_before} feedback up to R = {srtt * 1e6:.1f} µs at {t_frozen:.3f} s, then {fb_after} for"
+            f" {sent_after} packets",
+            "R < 4 µs; no feedback after it, ≥ 10 packets sent",
+            srtt < 4e-6 and fb_after == 0 and sent_after >= 10,
         )
     )
     hv = halvings(bug)
@@ -218,8 +348,20 @@ def judge(results: list[RunResult]) -> list[Verdict]:
     return v
 
 
+def _rtt_series(r: RunResult) -> tuple[list[float], list[float]]:
+    """Times (s) and the sender's R (µs): each change in the qlog (handshake included), else the time series."""
+    log = sender_log(r)
+    if log:
+        pts = [(t, rtt * 1e6) for t, _, rtt in log.states if rtt > 0]
+        if pts:  # R holds until the end of the run
+            pts.append((r.timeseries["time_s"][-1], pts[-1][1]))
+    else:
+        pts = [(t, rtt * 1e6) for t, rtt in zip(r.timeseries["time_s"], r.timeseries["srtt_s"], strict=True) if rtt > 0]
+    return [t for t, _ in pts], [x for _, x in pts]
+
+
 def figures(results: list[RunResult], out_dir: Path) -> list[Path]:
-    """X, t_ipi and allowed packets/s over time (log scale), as the report: loopback; inflated RTTs and fix."""
+    """X, t_ipi, allowed packets/s and R over time (log scale), as the report: loopback; inflated RTTs and fix."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -242,23 +384,35 @@ def figures(results: list[RunResult], out_dir: Path) -> list[Path]:
         ),
     }
     for name, runs in groups.items():
-        fig, axes = plt.subplots(1, 3, figsize=(14, 4))
-        for ax, (ylabel, f) in zip(axes, panels, strict=True):
+        fig, grid = plt.subplots(2, 2, figsize=(12, 8))
+        axes = grid.ravel()
+        for ax, (ylabel, f) in zip(axes, panels, strict=False):
             for label, legend in runs:
                 ts, xs = x_series(g[label])
                 ax.step(ts, [f(x) for x in xs], where="post", label=legend, lw=1.2)
+            ax.set_ylabel(ylabel)
+        for label, legend in runs:
+            ts, rs = _rtt_series(g[label])
+            axes[3].step(ts, rs, where="post", label=legend, lw=1.2)
+        axes[3].set_ylabel("smoothed RTT R (µs)")
+        for ax in axes:
             ax.set_yscale("log")
             ax.set_xlabel("time (s)")
-            ax.set_ylabel(ylabel)
             ax.grid(True, which="major", alpha=0.3)
         if name == "seed-004-loopback":
+            log = sender_log(g["loopback"])
+            if log:
+                pts = probe_samples(log, REPORT_SAMPLES)
+                axes[0].plot([t for t, _, _ in pts], [x for _, x, _ in pts], "k.", ms=3, label="at each write")
             axes[0].axhline(4 * S_BYTES * 8 / LOOPBACK_RTT_S, color="k", ls=":", lw=0.8, label="4·s/RTT")
             axes[0].axhline(S_BYTES * 8 / T_MBI_S, color="gray", ls="--", lw=0.8, label="s/t_mbi")
+            axes[3].axhline(LOOPBACK_RTT_S * 1e6, color="k", ls=":", lw=0.8, label="link RTT 3 µs")
             for ax in axes:
-                ax.set_xscale("symlog", linthresh=1.0)
+                ax.set_xscale("symlog", linthresh=4.0)
                 ax.set_xlim(0, None)
-                ax.set_xlabel("time (s, linear to 1 s, then log)")
+                ax.set_xlabel("time (s, linear to 4 s, then log)")
         axes[0].legend(fontsize=8)
+        axes[3].legend(fontsize=8)
         fig.suptitle("CCID-3 over loopback: " + ", ".join(legend for _, legend in runs))
         fig.tight_layout()
         for ext in ("png", "svg"):

@@ -5,6 +5,7 @@
 //! - [`window_counter`]: the CCVal window counter (RFC 4342 §8.1), in integer clock units.
 //! - [`loss_history`]: loss detection (§5.1) and the weighted loss-interval history (§5.4).
 //! - [`x_recv_set`]: the sender's set of recent receive rates (§4.3).
+//! - [`handshake`]: the DCCP-Request/Response exchange that gives the first RTT sample.
 //! - [`sender`], [`receiver`]: the two endpoints.
 //!
 //! Feedback packets echo the greatest sequence number received (the DCCP Acknowledgement
@@ -18,6 +19,7 @@ use crate::clock::ClockConfig;
 use crate::time::Dur;
 
 pub mod equation;
+pub mod handshake;
 pub mod loss_history;
 pub mod receiver;
 pub mod sender;
@@ -60,8 +62,19 @@ pub struct TfrcConfig {
     pub rtt_clamp_min: Dur,
     /// Unit of the window-counter division (Linux: 1 µs); RTTs below 4 units freeze the counter.
     pub counter_resolution: Dur,
-    /// The host's clock model (default: exact).
+    /// The host's clock model (default: exact). The sender's RTT average is kept in whole units
+    /// of its resolution, truncated as Linux's integer `tfrc_ewma` in µs.
     pub clock: ClockConfig,
+    /// Open with a DCCP-Request/Response exchange whose RTT is the first `R` (RFC 4342 erratum 2,
+    /// rfc3448bis-00 §4.2, Linux `dccps_syn_rtt`); default false: the first feedback gives `R`.
+    pub handshake: bool,
+    /// Server time from a DCCP-Request's arrival to its Response (connection setup work); part
+    /// of the handshake RTT sample. Default 0.
+    pub response_delay: Dur,
+    /// Sender host time from the send decision, when the window counter and the idle test read
+    /// the clock (Linux `ccid3_hc_tx_send_packet`), to the packet leaving, when its send time is
+    /// stamped for RTT samples (`ccid3_hc_tx_packet_sent`); one packet at a time. Default 0.
+    pub send_path: Dur,
 }
 
 impl Default for TfrcConfig {
@@ -72,6 +85,9 @@ impl Default for TfrcConfig {
             rtt_clamp_min: Dur::ZERO,
             counter_resolution: Dur::from_micros(1),
             clock: ClockConfig::default(),
+            handshake: false,
+            response_delay: Dur::ZERO,
+            send_path: Dur::ZERO,
         }
     }
 }
@@ -97,6 +113,13 @@ mod tests {
             (Dur::from_millis(100), Dur::from_micros(100))
         );
         assert_eq!(c.counter_resolution, Dur::from_micros(1));
+        assert!(!c.handshake && c.response_delay == Dur::ZERO && c.send_path == Dur::ZERO);
+        let h: TfrcConfig = toml::from_str("handshake = true\nresponse_delay = \"7us\"\nsend_path = \"54us\"").unwrap();
+        assert!(h.handshake);
+        assert_eq!(
+            (h.response_delay, h.send_path),
+            (Dur::from_micros(7), Dur::from_micros(54))
+        );
         assert!(toml::from_str::<TfrcConfig>("nofeedback_mni = \"1ms\"").is_err());
     }
 

@@ -5,17 +5,21 @@
 //! CCVal is more than 3 ahead (mod 16) of the CCVal echoed by the previous feedback (RFC 4342
 //! §10.3), which happens about once per RTT. There is no feedback timer: a sender whose window
 //! counter stops advancing gets no periodic feedback.
+//!
+//! A DCCP-Request is answered with a Response `TfrcConfig::response_delay` after it arrives
+//! (the server's connection setup, [`super::handshake`]).
 
 use std::collections::VecDeque;
 
 use super::equation;
+use super::handshake::{self, Responder};
 use super::loss_history::{LossIntervals, ReceiveRecord};
 use super::window_counter::ccval_ahead;
 use super::{TfrcConfig, FALLBACK_RTT};
 use crate::clock::Clock;
 use crate::endpoint::{Endpoint, EndpointStats, TraceEvent};
 use crate::time::{Dur, Time};
-use crate::wire::packet::{AckFrame, Datagram, FlowId, Packet, TfrcFeedback};
+use crate::wire::packet::{AckFrame, Datagram, Ecn, FlowId, Packet, TfrcFeedback};
 use crate::wire::size::Profile;
 
 /// The packet feedback echoes: the greatest sequence number received.
@@ -51,6 +55,8 @@ pub struct TfrcReceiver {
     /// `p` of the last feedback.
     p_reported: f64,
     feedback_due: bool,
+    /// Responses to DCCP-Requests.
+    responder: Responder,
     fin: bool,
     next_pn: u64,
     /// True time of the latest input, for `poll_timeout` when feedback is due.
@@ -78,6 +84,7 @@ impl TfrcReceiver {
             x_recv: 0,
             p_reported: 0.0,
             feedback_due: false,
+            responder: Responder::new(cfg.response_delay),
             fin: false,
             next_pn: 0,
             last_now: now,
@@ -230,6 +237,9 @@ impl Endpoint for TfrcReceiver {
                 packet,
             });
         }
+        if handshake::is_request(&dgram.packet) {
+            self.responder.on_request(dgram.packet.pn, t);
+        }
         let Some(data) = dgram.packet.data else { return };
         self.on_data(t, now, dgram.packet.pn, dgram.packet.ccval, data.len);
         if data.fin && !self.fin {
@@ -244,14 +254,40 @@ impl Endpoint for TfrcReceiver {
 
     fn poll_transmit(&mut self, now: Time) -> Option<Datagram> {
         self.last_now = now;
+        let t = self.clock.read(now);
+        if let Some(echo) = self.responder.take_due(t) {
+            let packet = handshake::response(self.next_pn, echo);
+            self.next_pn += 1;
+            let size = self.profile.datagram_size(&packet);
+            self.stats.datagrams_sent += 1;
+            self.stats.bytes_sent += size as u64;
+            if self.tracing {
+                let packet = packet.clone();
+                self.events.push_back(TraceEvent::PacketSent {
+                    time: now,
+                    size,
+                    packet,
+                });
+            }
+            return Some(Datagram {
+                flow: self.flow,
+                size,
+                ecn: Ecn::NotEct,
+                packet,
+            });
+        }
         if !self.feedback_due {
             return None;
         }
-        self.feedback(self.clock.read(now), now)
+        self.feedback(t, now)
     }
 
     fn poll_timeout(&self) -> Option<Time> {
-        self.feedback_due.then_some(self.last_now)
+        let response = self.responder.due().map(|at| self.clock.fire_time(at));
+        [self.feedback_due.then_some(self.last_now), response]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     fn poll_event(&mut self) -> Option<TraceEvent> {

@@ -4,19 +4,25 @@
 //!
 //! Time: every instant stored is a reading of the endpoint's clock model; the application
 //! source is polled with clock readings too, and timers fire at `Clock::fire_time`.
+//!
+//! With `TfrcConfig::handshake` the sender first sends DCCP-Requests and holds data until a
+//! Response opens the connection; with `TfrcConfig::send_path` each packet leaves that long after
+//! its send decision (the window counter reads the decision, RTT samples start at the departure).
 
 use std::collections::VecDeque;
 
-use super::equation;
+use super::handshake::{self, Requester};
 use super::window_counter::WindowCounter;
 use super::x_recv_set::XRecvSet;
-use super::{initial_window, SlowStartFloor, TfrcConfig, FALLBACK_RTT, INITIAL_NOFEEDBACK, T_MBI};
+use super::{initial_window, TfrcConfig, FALLBACK_RTT, INITIAL_NOFEEDBACK};
 use crate::clock::Clock;
 use crate::endpoint::source::{Source, SourceConfig};
 use crate::endpoint::{Endpoint, EndpointStats, Metrics, TraceEvent};
 use crate::time::{Dur, Time};
-use crate::wire::packet::{DataChunk, Datagram, Ecn, FlowId, Packet, TfrcFeedback};
+use crate::wire::packet::{DataChunk, Datagram, Ecn, FlowId, Packet};
 use crate::wire::size::Profile;
+
+mod rate_update;
 
 /// The sans-IO TFRC sender of one flow.
 #[derive(Debug)]
@@ -35,8 +41,14 @@ pub struct TfrcSender {
     s: f64,
     /// Allowed sending rate `X`, bytes/s.
     x: f64,
-    /// Smoothed RTT `R`, `None` before the first feedback.
+    /// Smoothed RTT `R`, `None` before the first sample (handshake or feedback).
     rtt: Option<Dur>,
+    /// A feedback packet has arrived (Linux: `t_rto != 0`).
+    feedback_received: bool,
+    /// The DCCP-Request side of the handshake, `None` without one.
+    requester: Option<Requester>,
+    /// A packet in the send path: the true time it leaves, and the packet.
+    in_send_path: Option<(Time, Datagram)>,
     latest_rtt: Dur,
     min_rtt: Dur,
     /// Loss event rate of the latest feedback.
@@ -46,13 +58,13 @@ pub struct TfrcSender {
     tld: Option<Time>,
     /// Nominal send time of the last data packet.
     last_nominal: Option<Time>,
-    last_sent: Option<Time>,
     nofeedback_deadline: Option<Time>,
     /// A data packet was sent since the nofeedback timer was last set.
     sent_since_nofeedback_set: bool,
     /// Since the last feedback, data waited for the rate limit: the interval was not data-limited.
     rate_limited: bool,
-    /// Packet numbers and send times that feedback may still echo, oldest first.
+    /// Packet numbers and send stamps (clock readings at departure) that feedback may still
+    /// echo, oldest first.
     sent: VecDeque<(u64, Time)>,
     next_pn: u64,
     /// True time of the latest input, for `poll_timeout` when a packet is due at once.
@@ -83,13 +95,15 @@ impl TfrcSender {
             s: 0.0,
             x: 0.0,
             rtt: None,
+            feedback_received: false,
+            requester: cfg.handshake.then(|| Requester::new(start)),
+            in_send_path: None,
             latest_rtt: Dur::ZERO,
             min_rtt: Dur::MAX,
             p: 0.0,
             x_recv_set: XRecvSet::new(start),
             tld: None,
             last_nominal: None,
-            last_sent: None,
             nofeedback_deadline: None,
             sent_since_nofeedback_set: false,
             rate_limited: false,
@@ -116,7 +130,7 @@ impl TfrcSender {
         }
     }
 
-    /// Smoothed RTT `R`, `None` before the first feedback.
+    /// Smoothed RTT `R`, `None` before the first sample (handshake or feedback).
     pub fn rtt(&self) -> Option<Dur> {
         self.rtt
     }
@@ -148,10 +162,10 @@ impl TfrcSender {
         initial_window(self.s) / r.as_secs_f64()
     }
 
-    /// Nofeedback timeout: `max(4R, 2s/X)` (RFC 5348 §4.3 step 3, §4.4 step 2), 2 s before any RTT
-    /// sample (§4.2), and never less than `nofeedback_min`.
+    /// Nofeedback timeout: `max(4R, 2s/X)` (RFC 5348 §4.3 step 3, §4.4 step 2), 2 s before the first
+    /// feedback (§4.2; also after a handshake sample, as Linux), and never less than `nofeedback_min`.
     fn nofeedback_interval(&self) -> Dur {
-        let base = match self.rtt {
+        let base = match self.rtt.filter(|_| self.feedback_received) {
             Some(r) => (r * 4).max(self.t_ipi() * 2),
             None => INITIAL_NOFEEDBACK,
         };
@@ -161,10 +175,15 @@ impl TfrcSender {
     fn set_x(&mut self, now: Time, x: f64) {
         if x != self.x {
             self.x = x;
-            if self.tracing {
-                let metrics = self.metrics();
-                self.events.push_back(TraceEvent::Metrics { time: now, metrics });
-            }
+            self.trace_metrics(now);
+        }
+    }
+
+    /// A `Metrics` trace event at true time `now` (on every change of `X` or `R`).
+    fn trace_metrics(&mut self, now: Time) {
+        if self.tracing {
+            let metrics = self.metrics();
+            self.events.push_back(TraceEvent::Metrics { time: now, metrics });
         }
     }
 
@@ -178,8 +197,15 @@ impl TfrcSender {
         };
         let nominal = match self.last_nominal {
             None => {
-                // RFC 5348 §4.2: X = s bytes/s (one packet per second) and a 2 s nofeedback timer.
-                self.set_x(now, self.s);
+                // RFC 5348 §4.2: X = W_init/R with an RTT sample from the handshake (rfc3448bis-00;
+                // Linux `dccps_syn_rtt`), else s bytes/s (one packet per second); a 2 s nofeedback timer.
+                match self.rtt {
+                    Some(r) => {
+                        self.set_x(now, self.initial_rate(r));
+                        self.tld = Some(t);
+                    }
+                    None => self.set_x(now, self.s),
+                }
                 self.nofeedback_deadline = Some(t + self.nofeedback_interval());
                 t
             }
@@ -201,129 +227,48 @@ impl TfrcSender {
         };
         self.next_pn += 1;
         self.offset += len;
-        self.sent.push_back((packet.pn, t));
-        self.last_sent = Some(t);
         self.sent_since_nofeedback_set = true;
-        let size = self.profile.datagram_size(&packet);
-        self.stats.data_packets_sent += 1;
-        self.stats.datagrams_sent += 1;
-        self.stats.bytes_sent += size as u64;
-        if fin {
-            self.stats.completion_time = Some(now);
-        }
-        if self.tracing {
-            self.events.push_back(TraceEvent::PacketSent {
-                time: now,
-                size,
-                packet: packet.clone(),
-            });
-        }
+        self.datagram(packet)
+    }
+
+    fn datagram(&self, packet: Packet) -> Datagram {
         Datagram {
             flow: self.flow,
-            size,
+            size: self.profile.datagram_size(&packet),
             ecn: Ecn::NotEct,
             packet,
         }
     }
 
-    /// RFC 5348 §4.3 steps 1–6 for feedback echoing packet `echo`, at clock reading `t`.
-    fn on_feedback(&mut self, t: Time, now: Time, fb: TfrcFeedback, echo: u64) {
-        while self.sent.front().is_some_and(|&(pn, _)| pn < echo) {
-            self.sent.pop_front();
+    /// A packet decided at true time `now` enters the send path; it leaves at once without one.
+    fn send(&mut self, now: Time, dgram: Datagram) -> Option<Datagram> {
+        if self.cfg.send_path == Dur::ZERO {
+            return Some(self.departed(now, dgram));
         }
-        // Feedback for a packet not in the history gives no RTT sample; ignore it (as Linux does).
-        let Some(&(pn, sent_at)) = self.sent.front() else {
-            return;
-        };
-        if pn != echo {
-            return;
-        }
-        // Step 1: R_sample = (t_now - t_recvdata) - t_delay, clamped below by rtt_clamp_min.
-        let sample = t
-            .saturating_since(sent_at)
-            .saturating_sub(Dur(fb.elapsed_ns))
-            .max(self.cfg.rtt_clamp_min)
-            .max(Dur(1));
-        self.latest_rtt = sample;
-        self.min_rtt = self.min_rtt.min(sample);
-        // Step 2: R = R_sample first, then R = q·R + (1 - q)·R_sample with q = 0.9.
-        let first = self.rtt.is_none();
-        let r = self
-            .rtt
-            .map_or(sample, |r| Dur((r.as_nanos() * 9 + sample.as_nanos()) / 10));
-        self.rtt = Some(r);
-        // Step 4 (step 3's RTO is the nofeedback interval set below).
-        let loss_increase = fb.p > self.p;
-        let recv_limit = self
-            .x_recv_set
-            .on_feedback(t, fb.x_recv_bps as f64, !self.rate_limited, loss_increase, r);
-        self.p = fb.p;
-        if first {
-            // §4.2: the first feedback sets the initial rate W_init/R.
-            self.set_x(now, self.initial_rate(r));
-            self.tld = Some(t);
-        } else {
-            self.update_x(t, now, recv_limit);
-        }
-        // Step 6: restart the nofeedback timer.
-        self.nofeedback_deadline = Some(t + self.nofeedback_interval());
-        self.sent_since_nofeedback_set = false;
-        self.rate_limited = false;
+        self.in_send_path = Some((now + self.cfg.send_path, dgram));
+        None
     }
 
-    /// The rate update at the end of RFC 5348 §4.3 step 4, given `recv_limit` (bytes/s).
-    fn update_x(&mut self, t: Time, now: Time, recv_limit: f64) {
-        let Some(r) = self.rtt else { return };
-        let initial = self.initial_rate(r);
-        let limit = match self.cfg.slow_start_floor {
-            // rfc3448bis-00: a sender idle for more than 2 RTT may restart at the RFC 3390 rate.
-            SlowStartFloor::SegmentPerRtt if self.last_sent.is_none_or(|ls| t.saturating_since(ls) > r * 2) => {
-                recv_limit.max(initial)
-            }
-            _ => recv_limit,
-        };
-        if self.p > 0.0 {
-            // Congestion avoidance: X = max(min(X_Bps, recv_limit), s/t_mbi).
-            let x_bps = equation::throughput(self.s, r, self.p);
-            self.set_x(now, x_bps.min(limit).max(self.s / T_MBI.as_secs_f64()));
-        } else if self.tld.is_none_or(|tld| t.saturating_since(tld) >= r) {
-            // Slow start: at most one doubling per RTT.
-            let floor = match self.cfg.slow_start_floor {
-                SlowStartFloor::InitialRate => initial,
-                SlowStartFloor::SegmentPerRtt => self.s / r.as_secs_f64(),
-            };
-            self.set_x(now, (2.0 * self.x).min(limit).max(floor));
-            self.tld = Some(t);
-        }
-    }
-
-    /// Nofeedback timer expiry, RFC 5348 §4.4.
-    fn on_nofeedback(&mut self, t: Time, now: Time) {
-        let idle = !self.sent_since_nofeedback_set && self.pending() == 0;
-        let halved = (self.x / 2.0).max(self.s / T_MBI.as_secs_f64());
-        match self.rtt {
-            // No RTT sample or feedback yet: halve, unless idle since the timer was set.
-            None if !idle => self.set_x(now, halved),
-            None => {}
-            Some(r) => {
-                let recover = self.initial_rate(r);
-                let x_recv = self.x_recv_set.max();
-                if idle && ((self.p > 0.0 && x_recv < recover) || (self.p == 0.0 && self.x < 2.0 * recover)) {
-                    // An idle sender is not cut below the recover rate.
-                } else if self.p == 0.0 {
-                    self.set_x(now, halved);
-                } else {
-                    let x_bps = equation::throughput(self.s, r, self.p);
-                    // Update_Limits: X_recv if 2·X_recv already limited X, else X_Bps/2.
-                    let limit = if x_bps > 2.0 * x_recv { x_recv } else { x_bps / 2.0 };
-                    let limit = limit.max(self.s / T_MBI.as_secs_f64());
-                    self.x_recv_set.reset(t, limit / 2.0);
-                    self.update_x(t, now, limit);
-                }
+    /// `dgram` leaves at true time `now`: data packets get their send stamp (Linux
+    /// `ccid3_hc_tx_packet_sent`, after the transmit call) and are counted.
+    fn departed(&mut self, now: Time, dgram: Datagram) -> Datagram {
+        if let Some(data) = dgram.packet.data {
+            self.sent.push_back((dgram.packet.pn, self.clock.read(now)));
+            self.stats.data_packets_sent += 1;
+            if data.fin {
+                self.stats.completion_time = Some(now);
             }
         }
-        self.nofeedback_deadline = Some(t + self.nofeedback_interval());
-        self.sent_since_nofeedback_set = false;
+        self.stats.datagrams_sent += 1;
+        self.stats.bytes_sent += dgram.size as u64;
+        if self.tracing {
+            self.events.push_back(TraceEvent::PacketSent {
+                time: now,
+                size: dgram.size,
+                packet: dgram.packet.clone(),
+            });
+        }
+        dgram
     }
 }
 
@@ -340,8 +285,15 @@ impl Endpoint for TfrcSender {
             });
         }
         let echo = dgram.packet.ack.as_ref().and_then(|a| a.largest());
-        if let (Some(fb), Some(echo)) = (dgram.packet.tfrc, echo) {
-            self.on_feedback(t, now, fb, echo);
+        match (dgram.packet.tfrc, echo, self.requester.as_mut()) {
+            (Some(fb), Some(echo), _) => self.on_feedback(t, now, fb, echo),
+            (None, Some(echo), Some(req)) => {
+                if let Some(sample) = req.on_response(echo, t) {
+                    self.on_handshake_rtt(sample);
+                    self.trace_metrics(now);
+                }
+            }
+            _ => {}
         }
     }
 
@@ -356,8 +308,26 @@ impl Endpoint for TfrcSender {
 
     fn poll_transmit(&mut self, now: Time) -> Option<Datagram> {
         self.last_now = now;
+        if let Some((leaves, _)) = self.in_send_path {
+            // One packet at a time: the next send decision waits for this one to leave.
+            if now < leaves {
+                return None;
+            }
+            let (_, dgram) = self.in_send_path.take()?;
+            return Some(self.departed(now, dgram));
+        }
         let t = self.clock.read(now);
         self.source.poll(t);
+        if let Some(req) = self.requester.as_mut().filter(|r| !r.is_open()) {
+            if req.due().is_none_or(|at| t < at) {
+                return None;
+            }
+            // RFC 4340 §8.1.1: the client sends a DCCP-Request (and repeats it) until answered.
+            req.on_request_sent(self.next_pn, t);
+            let dgram = self.datagram(handshake::request(self.next_pn));
+            self.next_pn += 1;
+            return self.send(now, dgram);
+        }
         if self.pending() == 0 {
             return None;
         }
@@ -365,7 +335,8 @@ impl Endpoint for TfrcSender {
             self.rate_limited = true;
             return None;
         }
-        Some(self.send_data(t, now))
+        let dgram = self.send_data(t, now);
+        self.send(now, dgram)
     }
 
     fn poll_timeout(&self) -> Option<Time> {
@@ -374,7 +345,11 @@ impl Endpoint for TfrcSender {
             return None;
         }
         let nofeedback = self.nofeedback_deadline.map(|d| self.clock.fire_time(d));
-        let send = if self.pending() > 0 {
+        let send = if let Some((leaves, _)) = self.in_send_path {
+            Some(leaves)
+        } else if let Some(at) = self.requester.and_then(|r| r.due()) {
+            Some(self.clock.fire_time(at).max(self.last_now))
+        } else if self.pending() > 0 {
             Some(
                 self.send_time()
                     .map_or(self.last_now, |at| self.clock.fire_time(at).max(self.last_now)),
@@ -414,6 +389,6 @@ impl Endpoint for TfrcSender {
     }
 
     fn is_done(&self) -> bool {
-        self.source.is_finished() && self.pending() == 0
+        self.source.is_finished() && self.pending() == 0 && self.in_send_path.is_none()
     }
 }

@@ -39,6 +39,11 @@ impl WindowCounter {
         self.value
     }
 
+    /// Clock reading at which the counter last advanced (or started); Linux `t_last_win_count`.
+    pub fn last_update(&self) -> Option<Time> {
+        self.last_update
+    }
+
     /// Updates the counter for a data packet sent at clock reading `now` with RTT estimate `rtt`
     /// and returns the CCVal the packet carries.
     pub fn on_data_sent(&mut self, now: Time, rtt: Dur) -> u8 {
