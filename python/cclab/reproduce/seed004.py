@@ -21,7 +21,7 @@ import statistics
 from pathlib import Path
 from typing import NamedTuple
 
-from cclab.reproduce.harness import RunResult, RunSpec, Verdict, by_label, within
+from cclab.reproduce.harness import RunResult, RunSpec, Verdict, by_label, save_figure, within
 
 TITLE = "Seed 004: CCID-3 over loopback: frozen window counter, no feedback, X halves to 1 packet per 64 s"
 
@@ -410,14 +410,11 @@ def figures(results: list[RunResult], out_dir: Path) -> list[Path]:
             for ax in axes:
                 ax.set_xscale("symlog", linthresh=4.0)
                 ax.set_xlim(0, None)
+                ax.set_xticks([0, 1, 2, 3, 4, 10, 30, 100], ["0", "1", "2", "3", "4", "10", "30", "100"])
                 ax.set_xlabel("time (s, linear to 4 s, then log)")
         axes[0].legend(fontsize=8)
         axes[3].legend(fontsize=8)
         fig.suptitle("CCID-3 over loopback: " + ", ".join(legend for _, legend in runs))
         fig.tight_layout()
-        for ext in ("png", "svg"):
-            path = out_dir / f"{name}.{ext}"
-            fig.savefig(path, dpi=130)
-            paths.append(path)
-        plt.close(fig)
+        paths += save_figure(fig, out_dir, name, dpi=130)
     return paths
