@@ -2,6 +2,7 @@
 //! Adding an algorithm = its file in `cc/` + one variant here + one arm in `build`.
 
 use super::bbr::{Bbr, BbrConfig};
+use super::cubic::picoquic::{PicoquicCubic, PicoquicCubicConfig};
 use super::cubic::{Cubic, CubicConfig};
 use super::new_reno::{NewReno, NewRenoConfig};
 use super::CongestionController;
@@ -17,6 +18,9 @@ pub enum CcConfig {
     NewReno(NewRenoConfig),
     /// CUBIC, RFC 9438, with HyStart++ (RFC 9406) by default.
     Cubic(CubicConfig),
+    /// CUBIC as picoquic's cubic.c implements it (`algorithm = "cubic-picoquic"`).
+    #[serde(rename = "cubic-picoquic")]
+    CubicPicoquic(PicoquicCubicConfig),
     /// BBRv1, draft-cardwell-iccrg-bbr-congestion-control-00.
     Bbr(BbrConfig),
 }
@@ -27,6 +31,7 @@ impl CcConfig {
         match self {
             CcConfig::NewReno(c) => Box::new(NewReno::new(c, mss)),
             CcConfig::Cubic(c) => Box::new(Cubic::new(c, now, mss)),
+            CcConfig::CubicPicoquic(c) => Box::new(PicoquicCubic::new(c, mss)),
             CcConfig::Bbr(c) => Box::new(Bbr::new(c, now, mss)),
         }
     }

@@ -6,6 +6,7 @@
 //! quantised to ticks ([`RttSource`]). With ticks for both and the time-based Reno-friendly
 //! estimate, this is FreeBSD's cc_cubic before commit a3aa6f6 (seed 001, digest §10).
 
+pub mod picoquic;
 mod window;
 
 use super::slow_start::{SlowStart, SlowStartConfig};
