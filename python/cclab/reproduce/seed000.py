@@ -19,7 +19,7 @@ import statistics
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from cclab.reproduce.harness import RunResult, RunSpec, Verdict, by_label
+from cclab.reproduce.harness import RunResult, RunSpec, Verdict, by_label, save_figure
 
 TITLE = "Seed 000: an ACK gap of cwnd/4 that never shrinks slows CUBIC on loopback; capping it at 32 fixes it"
 
@@ -242,7 +242,7 @@ def figures(results: list[RunResult], out_dir: Path) -> list[Path]:
         ax.set_title(title, fontsize=11)
         ax.legend(fontsize=9, loc="lower right")
         fig.tight_layout()
-        return _save(fig, out_dir, stem)
+        return save_figure(fig, out_dir, stem)
 
     # BBR first: CUBIC's filled markers are drawn over it.
     fig1 = [(cc, "uncapped", size) for cc in reversed(CCS) for size in ("short", "long")]
@@ -250,14 +250,3 @@ def figures(results: list[RunResult], out_dir: Path) -> list[Path]:
     title1 = f"Loopback data rate, {short_size} vs {long_size} downloads (ACK gap = cwnd/4, never lowered)"
     title2 = f"Loopback data rate before and after capping the ACK gap to 32 ({long_size} downloads)"
     return draw(fig1, "short", title1, "seed000_fig1_sizes") + draw(fig2, "capped", title2, "seed000_fig2_cap")
-
-
-def _save(fig: Any, out_dir: Path, stem: str) -> list[Path]:
-    """Writes `fig` as PNG and SVG and closes it."""
-    import matplotlib.pyplot as plt
-
-    paths = [out_dir / f"{stem}.png", out_dir / f"{stem}.svg"]
-    for p in paths:
-        fig.savefig(p, dpi=150)
-    plt.close(fig)
-    return paths
