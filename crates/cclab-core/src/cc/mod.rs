@@ -104,6 +104,20 @@ pub enum CcState {
 }
 
 impl CcState {
+    /// The state of a loss-based window controller: recovery first, then application limited, then
+    /// slow start or congestion avoidance.
+    pub fn of_window(in_recovery: bool, app_limited: bool, in_slow_start: bool) -> CcState {
+        if in_recovery {
+            CcState::Recovery
+        } else if app_limited {
+            CcState::ApplicationLimited
+        } else if in_slow_start {
+            CcState::SlowStart
+        } else {
+            CcState::CongestionAvoidance
+        }
+    }
+
     /// Name used in traces.
     pub fn name(&self) -> &'static str {
         match self {

@@ -179,15 +179,7 @@ impl CongestionController for NewReno {
     }
 
     fn state(&self) -> CcState {
-        if self.in_recovery {
-            CcState::Recovery
-        } else if self.app_limited {
-            CcState::ApplicationLimited
-        } else if self.cwnd < self.ssthresh {
-            CcState::SlowStart
-        } else {
-            CcState::CongestionAvoidance
-        }
+        CcState::of_window(self.in_recovery, self.app_limited, self.cwnd < self.ssthresh)
     }
 
     fn name(&self) -> &'static str {

@@ -281,15 +281,7 @@ impl CongestionController for PicoquicCubic {
     }
 
     fn state(&self) -> CcState {
-        if self.in_recovery {
-            CcState::Recovery
-        } else if self.app_limited {
-            CcState::ApplicationLimited
-        } else if self.in_slow_start() {
-            CcState::SlowStart
-        } else {
-            CcState::CongestionAvoidance
-        }
+        CcState::of_window(self.in_recovery, self.app_limited, self.in_slow_start())
     }
 
     fn name(&self) -> &'static str {
