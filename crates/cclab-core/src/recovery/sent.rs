@@ -96,7 +96,13 @@ impl SentPackets {
     /// highest first, as in an ACK frame) and hands each to `f` in ascending packet-number order.
     pub fn on_ack(&mut self, ranges: &[(u64, u64)], mut f: impl FnMut(u64, SentPacket)) {
         let (base, end) = (self.base, self.next_pn());
-        for &(lo, hi) in ranges.iter().rev() {
+        // ACKs keep repeating old ranges (up to the receiver's limit): drop the trailing ones wholly below
+        // `base` in a tight loop first, as the loop below would skip them one by one.
+        let mut n = ranges.len();
+        while n > 0 && ranges[n - 1].1 < base {
+            n -= 1;
+        }
+        for &(lo, hi) in ranges[..n].iter().rev() {
             let (first, last) = (lo.max(base), hi.min(end.saturating_sub(1)));
             if first > last || first >= end {
                 continue;

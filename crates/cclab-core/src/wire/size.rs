@@ -234,6 +234,16 @@ impl Profile {
             _ => p.data.map_or(0, |d| d.len),
         }
     }
+    /// `(in_flight_size(p), datagram_size(p))`, bytes, with one pass over the frames for QUIC.
+    pub fn sizes(&self, p: &Packet) -> (u32, u32) {
+        match self {
+            Profile::Quic(q) => {
+                let packet = q.packet_len(p);
+                (packet, q.ip_udp() + packet)
+            }
+            _ => (self.in_flight_size(p), self.datagram_size(p)),
+        }
+    }
     /// Largest payload a data packet can carry at `offset`, given its other frames in `p`.
     pub fn max_payload(&self, p: &Packet, offset: u64) -> u32 {
         match self {

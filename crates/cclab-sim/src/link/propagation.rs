@@ -78,9 +78,9 @@ impl Propagation {
 
     /// Moves every packet that has arrived by `now` to `out`, FIFO ones first.
     pub(super) fn pop_due(&mut self, now: Time, out: &mut Vec<InFlight>) {
-        while self.fifo.front().is_some_and(|e| e.0 <= now) {
-            out.push(self.fifo.pop_front().expect("front exists").1);
-        }
+        // Count first, then move the due packets in one pass: popping them one at a time copied each twice.
+        let due = self.fifo.iter().take_while(|e| e.0 <= now).count();
+        out.extend(self.fifo.drain(..due).map(|e| e.1));
         while self.held.last().is_some_and(|e| e.0 <= now) {
             out.push(self.held.pop().expect("last exists").2);
         }

@@ -153,8 +153,7 @@ impl Sender {
             }
             None => p.ping = true,
         }
-        let bytes = self.profile.in_flight_size(&p);
-        let size = self.profile.datagram_size(&p);
+        let (bytes, size) = self.profile.sizes(&p);
         let in_flight_before = self.sent.bytes_in_flight();
         let delivery = self.rate.on_packet_sent(t, in_flight_before);
         self.sent.push(SentPacket {
