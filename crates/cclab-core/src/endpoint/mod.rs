@@ -19,7 +19,7 @@ pub mod sender;
 pub mod source;
 pub mod tfrc;
 pub mod trace;
-pub use trace::{Metrics, TraceEvent};
+pub use trace::{Metrics, TraceEvent, TraceLog};
 
 /// Counters every endpoint keeps (units in the names). Summaries are built from these.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -74,7 +74,7 @@ pub trait Endpoint: Send {
     fn is_done(&self) -> bool;
 }
 
-/// Counts an ACK-only (or feedback) packet of `size` bytes in `stats`, traces it into `events`
+/// Counts an ACK-only (or feedback) packet of `size` bytes in `stats`, traces it into `trace`
 /// when tracing, and wraps it in a datagram: what every receiver does for each ACK it sends.
 pub(crate) fn emit_ack(
     flow: crate::wire::packet::FlowId,
@@ -82,14 +82,14 @@ pub(crate) fn emit_ack(
     size: u32,
     packet: crate::wire::packet::Packet,
     stats: &mut EndpointStats,
-    events: Option<&mut std::collections::VecDeque<TraceEvent>>,
+    trace: &mut TraceLog,
 ) -> Datagram {
     stats.acks_sent += 1;
     stats.ack_bytes += size as u64;
     stats.datagrams_sent += 1;
     stats.bytes_sent += size as u64;
-    if let Some(events) = events {
-        events.push_back(TraceEvent::PacketSent {
+    if trace.is_on() {
+        trace.push(TraceEvent::PacketSent {
             time: now,
             size,
             packet: packet.clone(),

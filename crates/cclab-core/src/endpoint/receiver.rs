@@ -12,11 +12,9 @@
 //! timer fires at `Clock::fire_time(first unacknowledged arrival + max_ack_delay)`, so a 1 ms
 //! delay on a coarse timer fires late as on a real host.
 
-use std::collections::VecDeque;
-
 use serde::Deserialize;
 
-use super::{Endpoint, EndpointStats, TraceEvent};
+use super::{Endpoint, EndpointStats, TraceEvent, TraceLog};
 use crate::ack::{AckPolicy, AckPolicyConfig, Arrival, RangeSet};
 use crate::clock::{Clock, ClockConfig};
 use crate::time::Time;
@@ -86,8 +84,7 @@ pub struct Receiver {
     /// True time of the latest input, for `poll_timeout` when an ACK is due at once.
     last_now: Time,
     stats: EndpointStats,
-    tracing: bool,
-    events: VecDeque<TraceEvent>,
+    trace: TraceLog,
 }
 
 impl Receiver {
@@ -114,8 +111,7 @@ impl Receiver {
             next_pn: 0,
             last_now: now,
             stats: EndpointStats::default(),
-            tracing: false,
-            events: VecDeque::new(),
+            trace: TraceLog::default(),
         }
     }
 
@@ -186,8 +182,8 @@ impl Endpoint for Receiver {
     fn handle_datagram(&mut self, now: Time, dgram: Datagram) {
         self.last_now = now;
         let reading = self.clock.read(now);
-        if self.tracing {
-            self.events.push_back(TraceEvent::PacketReceived {
+        if self.trace.is_on() {
+            self.trace.push(TraceEvent::PacketReceived {
                 time: now,
                 size: dgram.size,
                 packet: dgram.packet.clone(),
@@ -280,7 +276,7 @@ impl Endpoint for Receiver {
         self.policy.on_ack_sent();
         self.first_unacked = None;
         self.ack_now = false;
-        let events = self.tracing.then_some(&mut self.events);
+        let events = &mut self.trace;
         Some(super::emit_ack(self.flow, now, size, packet, &mut self.stats, events))
     }
 
@@ -293,14 +289,11 @@ impl Endpoint for Receiver {
     }
 
     fn poll_event(&mut self) -> Option<TraceEvent> {
-        self.events.pop_front()
+        self.trace.pop()
     }
 
     fn set_tracing(&mut self, on: bool) {
-        self.tracing = on;
-        if !on {
-            self.events.clear();
-        }
+        self.trace.set(on);
     }
 
     fn stats(&self) -> EndpointStats {

@@ -1,5 +1,7 @@
 //! Trace events an endpoint emits (the qlog writer in cclab-sim turns them into qlog 0.3).
 
+use std::collections::VecDeque;
+
 use crate::cc::CcState;
 use crate::time::{Dur, Time};
 use crate::wire::packet::Packet;
@@ -71,4 +73,40 @@ pub enum TraceEvent {
         /// New state.
         new: CcState,
     },
+}
+
+/// An endpoint's trace events, kept only while tracing is on (off by default: no cost when nobody listens).
+#[derive(Clone, Debug, Default)]
+pub struct TraceLog {
+    on: bool,
+    events: VecDeque<TraceEvent>,
+}
+
+impl TraceLog {
+    /// Whether events are kept; callers test it before building an expensive event.
+    #[inline]
+    pub fn is_on(&self) -> bool {
+        self.on
+    }
+
+    /// Keeps `ev` if tracing is on.
+    #[inline]
+    pub fn push(&mut self, ev: TraceEvent) {
+        if self.on {
+            self.events.push_back(ev);
+        }
+    }
+
+    /// The oldest kept event.
+    pub fn pop(&mut self) -> Option<TraceEvent> {
+        self.events.pop_front()
+    }
+
+    /// Turns tracing on or off; turning it off drops what was kept.
+    pub fn set(&mut self, on: bool) {
+        self.on = on;
+        if !on {
+            self.events.clear();
+        }
+    }
 }

@@ -138,8 +138,8 @@ impl Sender {
                     self.af_resend = true;
                 }
                 self.rate.on_packet_lost(p.bytes as u64);
-                if self.tracing {
-                    self.events.push_back(TraceEvent::PacketLost {
+                if self.trace.is_on() {
+                    self.trace.push(TraceEvent::PacketLost {
                         time: now,
                         pn,
                         trigger: trigger.name(),
@@ -187,12 +187,12 @@ impl Sender {
             self.rtt.reset_min();
         }
         self.stats.cwnd_max_bytes = self.stats.cwnd_max_bytes.max(self.cc.window());
-        if self.tracing {
+        if self.trace.is_on() {
             let metrics = crate::endpoint::Endpoint::metrics(self);
-            self.events.push_back(TraceEvent::Metrics { time: now, metrics });
+            self.trace.push(TraceEvent::Metrics { time: now, metrics });
             let state = self.cc.state();
             if state != self.cc_state {
-                self.events.push_back(TraceEvent::CongestionState {
+                self.trace.push(TraceEvent::CongestionState {
                     time: now,
                     old: self.cc_state,
                     new: state,

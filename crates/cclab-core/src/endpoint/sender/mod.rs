@@ -13,7 +13,7 @@ mod transmit;
 
 use self::stream::SendStream;
 use super::source::{Source, SourceConfig};
-use super::{Endpoint, EndpointStats, Metrics, TraceEvent};
+use super::{Endpoint, EndpointStats, Metrics, TraceEvent, TraceLog};
 use crate::ack::frequency_sender::{AckFrequencySender, AckFrequencySenderConfig};
 use crate::cc::{AckedPacket, CcConfig, CcState, CongestionController, LostPacket, RateSample};
 use crate::clock::{Clock, ClockConfig};
@@ -27,7 +27,6 @@ use crate::units::Bytes;
 use crate::wire::packet::{AckFrequencyFrame, Datagram, FlowId};
 use crate::wire::size::Profile;
 use serde::Deserialize;
-use std::collections::VecDeque;
 
 /// Sender parameters (scenario table `[flow.sender]`).
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -111,8 +110,7 @@ pub struct Sender {
     cc_state: CcState,
     last_rate_sample: Option<RateSample>,
     stats: EndpointStats,
-    tracing: bool,
-    events: VecDeque<TraceEvent>,
+    trace: TraceLog,
     /// Reused per-ACK buffers (no allocation per ACK).
     acked_buf: Vec<AckedPacket>,
     lost_buf: Vec<LostPacket>,
@@ -179,8 +177,7 @@ impl Sender {
             ecn_ce_count: 0,
             last_rate_sample: None,
             stats: EndpointStats::default(),
-            tracing: false,
-            events: VecDeque::new(),
+            trace: TraceLog::default(),
             acked_buf: Vec::new(),
             lost_buf: Vec::new(),
         };
@@ -234,8 +231,8 @@ impl Sender {
     }
 
     fn trace(&mut self, ev: impl FnOnce() -> TraceEvent) {
-        if self.tracing {
-            self.events.push_back(ev());
+        if self.trace.is_on() {
+            self.trace.push(ev());
         }
     }
 }
@@ -245,8 +242,8 @@ impl Endpoint for Sender {
         if let Some(ack) = &dgram.packet.ack {
             self.on_ack_frame(now, ack);
         }
-        if self.tracing {
-            self.events.push_back(TraceEvent::PacketReceived {
+        if self.trace.is_on() {
+            self.trace.push(TraceEvent::PacketReceived {
                 time: now,
                 size: dgram.size,
                 packet: dgram.packet,
@@ -277,14 +274,11 @@ impl Endpoint for Sender {
     }
 
     fn poll_event(&mut self) -> Option<TraceEvent> {
-        self.events.pop_front()
+        self.trace.pop()
     }
 
     fn set_tracing(&mut self, on: bool) {
-        self.tracing = on;
-        if !on {
-            self.events.clear();
-        }
+        self.trace.set(on);
     }
 
     fn stats(&self) -> EndpointStats {

@@ -9,15 +9,13 @@
 //! A DCCP-Request is answered with a Response `TfrcConfig::response_delay` after it arrives
 //! (the server's connection setup, [`super::handshake`]).
 
-use std::collections::VecDeque;
-
 use super::equation;
 use super::handshake::{self, Responder};
 use super::loss_history::{LossIntervals, ReceiveRecord};
 use super::window_counter::ccval_ahead;
 use super::{TfrcConfig, FALLBACK_RTT};
 use crate::clock::Clock;
-use crate::endpoint::{Endpoint, EndpointStats, TraceEvent};
+use crate::endpoint::{Endpoint, EndpointStats, TraceEvent, TraceLog};
 use crate::time::{Dur, Time};
 use crate::wire::packet::{AckFrame, Datagram, Ecn, FlowId, Packet, TfrcFeedback};
 use crate::wire::size::Profile;
@@ -62,8 +60,7 @@ pub struct TfrcReceiver {
     /// True time of the latest input, for `poll_timeout` when feedback is due.
     last_now: Time,
     stats: EndpointStats,
-    tracing: bool,
-    events: VecDeque<TraceEvent>,
+    trace: TraceLog,
 }
 
 impl TfrcReceiver {
@@ -89,8 +86,7 @@ impl TfrcReceiver {
             next_pn: 0,
             last_now: now,
             stats: EndpointStats::default(),
-            tracing: false,
-            events: VecDeque::new(),
+            trace: TraceLog::default(),
         }
     }
 
@@ -153,8 +149,8 @@ impl TfrcReceiver {
         let fresh = self.record.on_packet(pn, ccval, |seq, cc| {
             lost += 1;
             new_event |= self.history.on_loss(seq, cc, first_interval);
-            if self.tracing {
-                self.events.push_back(TraceEvent::PacketLost {
+            if self.trace.is_on() {
+                self.trace.push(TraceEvent::PacketLost {
                     time: now,
                     pn: seq,
                     trigger: "reordering_threshold",
@@ -213,7 +209,7 @@ impl TfrcReceiver {
         self.p_reported = p;
         self.feedback_due = false;
         let size = self.profile.datagram_size(&packet);
-        let events = self.tracing.then_some(&mut self.events);
+        let events = &mut self.trace;
         Some(crate::endpoint::emit_ack(
             self.flow,
             now,
@@ -229,9 +225,9 @@ impl Endpoint for TfrcReceiver {
     fn handle_datagram(&mut self, now: Time, dgram: Datagram) {
         self.last_now = now;
         let t = self.clock.read(now);
-        if self.tracing {
+        if self.trace.is_on() {
             let (size, packet) = (dgram.size, dgram.packet.clone());
-            self.events.push_back(TraceEvent::PacketReceived {
+            self.trace.push(TraceEvent::PacketReceived {
                 time: now,
                 size,
                 packet,
@@ -261,9 +257,9 @@ impl Endpoint for TfrcReceiver {
             let size = self.profile.datagram_size(&packet);
             self.stats.datagrams_sent += 1;
             self.stats.bytes_sent += size as u64;
-            if self.tracing {
+            if self.trace.is_on() {
                 let packet = packet.clone();
-                self.events.push_back(TraceEvent::PacketSent {
+                self.trace.push(TraceEvent::PacketSent {
                     time: now,
                     size,
                     packet,
@@ -291,11 +287,11 @@ impl Endpoint for TfrcReceiver {
     }
 
     fn poll_event(&mut self) -> Option<TraceEvent> {
-        self.events.pop_front()
+        self.trace.pop()
     }
 
     fn set_tracing(&mut self, on: bool) {
-        self.tracing = on;
+        self.trace.set(on);
     }
 
     fn stats(&self) -> EndpointStats {

@@ -17,7 +17,7 @@ use super::x_recv_set::XRecvSet;
 use super::{initial_window, TfrcConfig, FALLBACK_RTT, INITIAL_NOFEEDBACK};
 use crate::clock::Clock;
 use crate::endpoint::source::{Source, SourceConfig};
-use crate::endpoint::{Endpoint, EndpointStats, Metrics, TraceEvent};
+use crate::endpoint::{Endpoint, EndpointStats, Metrics, TraceEvent, TraceLog};
 use crate::time::{Dur, Time};
 use crate::wire::packet::{DataChunk, Datagram, Ecn, FlowId, Packet};
 use crate::wire::size::Profile;
@@ -70,8 +70,7 @@ pub struct TfrcSender {
     /// True time of the latest input, for `poll_timeout` when a packet is due at once.
     last_now: Time,
     stats: EndpointStats,
-    tracing: bool,
-    events: VecDeque<TraceEvent>,
+    trace: TraceLog,
 }
 
 impl TfrcSender {
@@ -111,8 +110,7 @@ impl TfrcSender {
             next_pn: 0,
             last_now: now,
             stats: EndpointStats::default(),
-            tracing: false,
-            events: VecDeque::new(),
+            trace: TraceLog::default(),
         }
     }
 
@@ -181,9 +179,9 @@ impl TfrcSender {
 
     /// A `Metrics` trace event at true time `now` (on every change of `X` or `R`).
     fn trace_metrics(&mut self, now: Time) {
-        if self.tracing {
+        if self.trace.is_on() {
             let metrics = self.metrics();
-            self.events.push_back(TraceEvent::Metrics { time: now, metrics });
+            self.trace.push(TraceEvent::Metrics { time: now, metrics });
         }
     }
 
@@ -261,8 +259,8 @@ impl TfrcSender {
         }
         self.stats.datagrams_sent += 1;
         self.stats.bytes_sent += dgram.size as u64;
-        if self.tracing {
-            self.events.push_back(TraceEvent::PacketSent {
+        if self.trace.is_on() {
+            self.trace.push(TraceEvent::PacketSent {
                 time: now,
                 size: dgram.size,
                 packet: dgram.packet.clone(),
@@ -276,9 +274,9 @@ impl Endpoint for TfrcSender {
     fn handle_datagram(&mut self, now: Time, dgram: Datagram) {
         self.last_now = now;
         let t = self.clock.read(now);
-        if self.tracing {
+        if self.trace.is_on() {
             let (size, packet) = (dgram.size, dgram.packet.clone());
-            self.events.push_back(TraceEvent::PacketReceived {
+            self.trace.push(TraceEvent::PacketReceived {
                 time: now,
                 size,
                 packet,
@@ -361,11 +359,11 @@ impl Endpoint for TfrcSender {
     }
 
     fn poll_event(&mut self) -> Option<TraceEvent> {
-        self.events.pop_front()
+        self.trace.pop()
     }
 
     fn set_tracing(&mut self, on: bool) {
-        self.tracing = on;
+        self.trace.set(on);
     }
 
     fn stats(&self) -> EndpointStats {
