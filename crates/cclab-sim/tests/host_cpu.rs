@@ -12,7 +12,7 @@ use cclab_core::time::{Dur, Time};
 use cclab_core::units::Bytes;
 use cclab_core::wire::packet::FlowId;
 use cclab_sim::host::{BatchConfig, CpuConfig, HostConfig};
-use common::{flow, link, log, pair, AckEvery, Cbr, Sink, WindowSender};
+use common::{cpu_bound_transfer, flow, link, log, pair, Cbr, Sink};
 
 const END: Time = Time(20_000_000_000);
 
@@ -26,19 +26,7 @@ fn cpu_bound_goodput(send_us: u64, ack_recv_us: u64, k: u64, gso: Option<BatchCo
         gso,
         ..Default::default()
     };
-    let sender_host = HostConfig {
-        cpu,
-        socket_buffer: None,
-    };
-    let l = link(10_000_000_000, Dur::from_millis(1));
-    let (mut net, s, d, f, r) = pair(&l, &l, &sender_host, &HostConfig::default());
-    let id = flow(
-        &mut net,
-        (s, d, f, r),
-        WindowSender::new(FlowId(0), 1250, 1000, total),
-        AckEvery::new(FlowId(0), k, 64, total),
-    );
-    net.run(END, None, &mut ());
+    let (net, s, id) = cpu_bound_transfer(cpu, k, total, END);
     let st = net.endpoints(id).0.stats();
     let t = st.completion_time.expect("transfer completes").as_secs_f64();
     let cpu_share = net.hosts()[s.0 as usize].stats().busy.as_secs_f64() / t;

@@ -12,7 +12,7 @@ use cclab_core::time::{Dur, Time};
 use cclab_core::units::Bytes;
 use cclab_core::wire::packet::FlowId;
 use cclab_sim::host::{CpuConfig, HostConfig, StallConfig};
-use common::{flow, link, log, pair, AckEvery, Cbr, Sink, WindowSender};
+use common::{cpu_bound_transfer, flow, link, log, pair, Cbr, Sink};
 
 const END: Time = Time(60_000_000_000);
 
@@ -34,19 +34,7 @@ fn host_stalls_take_their_share_of_a_cpu_bound_sender() {
         stall: stalls(9_000, 1_000),
         ..Default::default()
     };
-    let sender_host = HostConfig {
-        cpu,
-        socket_buffer: None,
-    };
-    let l = link(10_000_000_000, Dur::from_millis(1));
-    let (mut net, s, d, f, r) = pair(&l, &l, &sender_host, &HostConfig::default());
-    let id = flow(
-        &mut net,
-        (s, d, f, r),
-        WindowSender::new(FlowId(0), 1250, 1000, total),
-        AckEvery::new(FlowId(0), 10, 64, total),
-    );
-    net.run(END, None, &mut ());
+    let (net, s, id) = cpu_bound_transfer(cpu, 10, total, END);
     let t = net
         .endpoints(id)
         .0

@@ -7,7 +7,7 @@ use cclab_core::endpoint::{Endpoint, EndpointStats};
 use cclab_core::time::{Dur, Time};
 use cclab_core::wire::packet::{AckFrame, DataChunk, Datagram, Ecn, FlowId, Packet};
 use cclab_sim::endpoint::AnyEndpoint;
-use cclab_sim::host::HostConfig;
+use cclab_sim::host::{CpuConfig, HostConfig};
 use cclab_sim::link::{LinkConfig, LinkRate};
 use cclab_sim::network::{FlowSpec, HostId, LinkId, Network};
 use std::sync::{Arc, Mutex};
@@ -305,6 +305,26 @@ pub(crate) fn flow(
         start: Time::ZERO,
         trace: false,
     })
+}
+
+/// A window-limited transfer of `total` 1250 B packets (window 1000) from a sender host with `cpu` over a
+/// 10 Gbit/s, 1 ms path both ways, ACKed every `k` packets, run until `end`. Returns the network, the sender
+/// host and the flow: a sender far above the path's BDP, so its CPU sets the pace.
+pub(crate) fn cpu_bound_transfer(cpu: CpuConfig, k: u64, total: u64, end: Time) -> (Network, HostId, FlowId) {
+    let sender_host = HostConfig {
+        cpu,
+        socket_buffer: None,
+    };
+    let l = link(10_000_000_000, Dur::from_millis(1));
+    let (mut net, s, d, f, r) = pair(&l, &l, &sender_host, &HostConfig::default());
+    let id = flow(
+        &mut net,
+        (s, d, f, r),
+        WindowSender::new(FlowId(0), 1250, 1000, total),
+        AckEvery::new(FlowId(0), k, 64, total),
+    );
+    net.run(end, None, &mut ());
+    (net, s, id)
 }
 
 /// A new empty arrival log.
