@@ -17,7 +17,7 @@ use cclab_core::wire::packet::FlowId;
 use cclab_core::wire::size::{Profile, QuicProfile};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use sender_pair::{Pair, MSS};
+use sender_pair::{seed, Pair, MSS};
 
 const RATE: u64 = 100_000_000;
 const LATENCY: Dur = Dur::from_millis(10);
@@ -33,15 +33,6 @@ fn cubic_sender(cc: CubicConfig, size: u64) -> Sender {
         &source,
         Time::ZERO,
     )
-}
-
-fn seed() -> u64 {
-    let s = std::env::var("CCLAB_SEED")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(7);
-    println!("seed {s}");
-    s
 }
 
 #[test]

@@ -6,10 +6,10 @@ mod receiver_util;
 
 use cclab_core::ack::{AckPolicyConfig, RatioAfterConfig, RatioConfig, Rfc9000Config, TcpDelayedConfig};
 use cclab_core::endpoint::Endpoint;
-use cclab_core::wire::packet::{DataChunk, Ecn, Packet};
+use cclab_core::wire::packet::{Ecn, Packet};
 use cclab_core::wire::size::{Profile, TcpProfile};
 use cclab_core::Dur;
-use receiver_util::{data, ms, quic, us, Script};
+use receiver_util::{data, ms, quic, segment, us, Script};
 
 fn rfc9000() -> AckPolicyConfig {
     AckPolicyConfig::Rfc9000(Rfc9000Config::default())
@@ -117,18 +117,6 @@ fn tcp() -> Profile {
         timestamps: true,
         ipv6: false,
     })
-}
-
-fn segment(i: u64) -> Packet {
-    Packet {
-        pn: i,
-        data: Some(DataChunk {
-            offset: i * 1448,
-            len: 1448,
-            fin: false,
-        }),
-        ..Default::default()
-    }
 }
 
 #[test]

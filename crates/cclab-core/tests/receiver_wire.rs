@@ -13,7 +13,7 @@ use cclab_core::wire::size::{quic_ack_frame_len, Profile, QuicProfile, TcpProfil
 use rand::Rng;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use receiver_util::{data, ms, quic, us, Script};
+use receiver_util::{data, ms, quic, segment, us, Script};
 
 #[test]
 fn receiver_quic_ack_sizes_follow_rfc9000_encoding() {
@@ -45,18 +45,6 @@ fn receiver_quic_ack_sizes_follow_rfc9000_encoding() {
     u.recv(ms(0), data(100_000));
     u.advance(ms(25));
     assert_eq!(u.sizes, vec![84]);
-}
-
-fn segment(i: u64) -> Packet {
-    Packet {
-        pn: i,
-        data: Some(DataChunk {
-            offset: i * 1448,
-            len: 1448,
-            fin: false,
-        }),
-        ..Default::default()
-    }
 }
 
 #[test]

@@ -18,7 +18,7 @@ use cclab_core::units::{Bytes, Rate};
 use cclab_core::wire::packet::Ecn;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use sender_pair::{sender, unpaced, Pair, MSS};
+use sender_pair::{seed, sender, unpaced, Pair, MSS};
 
 const RATE: u64 = 100_000_000;
 const LATENCY: Dur = Dur::from_millis(10);
@@ -27,15 +27,6 @@ const IW: u64 = 14_720;
 
 fn ms(x: u64) -> Time {
     Time(x * 1_000_000)
-}
-
-fn seed() -> u64 {
-    let s = std::env::var("CCLAB_SEED")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(7);
-    println!("seed {s}");
-    s
 }
 
 #[test]

@@ -120,3 +120,16 @@ pub fn freq(sequence: u64, threshold: u64, delay: Dur, reordering: u64) -> AckFr
         reordering_threshold: reordering,
     }
 }
+
+/// TCP segment `i` of 1448 payload bytes.
+pub fn segment(i: u64) -> Packet {
+    Packet {
+        pn: i,
+        data: Some(DataChunk {
+            offset: i * 1448,
+            len: 1448,
+            fin: false,
+        }),
+        ..Default::default()
+    }
+}

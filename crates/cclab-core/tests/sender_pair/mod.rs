@@ -330,3 +330,13 @@ impl Pair {
         }
     }
 }
+
+/// The random seed of a randomised test: `CCLAB_SEED`, default 7; printed so a failure can be replayed.
+pub(crate) fn seed() -> u64 {
+    let s = std::env::var("CCLAB_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(7);
+    println!("seed {s}");
+    s
+}
