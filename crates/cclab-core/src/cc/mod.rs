@@ -171,6 +171,7 @@ pub trait CongestionController: Send {
 
 pub mod bbr;
 pub mod cubic;
+pub mod delay_exit;
 pub mod hystart;
 pub mod new_reno;
 pub mod registry;

@@ -1,11 +1,13 @@
 //! Pluggable slow start, shared by NewReno and CUBIC: classic (RFC 9002 §7.3.1), HyStart++
-//! (RFC 9406, [`super::hystart`]) or packet-train bandwidth estimation ([`super::train_ss`]).
+//! (RFC 9406, [`super::hystart`]), picoquic's delay-based exit ([`super::delay_exit`]) or
+//! packet-train bandwidth estimation ([`super::train_ss`]).
 //!
 //! A controller owns one [`SlowStart`], forwards `on_packet_sent`, calls [`SlowStart::on_ack`]
 //! for every ACK event while `cwnd < ssthresh`, and reports `pause_until`/`burst_allowance`
 //! while in slow start. In a scenario: `slow_start = "hystart++"`, or with parameters
 //! `slow_start = { kind = "train", pacing_pause_on_failed_estimate = true }`.
 
+use super::delay_exit::DelayExit;
 use super::hystart::{HyStart, HyStartConfig, HyStartPhase};
 use super::train_ss::{TrainConfig, TrainEstimator};
 use super::CongestionEvent;
@@ -25,6 +27,9 @@ pub enum SlowStartConfig {
     /// HyStart++ in the initial slow start, classic afterwards (RFC 9406 §4.3).
     #[serde(rename = "hystart++")]
     HyStartPlusPlus(HyStartConfig),
+    /// Classic growth; the initial slow start also ends on picoquic's RTT-rise test.
+    #[serde(rename = "picoquic")]
+    Picoquic,
     /// Classic growth plus jumps to half the BDP measured from packet trains (picoquic, seed 002).
     #[serde(rename = "train")]
     Train(TrainConfig),
@@ -37,14 +42,15 @@ impl<'de> Deserialize<'de> for SlowStartConfig {
         impl<'de> Visitor<'de> for V {
             type Value = SlowStartConfig;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("\"classic\", \"hystart++\", \"train\", or a table with `kind`")
+                f.write_str("\"classic\", \"hystart++\", \"picoquic\", \"train\", or a table with `kind`")
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<SlowStartConfig, E> {
                 match v {
                     "classic" => Ok(SlowStartConfig::Classic),
                     "hystart++" => Ok(SlowStartConfig::HyStartPlusPlus(HyStartConfig::default())),
+                    "picoquic" => Ok(SlowStartConfig::Picoquic),
                     "train" => Ok(SlowStartConfig::Train(TrainConfig::default())),
-                    _ => Err(E::unknown_variant(v, &["classic", "hystart++", "train"])),
+                    _ => Err(E::unknown_variant(v, &["classic", "hystart++", "picoquic", "train"])),
                 }
             }
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<SlowStartConfig, A::Error> {
@@ -59,6 +65,7 @@ impl<'de> Deserialize<'de> for SlowStartConfig {
 enum Kind {
     Classic,
     HyStart(HyStart),
+    DelayExit(DelayExit),
     Train(TrainEstimator),
 }
 
@@ -74,6 +81,7 @@ impl SlowStart {
         let kind = match cfg {
             SlowStartConfig::Classic => Kind::Classic,
             SlowStartConfig::HyStartPlusPlus(c) => Kind::HyStart(HyStart::new(c, mss)),
+            SlowStartConfig::Picoquic => Kind::DelayExit(DelayExit::new()),
             SlowStartConfig::Train(c) => Kind::Train(TrainEstimator::new(c, mss)),
         };
         SlowStart { kind }
@@ -82,21 +90,28 @@ impl SlowStart {
     /// Packet `pn` of `bytes` was sent at `now` (HyStart++ rounds, the post-pause train).
     pub fn on_packet_sent(&mut self, now: Time, pn: u64, bytes: u64) {
         match &mut self.kind {
-            Kind::Classic => {}
+            Kind::Classic | Kind::DelayExit(_) => {}
             Kind::HyStart(h) => h.on_packet_sent(pn),
             Kind::Train(t) => t.on_packet_sent(now, bytes),
         }
     }
 
     /// One ACK event while `cwnd < ssthresh`. `acked_bytes` are the bytes that may grow the window
-    /// (0 while app-limited: RFC 9002 §7.8). Grows `cwnd`; HyStart++ may end slow start by
-    /// setting `ssthresh = cwnd`.
+    /// (0 while app-limited: RFC 9002 §7.8). Grows `cwnd`; HyStart++ and picoquic's delay test may
+    /// end slow start by setting `ssthresh = cwnd`.
     pub fn on_ack(&mut self, ev: &CongestionEvent<'_>, acked_bytes: u64, cwnd: &mut u64, ssthresh: &mut u64) {
         match &mut self.kind {
             // RFC 9406 §4.3: HyStart++ only while ssthresh is unset (the initial slow start).
             Kind::HyStart(h) if *ssthresh == u64::MAX => {
                 if let Some(largest) = ev.acked.last() {
                     h.on_ack(largest.pn, ev.rtt.latest(), acked_bytes, cwnd, ssthresh);
+                }
+            }
+            Kind::DelayExit(d) if *ssthresh == u64::MAX => {
+                *cwnd += acked_bytes;
+                // cubic.c / newreno.c: the test runs on each RTT measurement while ssthresh is unset.
+                if !ev.acked.is_empty() && d.on_rtt_sample(ev.now, ev.rtt.adjusted()) {
+                    *ssthresh = *cwnd;
                 }
             }
             Kind::Train(t) => {
@@ -155,6 +170,8 @@ mod tests {
             parse("slow_start = \"hystart++\""),
             Ok(SlowStartConfig::HyStartPlusPlus(HyStartConfig::default()))
         );
+        assert_eq!(parse("slow_start = \"picoquic\""), Ok(SlowStartConfig::Picoquic));
+        assert_eq!(parse("slow_start = { kind = \"picoquic\" }"), Ok(SlowStartConfig::Picoquic));
         assert_eq!(
             parse("slow_start = { kind = \"hystart++\", paced = false }"),
             Ok(SlowStartConfig::HyStartPlusPlus(HyStartConfig { paced: false }))

@@ -11,6 +11,7 @@ pub const GRANULARITY: Dur = Dur::from_millis(1);
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RttEstimator {
     latest: Dur,
+    adjusted: Dur,
     smoothed: Dur,
     var: Dur,
     min: Dur,
@@ -23,6 +24,7 @@ impl RttEstimator {
     pub fn new(initial: Dur) -> RttEstimator {
         RttEstimator {
             latest: initial,
+            adjusted: initial,
             smoothed: initial,
             var: initial / 2,
             min: initial,
@@ -37,6 +39,10 @@ impl RttEstimator {
     /// Latest sample.
     pub fn latest(&self) -> Dur {
         self.latest
+    }
+    /// Latest sample less the peer's ACK delay where §5.3 allows it (`adjusted_rtt`).
+    pub fn adjusted(&self) -> Dur {
+        self.adjusted
     }
     /// smoothed_rtt.
     pub fn smoothed(&self) -> Dur {
@@ -59,6 +65,7 @@ impl RttEstimator {
     /// caller to max_ack_delay once the handshake is confirmed (§5.3).
     pub fn update(&mut self, now: Time, latest_rtt: Dur, ack_delay: Dur) {
         self.latest = latest_rtt;
+        self.adjusted = latest_rtt;
         if !self.has_sample {
             // §5.3: first sample.
             self.has_sample = true;
@@ -76,6 +83,7 @@ impl RttEstimator {
         } else {
             latest_rtt
         };
+        self.adjusted = adjusted;
         // smoothed_rtt = 7/8 smoothed_rtt + 1/8 adjusted_rtt; rttvar then uses the updated
         // smoothed_rtt, in the order RFC 9002 §5.3 prints.
         self.smoothed = Dur((self.smoothed.0 * 7 + adjusted.0) / 8);
@@ -117,6 +125,7 @@ mod tests {
         r.update(Time(0), ms(100), Dur::ZERO);
         // 120 >= 100 + 16: adjusted = 104; smoothed = (700 + 104)/8 = 100.5; var = (150 + 3.5)/4
         r.update(Time(1), ms(120), ms(16));
+        assert_eq!((r.latest(), r.adjusted()), (ms(120), ms(104)));
         assert_eq!(r.smoothed(), Dur(100_500_000));
         assert_eq!(r.var(), Dur(38_375_000));
         // 110 < 100 + 16: ack_delay ignored.
@@ -124,6 +133,7 @@ mod tests {
         r.update(Time(2), ms(110), ms(16));
         let expect = Dur((before.smoothed().0 * 7 + ms(110).0) / 8);
         assert_eq!(r.smoothed(), expect);
+        assert_eq!(r.adjusted(), ms(110));
         assert_eq!(r.min(), ms(100));
     }
 

@@ -15,9 +15,12 @@
 //!   avoidance at once);
 //! - the epoch never starts before the last sender-limited instant.
 //!
-//! Not modelled: picoquic's delay-based slow-start exit (`picoquic_hystart_test`, choose a
-//! `slow_start`), the peak-bandwidth floor in slow start (`cubic_update_bandwidth`), and the
-//! spurious-loss correction (`picoquic_cubic_correct_spurious`: the model declares no spurious losses).
+//! - the initial slow start also ends when the RTT rises (`picoquic_hystart_test`, the default
+//!   `slow_start = "picoquic"`, [`crate::cc::delay_exit`]); the curve then starts on its plateau.
+//!
+//! Not modelled: the window correction of that exit for RTTs above 100 ms, the peak-bandwidth floor
+//! in slow start (`cubic_update_bandwidth`), and the spurious-loss correction
+//! (`picoquic_cubic_correct_spurious`: the model declares no spurious losses).
 
 use super::window;
 use crate::cc::slow_start::{SlowStart, SlowStartConfig};
@@ -43,7 +46,7 @@ pub struct PicoquicCubicConfig {
     /// Smoothed drop rate a loss must push past to reduce the window, 0–1
     /// (cc_common.h `PICOQUIC_SMOOTHED_LOSS_THRESHOLD`: 0.2; 0 = every loss counts).
     pub loss_threshold: f64,
-    /// Slow start (picoquic_hystart_increase: classic, cwnd += acked bytes).
+    /// Slow start (picoquic: cwnd += acked bytes, ended early by an RTT rise).
     pub slow_start: SlowStartConfig,
 }
 
@@ -54,7 +57,7 @@ impl Default for PicoquicCubicConfig {
             c: 0.4,
             fast_convergence: true,
             loss_threshold: 0.2,
-            slow_start: SlowStartConfig::Classic,
+            slow_start: SlowStartConfig::Picoquic,
         }
     }
 }

@@ -164,3 +164,24 @@ fn picoquic_cubic_persistent_congestion_reduces_despite_the_filter() {
     ack(&mut c, T_LOSS + Dur::from_millis(1), 10 * MSS, &rtt);
     assert_eq!((c.window(), c.state()), (12 * MSS, CcState::SlowStart));
 }
+
+#[test]
+fn picoquic_cubic_leaves_slow_start_on_an_rtt_rise_onto_the_plateau() {
+    let mut c = PicoquicCubic::new(&PicoquicCubicConfig::default(), MSS);
+    let (base, risen) = (rtt_of(Dur::from_micros(20)), rtt_of(Dur::from_micros(40)));
+    // One MSS acked every 2 ms: 7 samples at 20 µs, then 13 at 40 µs (cc/delay_exit.rs).
+    let at = |k: u64| Time(1_000_000 + k * 2_000_000);
+    for k in 0..20 {
+        assert_eq!(c.state(), CcState::SlowStart, "ack {k}");
+        ack(&mut c, at(k), MSS, if k < 7 { &base } else { &risen });
+    }
+    assert_eq!(c.state(), CcState::CongestionAvoidance);
+    assert_eq!(c.window(), 30 * MSS, "the window is kept");
+    assert_eq!(c.ssthresh(), 30 * MSS);
+    // cubic.c: W_max = W_reno = cwnd and the epoch starts K earlier, so the curve is at its
+    // plateau now and grows C·t³ from here (W_reno would need 30 MSS acked per MSS).
+    let t = 2.0;
+    ack(&mut c, at(19) + Dur::from_secs(2), MSS, &risen);
+    let expect = 30.0 * M + 0.4 * M * t * t * t;
+    assert!((c.window() as f64 - expect).abs() <= 1.0, "{} vs {expect}", c.window());
+}
