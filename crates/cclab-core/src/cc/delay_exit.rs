@@ -102,7 +102,10 @@ mod tests {
         // One low sample brings the ring's minimum back to filtered_min and clears six excesses.
         assert!(!d.on_rtt_sample(at_ms(50), us(20)));
         for k in 0..12 {
-            assert!(!d.on_rtt_sample(at_ms(60 + 2 * k), us(30)), "sample {k} after the reset");
+            assert!(
+                !d.on_rtt_sample(at_ms(60 + 2 * k), us(30)),
+                "sample {k} after the reset"
+            );
         }
         assert!(d.on_rtt_sample(at_ms(90), us(30)));
     }

@@ -171,7 +171,10 @@ mod tests {
             Ok(SlowStartConfig::HyStartPlusPlus(HyStartConfig::default()))
         );
         assert_eq!(parse("slow_start = \"picoquic\""), Ok(SlowStartConfig::Picoquic));
-        assert_eq!(parse("slow_start = { kind = \"picoquic\" }"), Ok(SlowStartConfig::Picoquic));
+        assert_eq!(
+            parse("slow_start = { kind = \"picoquic\" }"),
+            Ok(SlowStartConfig::Picoquic)
+        );
         assert_eq!(
             parse("slow_start = { kind = \"hystart++\", paced = false }"),
             Ok(SlowStartConfig::HyStartPlusPlus(HyStartConfig { paced: false }))
