@@ -59,9 +59,9 @@ def test_seed000_judge_fails_when_capped_runs_stand_in_for_uncapped(results):
         if r.spec.label == "cubic-capped-long":
             swapped.append(dataclasses.replace(r, spec=dataclasses.replace(r.spec, label="cubic-uncapped-long")))
     failed = {v.quantity for v in seed000.judge(swapped) if not v.passed}
-    assert "CUBIC without cap: median rate, 100MB vs 1GB transfers" in failed
-    assert "CUBIC 1GB: median rate with / without the cap" in failed
-    assert "CUBIC 1GB: mean ACK interval, without / with the cap" in failed
+    assert "CUBIC without cap: median rate, 1GB vs 10GB transfers" in failed
+    assert "CUBIC 10GB: median rate with / without the cap" in failed
+    assert "CUBIC 10GB: mean ACK interval, without / with the cap" in failed
 
 
 @pytest.mark.slow

@@ -44,6 +44,18 @@ pub struct CpuConfig {
     pub gro: Option<BatchConfig>,
     /// Scheduling stalls (see `host::stall`); `None` = the core is always available.
     pub stall: Option<StallConfig>,
+    /// Processor idle states (see `host::idle`), in any order; empty = work starts at once.
+    pub idle_states: Vec<IdleStateConfig>,
+}
+
+/// One processor idle state (C-state), as the Linux `intel_idle` tables give them.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IdleStateConfig {
+    /// Idle time after which the core is in this state (`target_residency`).
+    pub residency: Dur,
+    /// Time from work arriving to the core running it (`exit_latency`).
+    pub exit_latency: Dur,
 }
 
 /// Scheduling stalls: run periods and stalls alternate, both exponentially distributed.

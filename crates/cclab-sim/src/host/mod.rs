@@ -10,12 +10,14 @@
 //! socket buffer fill and overflow (`socket_drops`). The endpoint sees `now` = the job's start
 //! for transmits and the job's end for receives. With `cpu.stall` set, scheduling stalls
 //! (`stall`) take the core between jobs: no job runs and no timer fires until a stall ends,
-//! while arrivals keep filling the socket buffer.
+//! while arrivals keep filling the socket buffer. With `cpu.idle_states` set, a core that idled
+//! long enough sleeps (`idle`) and the work that wakes it starts after the state's exit latency.
 
 mod config;
+mod idle;
 mod stall;
 
-pub use config::{BatchConfig, CpuConfig, HostConfig, StallConfig};
+pub use config::{BatchConfig, CpuConfig, HostConfig, IdleStateConfig, StallConfig};
 
 use crate::endpoint::AnyEndpoint;
 use crate::engine::Rng;
@@ -23,6 +25,7 @@ use crate::packet::InFlight;
 use cclab_core::endpoint::{Endpoint, TraceEvent};
 use cclab_core::time::{Dur, Time};
 use cclab_core::wire::packet::{Datagram, FlowId};
+use idle::IdleStates;
 use stall::Stalls;
 use std::collections::VecDeque;
 
@@ -62,6 +65,8 @@ enum Job {
     Send,
     /// A scheduling stall holds the core.
     Stall,
+    /// The core leaves an idle state.
+    Wake,
 }
 
 /// Counters of one host.
@@ -73,6 +78,8 @@ pub struct HostStats {
     pub socket_drops: u64,
     /// Time scheduling stalls held the core while it had work (from when the work waited).
     pub stalled: Dur,
+    /// Time work waited for the core to leave an idle state.
+    pub waking: Dur,
 }
 
 /// A host.
@@ -99,6 +106,7 @@ pub struct Host {
     events: Vec<(FlowId, Side, TraceEvent)>,
     stats: HostStats,
     stalls: Option<Stalls>,
+    idle: Option<IdleStates>,
 }
 
 fn carries_data(d: &Datagram) -> bool {
@@ -124,6 +132,7 @@ impl Host {
             events: Vec::new(),
             stats: HostStats::default(),
             stalls: cfg.cpu.stall.as_ref().map(|s| Stalls::new(s, rng)),
+            idle: (!cfg.cpu.idle_states.is_empty()).then(|| IdleStates::new(&cfg.cpu.idle_states)),
         }
     }
 
@@ -201,12 +210,25 @@ impl Host {
             self.job = Job::Stall;
             self.busy_until = now + len;
             self.stats.stalled += len;
+            if let Some(idle) = &mut self.idle {
+                idle.taken();
+            }
+            return finished;
+        }
+        // Work found the core asleep: it runs once the core is awake.
+        if let Some(len) = self.idle.as_mut().filter(|_| !after_job).and_then(|i| i.wake(now)) {
+            self.job = Job::Wake;
+            self.busy_until = now + len;
+            self.stats.waking += len;
             return finished;
         }
         // Timers fire once per wake-up: `now` does not move while zero-cost jobs run.
         finished += self.fire_timers(now);
         while self.start_job(now) && self.busy_until <= now {
             finished += self.finish_job(now, out);
+        }
+        if let Some(idle) = self.idle.as_mut().filter(|_| self.job == Job::Idle) {
+            idle.went_idle(now);
         }
         finished
     }
@@ -286,7 +308,7 @@ impl Host {
                 // An endpoint may be done once its last datagram is out (nothing left to wait for).
                 finished += Self::check_done(s);
             }
-            Job::Idle | Job::Stall => {}
+            Job::Idle | Job::Stall | Job::Wake => {}
         }
         self.job = Job::Idle;
         finished
