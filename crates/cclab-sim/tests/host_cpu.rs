@@ -10,9 +10,8 @@ mod common;
 use cclab_core::endpoint::Endpoint;
 use cclab_core::time::{Dur, Time};
 use cclab_core::units::Bytes;
-use cclab_core::wire::packet::FlowId;
 use cclab_sim::host::{BatchConfig, CpuConfig, HostConfig};
-use common::{cpu_bound_transfer, flow, link, log, pair, Cbr, Sink};
+use common::{cbr_to_sink, cpu_bound_transfer};
 
 const END: Time = Time(20_000_000_000);
 
@@ -74,15 +73,7 @@ fn receiver_run(recv_us: u64, buffer: u64) -> (u64, usize) {
         },
         socket_buffer: Some(Bytes(buffer)),
     };
-    let l = link(0, Dur::from_micros(50));
-    let (mut net, s, d, f, r) = pair(&l, &l, &HostConfig::default(), &receiver_host);
-    let arrivals = log();
-    flow(
-        &mut net,
-        (s, d, f, r),
-        Cbr::new(FlowId(0), 1250, Dur::from_micros(10), 10_000, Time::ZERO),
-        Sink::new(arrivals.clone()),
-    );
+    let (mut net, d, arrivals) = cbr_to_sink(&receiver_host, Dur::from_micros(50), Dur::from_micros(10), 10_000);
     net.run(END, None, &mut ());
     let n = arrivals.lock().unwrap().len();
     (net.hosts()[d.0 as usize].stats().socket_drops, n)

@@ -7,9 +7,8 @@
 mod common;
 
 use cclab_core::time::{Dur, Time};
-use cclab_core::wire::packet::FlowId;
 use cclab_sim::host::{CpuConfig, HostConfig, IdleStateConfig};
-use common::{cpu_bound_transfer, flow, link, log, pair, Cbr, Sink};
+use common::{cbr_to_sink, cpu_bound_transfer};
 
 const END: Time = Time(60_000_000_000);
 
@@ -34,15 +33,7 @@ fn receive_times(gap: Dur, count: u64) -> (Vec<Time>, Dur) {
         },
         socket_buffer: None,
     };
-    let l = link(0, Dur::from_micros(10));
-    let (mut net, s, d, f, r) = pair(&l, &l, &HostConfig::default(), &receiver);
-    let arrivals = log();
-    flow(
-        &mut net,
-        (s, d, f, r),
-        Cbr::new(FlowId(0), 1250, gap, count, Time::ZERO),
-        Sink::new(arrivals.clone()),
-    );
+    let (mut net, d, arrivals) = cbr_to_sink(&receiver, Dur::from_micros(10), gap, count);
     net.run(END, None, &mut ());
     let times = arrivals.lock().unwrap().iter().map(|(t, _)| *t).collect();
     (times, net.hosts()[d.0 as usize].stats().waking)

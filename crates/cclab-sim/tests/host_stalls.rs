@@ -12,7 +12,7 @@ use cclab_core::time::{Dur, Time};
 use cclab_core::units::Bytes;
 use cclab_core::wire::packet::FlowId;
 use cclab_sim::host::{CpuConfig, HostConfig, StallConfig};
-use common::{cpu_bound_transfer, flow, link, log, pair, Cbr, Sink};
+use common::{cbr_to_sink, cpu_bound_transfer, flow, link, log, pair, Cbr, Sink};
 
 const END: Time = Time(60_000_000_000);
 
@@ -69,15 +69,7 @@ fn host_stalls_overflow_the_socket_buffer_of_a_receiver_that_keeps_up() {
         socket_buffer: Some(Bytes(12_500)),
     };
     let count = 200_000;
-    let l = link(0, Dur::from_micros(50));
-    let (mut net, s, d, f, r) = pair(&l, &l, &HostConfig::default(), &receiver_host);
-    let arrivals = log();
-    flow(
-        &mut net,
-        (s, d, f, r),
-        Cbr::new(FlowId(0), 1250, Dur::from_micros(10), count, Time::ZERO),
-        Sink::new(arrivals.clone()),
-    );
+    let (mut net, d, arrivals) = cbr_to_sink(&receiver_host, Dur::from_micros(50), Dur::from_micros(10), count);
     // Stop when the last packet is in (or lost): the sink cannot finish when packets are dropped,
     // and stalls of an idle host after that would only add stalled time.
     net.run(

@@ -67,59 +67,48 @@ mod tests {
         Time(ms * 1_000_000 + 1)
     }
 
+    fn us(us: u64) -> Dur {
+        Dur::from_micros(us)
+    }
+
+    /// A test whose ring holds seven samples of `rtt_us` taken 2 ms apart (the last at 12 ms), so
+    /// filtered_min = `rtt_us`; none of them ends slow start.
+    fn filled(rtt_us: u64) -> DelayExit {
+        let mut d = DelayExit::new();
+        for ms in 0..7 {
+            assert!(!d.on_rtt_sample(at_ms(2 * ms), us(rtt_us)));
+        }
+        d
+    }
+
+    /// The first of `n` samples of `rtt_us`, 2 ms apart from `from_ms`, that ends slow start (1-based).
+    fn ends_at(d: &mut DelayExit, from_ms: u64, rtt_us: u64, n: u64) -> Option<u64> {
+        (0..n)
+            .find(|k| d.on_rtt_sample(at_ms(from_ms + 2 * k), us(rtt_us)))
+            .map(|k| k + 1)
+    }
+
     #[test]
     fn delay_exit_needs_seven_excesses_over_the_filtered_minimum() {
-        let mut d = DelayExit::new();
-        let us = Dur::from_micros;
-        // Seven samples of 20 µs fill the ring: filtered_min = 20 µs.
-        for ms in 0..7 {
-            assert!(!d.on_rtt_sample(at_ms(2 * ms), us(20)));
-        }
         // The ring's minimum passes 25 µs only once all seven entries exceed it: the 7th sample
         // of 30 µs is the first excess, and the 13th the seventh.
-        let mut ended = None;
-        for k in 0..20 {
-            if d.on_rtt_sample(at_ms(20 + 2 * k), us(30)) {
-                ended = Some(k + 1);
-                break;
-            }
-        }
-        assert_eq!(ended, Some(13));
+        assert_eq!(ends_at(&mut filled(20), 20, 30, 20), Some(13));
     }
 
     #[test]
     fn delay_exit_ignores_samples_within_a_millisecond_and_resets_on_a_low_ring() {
-        let mut d = DelayExit::new();
-        let us = Dur::from_micros;
-        for ms in 0..7 {
-            d.on_rtt_sample(at_ms(2 * ms), us(20));
-        }
+        let mut d = filled(20);
         // 1 ms after the previous sample is not "more than" 1 ms: ignored, the ring is unchanged.
         assert!(!d.on_rtt_sample(at_ms(13), us(500)));
-        for k in 0..12 {
-            assert!(!d.on_rtt_sample(at_ms(20 + 2 * k), us(30)), "sample {k}");
-        }
-        // One low sample brings the ring's minimum back to filtered_min and clears six excesses.
+        assert_eq!(ends_at(&mut d, 20, 30, 12), None, "six excesses");
+        // One low sample brings the ring's minimum back to filtered_min and clears them.
         assert!(!d.on_rtt_sample(at_ms(50), us(20)));
-        for k in 0..12 {
-            assert!(
-                !d.on_rtt_sample(at_ms(60 + 2 * k), us(30)),
-                "sample {k} after the reset"
-            );
-        }
-        assert!(d.on_rtt_sample(at_ms(90), us(30)));
+        assert_eq!(ends_at(&mut d, 60, 30, 13), Some(13));
     }
 
     #[test]
     fn delay_exit_tolerates_a_rise_of_a_quarter() {
-        let mut d = DelayExit::new();
-        let us = Dur::from_micros;
-        for ms in 0..7 {
-            d.on_rtt_sample(at_ms(2 * ms), us(40));
-        }
         // 50 µs = filtered_min + 1/4: neither an excess nor a reset.
-        for k in 0..100 {
-            assert!(!d.on_rtt_sample(at_ms(20 + 2 * k), us(50)));
-        }
+        assert_eq!(ends_at(&mut filled(40), 20, 50, 100), None);
     }
 }

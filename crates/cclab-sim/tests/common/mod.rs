@@ -327,6 +327,22 @@ pub(crate) fn cpu_bound_transfer(cpu: CpuConfig, k: u64, total: u64, end: Time) 
     (net, s, id)
 }
 
+/// `count` 1250 B datagrams every `gap` from an infinitely fast host to a logging sink on `receiver_host`,
+/// over unlimited-rate links with one-way `delay`. Returns the network (not yet run), the receiver host and
+/// the sink's log.
+pub(crate) fn cbr_to_sink(receiver_host: &HostConfig, delay: Dur, gap: Dur, count: u64) -> (Network, HostId, Log) {
+    let l = link(0, delay);
+    let (mut net, s, d, f, r) = pair(&l, &l, &HostConfig::default(), receiver_host);
+    let arrivals = log();
+    flow(
+        &mut net,
+        (s, d, f, r),
+        Cbr::new(FlowId(0), 1250, gap, count, Time::ZERO),
+        Sink::new(arrivals.clone()),
+    );
+    (net, d, arrivals)
+}
+
 /// A new empty arrival log.
 pub(crate) fn log() -> Log {
     Arc::new(Mutex::new(Vec::new()))
