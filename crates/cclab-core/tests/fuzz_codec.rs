@@ -62,7 +62,7 @@ fn ack_frame() -> impl Strategy<Value = AckFrame> {
     (ranges, 0..1u64 << 30, option::of([varint(), varint(), varint()])).prop_map(|(ranges, delay, ecn)| AckFrame {
         ranges,
         ack_delay_ns: (delay << ACK_DELAY_EXPONENT) * 1000,
-        ecn,
+        ecn: ecn.map(Box::new),
         sack_blocks: None,
     })
 }
@@ -96,7 +96,7 @@ fn valid_packet(q: QuicProfile) -> impl Strategy<Value = (Packet, Option<u64>)> 
                 pn,
                 pn_len,
                 ack,
-                ack_frequency,
+                ack_frequency: ack_frequency.map(Box::new),
                 immediate_ack,
                 ping,
                 ..Default::default()

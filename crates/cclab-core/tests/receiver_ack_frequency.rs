@@ -17,7 +17,7 @@ fn policy() -> AckPolicyConfig {
 
 fn with_frame(pn: u64, f: AckFrequencyFrame) -> Packet {
     Packet {
-        ack_frequency: Some(f),
+        ack_frequency: Some(Box::new(f)),
         ..data(pn)
     }
 }

@@ -23,11 +23,11 @@ fn feedback(echo: u64, x_recv: u64, p: f64, elapsed: Dur) -> Datagram {
             ecn: None,
             sack_blocks: None,
         }),
-        tfrc: Some(TfrcFeedback {
+        tfrc: Some(Box::new(TfrcFeedback {
             x_recv_bps: x_recv,
             p,
             elapsed_ns: elapsed.as_nanos(),
-        }),
+        })),
         ..Default::default()
     };
     Datagram {

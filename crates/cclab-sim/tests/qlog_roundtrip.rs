@@ -35,12 +35,12 @@ fn packets() -> [Packet; 3] {
                 len: 1200,
                 fin: false,
             }),
-            ack_frequency: Some(AckFrequencyFrame {
+            ack_frequency: Some(Box::new(AckFrequencyFrame {
                 sequence: 0,
                 ack_eliciting_threshold: 9,
                 request_max_ack_delay_us: 2_500,
                 reordering_threshold: 3,
-            }),
+            })),
             ..Default::default()
         },
         Packet {
@@ -56,7 +56,7 @@ fn packets() -> [Packet; 3] {
             ack: Some(AckFrame {
                 ranges: vec![(10, 12), (5, 5), (0, 3)],
                 ack_delay_ns: 1_250_000,
-                ecn: Some([3, 0, 1]),
+                ecn: Some(Box::new([3, 0, 1])),
                 sack_blocks: None,
             }),
             ..Default::default()

@@ -172,7 +172,7 @@ impl Receiver {
             ranges,
             // RFC 9000 §13.2.5: the delay since the largest acknowledged packet arrived.
             ack_delay_ns: self.clock.elapsed(now, self.largest_time).as_nanos(),
-            ecn: (self.ecn_reporting && self.ecn_counts != [0; 3]).then_some(self.ecn_counts),
+            ecn: (self.ecn_reporting && self.ecn_counts != [0; 3]).then(|| Box::new(self.ecn_counts)),
             sack_blocks,
         }
     }

@@ -44,8 +44,9 @@ pub struct AckFrame {
     /// Intentional delay of the largest acknowledged packet, in nanoseconds (encoded in
     /// units of 2^ack_delay_exponent µs on the wire).
     pub ack_delay_ns: u64,
-    /// ECN counts (ECT0, ECT1, CE), present when the receiver reports ECN.
-    pub ecn: Option<[u64; 3]>,
+    /// ECN counts (ECT0, ECT1, CE), present when the receiver reports ECN (boxed: inline, every
+    /// datagram would carry their 32 bytes).
+    pub ecn: Option<Box<[u64; 3]>>,
     /// TCP only: SACK blocks on the wire — received byte ranges above the cumulative ACK point,
     /// at most the option space allows (RFC 2018 §3); `None` = derive from `ranges`. Packet
     /// numbers cannot stand in for them: a retransmission under a new number closes the byte
@@ -96,16 +97,16 @@ pub struct Packet {
     pub data: Option<DataChunk>,
     /// ACK frame, if any.
     pub ack: Option<AckFrame>,
-    /// ACK_FREQUENCY frame, if any.
-    pub ack_frequency: Option<AckFrequencyFrame>,
+    /// ACK_FREQUENCY frame, if any (boxed, as it is rare: inline it would grow every packet).
+    pub ack_frequency: Option<Box<AckFrequencyFrame>>,
     /// IMMEDIATE_ACK frame present.
     pub immediate_ack: bool,
     /// PING frame present (makes the packet ack-eliciting without data; PTO probes).
     pub ping: bool,
     /// DCCP CCVal window counter (RFC 4342 §8.1), 0..=15.
     pub ccval: u8,
-    /// TFRC feedback (DCCP), if any.
-    pub tfrc: Option<TfrcFeedback>,
+    /// TFRC feedback (DCCP), if any (boxed, as only DCCP feedback packets carry it).
+    pub tfrc: Option<Box<TfrcFeedback>>,
 }
 
 impl Packet {
@@ -127,3 +128,6 @@ pub struct Datagram {
     /// What it carries.
     pub packet: Packet,
 }
+
+// The simulator moves datagrams by value through every queue: boxing rare frames took it from 192 bytes.
+const _: () = assert!(size_of::<Datagram>() <= 112);

@@ -122,8 +122,8 @@ fn encode_ack(a: &AckFrame, buf: &mut Vec<u8>) {
         put_varint(buf, hi - lo);
         prev_lo = lo;
     }
-    if let Some(c) = a.ecn {
-        for v in c {
+    if let Some(c) = &a.ecn {
+        for &v in c.iter() {
             put_varint(buf, v);
         }
     }
@@ -212,12 +212,12 @@ pub fn decode(bytes: &[u8], q: &QuicProfile, largest_pn: Option<u64>) -> Result<
             FRAME_PING => p.ping = true,
             IMMEDIATE_ACK_TYPE => p.immediate_ack = true,
             ACK_FREQUENCY_TYPE => {
-                p.ack_frequency = Some(AckFrequencyFrame {
+                p.ack_frequency = Some(Box::new(AckFrequencyFrame {
                     sequence: r.varint()?,
                     ack_eliciting_threshold: r.varint()?,
                     request_max_ack_delay_us: r.varint()?,
                     reordering_threshold: r.varint()?,
-                })
+                }))
             }
             t @ (FRAME_ACK | FRAME_ACK_ECN) => p.ack = Some(decode_ack(&mut r, t == FRAME_ACK_ECN)?),
             t @ 0x08..=0x0f => p.data = Some(decode_stream(&mut r, t)?),
@@ -249,7 +249,7 @@ fn decode_ack(r: &mut Reader<'_>, ecn: bool) -> Result<AckFrame, DecodeError> {
         ranges.push((lo, hi));
     }
     let ecn = if ecn {
-        Some([r.varint()?, r.varint()?, r.varint()?])
+        Some(Box::new([r.varint()?, r.varint()?, r.varint()?]))
     } else {
         None
     };
@@ -312,7 +312,7 @@ mod tests {
             let delay_us: u64 = rng.random_range(0..100_000);
             let ecn = rng
                 .random_bool(0.3)
-                .then(|| [rng.random_range(0..1 << 20), 0, rng.random_range(0..99)]);
+                .then(|| Box::new([rng.random_range(0..1 << 20), 0, rng.random_range(0..99)]));
             p.ack = Some(AckFrame {
                 ranges,
                 ack_delay_ns: (delay_us >> 3 << 3) * 1000,
@@ -321,12 +321,12 @@ mod tests {
             });
         }
         if rng.random_bool(0.2) {
-            p.ack_frequency = Some(AckFrequencyFrame {
+            p.ack_frequency = Some(Box::new(AckFrequencyFrame {
                 sequence: rng.random_range(0..100),
                 ack_eliciting_threshold: rng.random_range(0..300),
                 request_max_ack_delay_us: rng.random_range(1000..30_000),
                 reordering_threshold: rng.random_range(0..4),
-            });
+            }));
         }
         p.immediate_ack = rng.random_bool(0.1);
         p.ping = rng.random_bool(0.1);

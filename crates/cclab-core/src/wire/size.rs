@@ -98,7 +98,7 @@ pub fn quic_ack_frame_len(ack: &AckFrame) -> u32 {
         n += varint_len(prev_lo - hi - 2) + varint_len(hi - lo);
         prev_lo = lo;
     }
-    if let Some(c) = ack.ecn {
+    if let Some(c) = &ack.ecn {
         n += c.iter().map(|&v| varint_len(v)).sum::<u32>();
     }
     n

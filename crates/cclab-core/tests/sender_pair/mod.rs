@@ -96,7 +96,7 @@ impl FakeReceiver {
             Ecn::NotEct => {}
         }
         let ranges = self.pns.iter().rev().copied().collect();
-        let ecn = (d.ecn != Ecn::NotEct || self.ecn_counts != [0; 3]).then_some(self.ecn_counts);
+        let ecn = (d.ecn != Ecn::NotEct || self.ecn_counts != [0; 3]).then(|| Box::new(self.ecn_counts));
         Packet {
             pn: 0,
             pn_len: 1,

@@ -230,7 +230,7 @@ fn frames(buf: &mut String, f: QlogFormat, p: &Packet, quic: bool) {
             buf.push(']');
         }
         buf.push(']');
-        if let Some([ect0, ect1, ce]) = ack.ecn {
+        if let Some(&[ect0, ect1, ce]) = ack.ecn.as_deref() {
             for (k, v) in [("ect1", ect1), ("ect0", ect0), ("ce", ce)] {
                 push_key(buf, false, k);
                 push_u64(buf, v);

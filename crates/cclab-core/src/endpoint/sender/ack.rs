@@ -56,7 +56,7 @@ impl Sender {
         }
         // §B.7: an increase of the CE count is a congestion signal.
         let mut ecn_ce = 0;
-        if let Some([_, _, ce]) = ack.ecn.filter(|_| self.ecn) {
+        if let Some(&[_, _, ce]) = ack.ecn.as_deref().filter(|_| self.ecn) {
             ecn_ce = ce.saturating_sub(self.ecn_ce_count);
             self.ecn_ce_count = self.ecn_ce_count.max(ce);
         }

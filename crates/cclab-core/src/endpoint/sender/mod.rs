@@ -99,6 +99,9 @@ pub struct Sender {
     /// Newest ACK_FREQUENCY frame sent, and whether its packet was lost (resend it).
     last_af_frame: Option<AckFrequencyFrame>,
     af_resend: bool,
+    /// The largest possible ACK_FREQUENCY frame when frames may be sent, lent to the packet
+    /// `size_bound` sizes: boxed once, not on every send attempt.
+    af_bound: Option<Box<AckFrequencyFrame>>,
     /// Probe packets still to send after a PTO expiry.
     probes: u8,
     /// The last send attempt found no data while the window had room (RFC 9002 §7.8).
@@ -171,6 +174,7 @@ impl Sender {
             receive_window: cfg.receive_window.map(|b| b.0),
             last_af_frame: None,
             af_resend: false,
+            af_bound: cfg.ack_frequency.is_some().then(|| Box::new(transmit::AF_BOUND)),
             probes: 0,
             app_limited: false,
             blocked_until: None,

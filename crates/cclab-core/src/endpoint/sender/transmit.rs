@@ -11,7 +11,7 @@ use crate::wire::packet::{AckFrequencyFrame, DataChunk, Datagram, Ecn, Packet};
 /// Largest QUIC varint (RFC 9000 §16): an ACK_FREQUENCY frame with every field at this value
 /// bounds the frame's size before the real frame is chosen.
 const MAX_VARINT: u64 = (1 << 62) - 1;
-const AF_BOUND: AckFrequencyFrame = AckFrequencyFrame {
+pub(super) const AF_BOUND: AckFrequencyFrame = AckFrequencyFrame {
     sequence: MAX_VARINT,
     ack_eliciting_threshold: MAX_VARINT,
     request_max_ack_delay_us: MAX_VARINT,
@@ -82,13 +82,12 @@ impl Sender {
 
     /// Upper bound of the in-flight size of the next data packet, before its ACK_FREQUENCY
     /// frame (if any) is chosen: the real packet never counts more.
-    fn size_bound(&self, next: &NextChunk) -> u64 {
+    fn size_bound(&mut self, next: &NextChunk) -> u64 {
         let pn = self.sent.next_pn();
-        let af = self.ack_frequency.is_some().then_some(AF_BOUND);
         let mut p = Packet {
             pn,
             pn_len: pn_len(pn, self.loss.largest_acked()),
-            ack_frequency: af,
+            ack_frequency: self.af_bound.take(),
             ..Default::default()
         };
         let len = next.available.min(self.max_payload(&p, next.offset) as u64) as u32;
@@ -97,7 +96,9 @@ impl Sender {
             len,
             fin: false,
         });
-        self.profile.in_flight_size(&p) as u64
+        let bytes = self.profile.in_flight_size(&p) as u64;
+        self.af_bound = p.ack_frequency;
+        bytes
     }
 
     /// New data in `next` would pass the peer's flow-control limit: a full chunk must end within
@@ -144,7 +145,7 @@ impl Sender {
             pn_len: pn_len(pn, self.loss.largest_acked()),
             ..Default::default()
         };
-        p.ack_frequency = self.next_ack_frequency(t);
+        p.ack_frequency = self.next_ack_frequency(t).map(Box::new);
         let retransmission = next.is_some_and(|n| n.retransmission);
         match next {
             Some(n) => {
@@ -161,7 +162,7 @@ impl Sender {
             bytes,
             ack_eliciting: true,
             data: p.data,
-            ack_frequency_seq: p.ack_frequency.map(|f| f.sequence),
+            ack_frequency_seq: p.ack_frequency.as_ref().map(|f| f.sequence),
             delivery,
         });
         self.loss.on_ack_eliciting_sent(t);

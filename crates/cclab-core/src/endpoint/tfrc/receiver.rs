@@ -196,11 +196,11 @@ impl TfrcReceiver {
                 ecn: None,
                 sack_blocks: None,
             }),
-            tfrc: Some(TfrcFeedback {
+            tfrc: Some(Box::new(TfrcFeedback {
                 x_recv_bps: self.x_recv,
                 p,
                 elapsed_ns: elapsed,
-            }),
+            })),
             ..Default::default()
         };
         self.next_pn += 1;

@@ -283,8 +283,8 @@ impl Endpoint for TfrcSender {
             });
         }
         let echo = dgram.packet.ack.as_ref().and_then(|a| a.largest());
-        match (dgram.packet.tfrc, echo, self.requester.as_mut()) {
-            (Some(fb), Some(echo), _) => self.on_feedback(t, now, fb, echo),
+        match (dgram.packet.tfrc.as_deref(), echo, self.requester.as_mut()) {
+            (Some(&fb), Some(echo), _) => self.on_feedback(t, now, fb, echo),
             (None, Some(echo), Some(req)) => {
                 if let Some(sample) = req.on_response(echo, t) {
                     self.on_handshake_rtt(sample);
