@@ -83,6 +83,18 @@ pub struct FlowSummary {
     /// Fraction of time the receiver's CPU model was busy, 0..=1 (when modelled).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cpu_utilisation_receiver: Option<f64>,
+    /// Fraction of time scheduling stalls held the sender's core while it had work (when modelled).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_stalled_sender: Option<f64>,
+    /// The same for the receiver's core.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_stalled_receiver: Option<f64>,
+    /// Fraction of time work waited for the sender's core to leave an idle state (when modelled).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_waking_sender: Option<f64>,
+    /// The same for the receiver's core.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_waking_receiver: Option<f64>,
     /// Datagrams dropped by a full socket receive buffer (when modelled).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub socket_drops: Option<u64>,

@@ -4,7 +4,8 @@ use cclab_sim::{run, QlogMode, RunOptions, Scenario};
 use std::path::{Path, PathBuf};
 
 /// Every random model at once: GE loss, jitter, reordering, RED with ECN, cross traffic,
-/// CPU costs with a small socket buffer, and BBR (which draws its ProbeBW phase).
+/// CPU costs with a small socket buffer, scheduling stalls and idle states, and BBR (which draws
+/// its ProbeBW phase).
 const NOISY: &str = r#"
 [scenario]
 name = "noisy"
@@ -25,7 +26,7 @@ rate = "20Mbps"
 delay = "5ms"
 
 [hosts.receiver]
-cpu = { recv_cost = "20us", ack_send_cost = "5us" }
+cpu = { recv_cost = "20us", ack_send_cost = "5us", stall = { mean_interval = "20ms", mean_duration = "300us" }, idle_states = [{ residency = "200us", exit_latency = "50us" }] }
 socket_buffer = "30KB"
 
 [[flow]]
@@ -80,8 +81,14 @@ fn determinism_same_seed_gives_identical_outputs() {
     }
     // The models were exercised, so equality is not trivial.
     let s = std::fs::read_to_string(a.join("summary.json")).unwrap();
-    for key in ["\"ecn_marks\"", "\"socket_drops\""] {
-        assert!(s.contains(key), "{key} missing");
+    for key in [
+        "ecn_marks",
+        "socket_drops",
+        "cpu_stalled_receiver",
+        "cpu_waking_receiver",
+    ] {
+        let key = format!("\"{key}\"");
+        assert!(s.contains(&key), "{key} missing");
     }
     let c = tmp("c");
     assert_ne!(run_to(&c, Some(2)), ja, "another seed must change the draws");

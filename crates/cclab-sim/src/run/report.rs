@@ -33,11 +33,14 @@ pub(crate) fn summarise(net: &Network, file: &ScenarioFile, names: &LinkNames, s
             end,
         );
         let (sh, rh) = net.flow_hosts(flow);
-        let hosts = net.hosts();
-        fs.cpu_utilisation_sender =
-            cpu_modelled(&file.hosts.sender).then(|| busy_share(hosts[sh.0 as usize].stats().busy));
-        fs.cpu_utilisation_receiver =
-            cpu_modelled(&file.hosts.receiver).then(|| busy_share(hosts[rh.0 as usize].stats().busy));
+        let (hs, hr) = (net.hosts()[sh.0 as usize].stats(), net.hosts()[rh.0 as usize].stats());
+        let (cs, cr) = (&file.hosts.sender.cpu, &file.hosts.receiver.cpu);
+        fs.cpu_utilisation_sender = cpu_modelled(&file.hosts.sender).then(|| busy_share(hs.busy));
+        fs.cpu_utilisation_receiver = cpu_modelled(&file.hosts.receiver).then(|| busy_share(hr.busy));
+        fs.cpu_stalled_sender = cs.stall.is_some().then(|| busy_share(hs.stalled));
+        fs.cpu_stalled_receiver = cr.stall.is_some().then(|| busy_share(hr.stalled));
+        fs.cpu_waking_sender = (!cs.idle_states.is_empty()).then(|| busy_share(hs.waking));
+        fs.cpu_waking_receiver = (!cr.idle_states.is_empty()).then(|| busy_share(hr.waking));
         let buffers = file.hosts.sender.socket_buffer.is_some() || file.hosts.receiver.socket_buffer.is_some();
         fs.socket_drops = buffers.then(|| net.socket_drops(flow));
         let ecn = f.sender.as_ref().is_some_and(|c| c.ecn);
