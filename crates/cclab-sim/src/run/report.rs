@@ -18,7 +18,7 @@ pub(crate) fn summarise(net: &Network, file: &ScenarioFile, names: &LinkNames, s
             busy.min(elapsed).as_secs_f64() / elapsed.as_secs_f64()
         }
     };
-    let cpu_modelled = |h: &crate::host::HostConfig| h.cpu != Default::default();
+    let cpu_modelled = |c: &crate::host::CpuConfig| *c != Default::default();
     let mut flows = Vec::new();
     for (i, f) in file.flow.iter().enumerate() {
         let flow = FlowId(i as u32);
@@ -35,8 +35,8 @@ pub(crate) fn summarise(net: &Network, file: &ScenarioFile, names: &LinkNames, s
         let (sh, rh) = net.flow_hosts(flow);
         let (hs, hr) = (net.hosts()[sh.0 as usize].stats(), net.hosts()[rh.0 as usize].stats());
         let (cs, cr) = (&file.hosts.sender.cpu, &file.hosts.receiver.cpu);
-        fs.cpu_utilisation_sender = cpu_modelled(&file.hosts.sender).then(|| busy_share(hs.busy));
-        fs.cpu_utilisation_receiver = cpu_modelled(&file.hosts.receiver).then(|| busy_share(hr.busy));
+        fs.cpu_utilisation_sender = cpu_modelled(cs).then(|| busy_share(hs.busy));
+        fs.cpu_utilisation_receiver = cpu_modelled(cr).then(|| busy_share(hr.busy));
         fs.cpu_stalled_sender = cs.stall.is_some().then(|| busy_share(hs.stalled));
         fs.cpu_stalled_receiver = cr.stall.is_some().then(|| busy_share(hr.stalled));
         fs.cpu_waking_sender = (!cs.idle_states.is_empty()).then(|| busy_share(hs.waking));
