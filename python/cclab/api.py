@@ -152,10 +152,12 @@ def run(
     qlog: QlogFormat | None = "draft-02",
     timeseries_interval: str | float | None = None,
     progress: Callable[[float], bool | None] | None = None,
+    real: bool = False,
+    bind: str | None = None,
 ) -> Result:
-    """Run a scenario to completion.
+    """Run a scenario to completion, simulated or for real.
 
-    The simulation runs without the GIL. Ctrl-C raises `KeyboardInterrupt` within about 50 ms.
+    The run happens without the GIL. Ctrl-C raises `KeyboardInterrupt` within about 50 ms.
 
     Parameters
     ----------
@@ -176,6 +178,11 @@ def run(
     progress
         Called about every 50 ms with the completed fraction (0..1); returning False cancels the run
         (raises `RunError`), and an exception it raises propagates.
+    real
+        Run the flows' endpoints on real UDP sockets with the wall clock, through the real-time path emulator
+        (unless the path is plain loopback); the outputs are the simulation's with ``"mode": "real"``.
+    bind
+        With ``real``: the IP address every socket binds (default ``127.0.0.1``; ``::1`` for IPv6 profiles).
 
     Returns
     -------
@@ -199,14 +206,16 @@ def run(
     out_dir = Path(out) if out is not None else None
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
-    core_out = _core.run(
-        sc._sc,
-        seed=seed,
-        out_dir=out_dir,
-        qlog=qlog,
-        timeseries_interval_ns=interval_ns(timeseries_interval),
-        progress=progress,
-    )
+    if bind is not None and not real:
+        raise ValueError("bind= applies only to real runs (real=True)")
+    common = {
+        "seed": seed,
+        "out_dir": out_dir,
+        "qlog": qlog,
+        "timeseries_interval_ns": interval_ns(timeseries_interval),
+        "progress": progress,
+    }
+    core_out = _core.run_real(sc._sc, bind=bind, **common) if real else _core.run(sc._sc, **common)
     result = Result(core_out)
     if out_dir is not None:
         result.write_parquet(out_dir / TIMESERIES_PARQUET)

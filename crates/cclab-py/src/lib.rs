@@ -4,6 +4,7 @@
 //! the GIL and polls for Ctrl-C; the public, documented surface is the pure-Python package `cclab`.
 
 mod error;
+mod real;
 mod run;
 mod scenario;
 mod units;
@@ -21,6 +22,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<run::PyRunOutput>()?;
     m.add_function(wrap_pyfunction!(scenario::load, m)?)?;
     m.add_function(wrap_pyfunction!(run::run, m)?)?;
+    m.add_function(wrap_pyfunction!(real::run_real, m)?)?;
     m.add_function(wrap_pyfunction!(units::parse_duration_ns, m)?)?;
     Ok(())
 }

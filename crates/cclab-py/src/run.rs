@@ -24,6 +24,12 @@ pub(crate) struct PyRunOutput {
     inner: cclab_sim::RunOutput,
 }
 
+impl From<cclab_sim::RunOutput> for PyRunOutput {
+    fn from(inner: cclab_sim::RunOutput) -> Self {
+        PyRunOutput { inner }
+    }
+}
+
 #[pymethods]
 impl PyRunOutput {
     /// The run summary as pretty-printed JSON (the same text as `summary.json`).
@@ -41,7 +47,7 @@ impl PyRunOutput {
     }
 }
 
-fn qlog_mode(qlog: Option<&str>) -> PyResult<QlogMode> {
+pub(crate) fn qlog_mode(qlog: Option<&str>) -> PyResult<QlogMode> {
     match qlog {
         None => Ok(QlogMode::Off),
         Some("draft-02") => Ok(QlogMode::Draft02),
@@ -56,7 +62,10 @@ fn qlog_mode(qlog: Option<&str>) -> PyResult<QlogMode> {
 /// re-acquires the GIL, runs pending signal handlers (Ctrl-C raises `KeyboardInterrupt` there) and calls the
 /// optional Python callback; a callback result that is not `None` and falsy cancels the run. A raised exception
 /// is parked in `error` and cancels the run, so the caller re-raises it instead of the simulator's error.
-fn progress_hook(callback: Option<Py<PyAny>>, error: Arc<Mutex<Option<PyErr>>>) -> Box<dyn FnMut(f64) -> bool + Send> {
+pub(crate) fn progress_hook(
+    callback: Option<Py<PyAny>>,
+    error: Arc<Mutex<Option<PyErr>>>,
+) -> Box<dyn FnMut(f64) -> bool + Send> {
     let mut last = Instant::now();
     Box::new(move |fraction: f64| {
         if fraction < 1.0 && last.elapsed() < POLL_EVERY {
