@@ -96,8 +96,12 @@ cc = {{ algorithm = "cubic" }}
     let (c1, c2, sh1, sh2) = (codec.clone(), codec, shared.clone(), shared.clone());
     let (cfg_s, cfg_r) = (cfg(Role::Sender, Time::ZERO), cfg(Role::Receiver, Time::ZERO));
     let tx1 = done_tx.clone();
-    std::thread::spawn(move || tx1.send(("sender", drive(s_io, sender, c1, cfg_s, clock, sh1).0)));
-    std::thread::spawn(move || done_tx.send(("receiver", drive(r_io, receiver, c2, cfg_r, clock, sh2).0)));
+    std::thread::spawn(move || {
+        let _ = tx1.send(("sender", Box::new(drive(s_io, sender, c1, cfg_s, clock, sh1).0)));
+    });
+    std::thread::spawn(move || {
+        let _ = done_tx.send(("receiver", Box::new(drive(r_io, receiver, c2, cfg_r, clock, sh2).0)));
+    });
     let proxy_stop = Arc::clone(&stop);
     let forwarder = std::thread::spawn(move || {
         let (hostile, mut buf, mut n) = (hostile_datagrams(), vec![0u8; 65536], 0usize);
@@ -122,12 +126,7 @@ cc = {{ algorithm = "cubic" }}
     let mut reports = Vec::new();
     for _ in 0..2 {
         match done_rx.recv_timeout(Duration::from_secs(30)) {
-            Ok(r) => {
-                if r.0 == "sender" {
-                    // The receiver stops once the sender is done.
-                }
-                reports.push(r);
-            }
+            Ok(r) => reports.push(r),
             Err(_) => panic!("a hostile datagram hung an endpoint: no driver returned within 30 s"),
         }
     }
