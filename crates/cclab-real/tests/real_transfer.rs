@@ -111,3 +111,22 @@ delay = "5ms"
     let bound = modelled + 2.0 * emu.release_error_p99_s + 1e-3;
     assert!(min_rtt <= bound, "min RTT {min_rtt} above {bound} (emulator {emu:?})");
 }
+
+#[test]
+fn simulated_and_real_runs_of_one_scenario_complete_within_15_percent() {
+    let path = r#"
+[path.forward]
+rate = "50Mbps"
+delay = "10ms"
+queue = { kind = "droptail", limit = "125KB" }
+[path.return]
+rate = "50Mbps"
+delay = "10ms"
+"#;
+    let text = bulk(path, "10MB", "cc = { algorithm = \"newreno\" }");
+    let sim = cclab_sim::run(&scenario(&text), Default::default()).expect("simulated run");
+    let real = run(&text);
+    let done = |o: &RunOutput| o.summary.flows[0].completion_time_s.expect("completed");
+    let (s, r) = (done(&sim), done(&real));
+    assert!((r / s - 1.0).abs() <= 0.15, "simulated {s:.3} s, real {r:.3} s");
+}
