@@ -36,3 +36,36 @@ def test_cli_real_and_bind_errors(tmp_path):
     )
     assert v6.returncode != 0 and "--bind ::1" in v6.stderr + v6.stdout
     assert "Traceback" not in v6.stderr
+
+
+def test_ctrl_c_stops_a_real_run_and_keeps_its_outputs(tmp_path):
+    import signal
+    import time
+
+    out = tmp_path / "interrupted"
+    # 1 GB over a 50 Mbit/s emulated path would take minutes: interrupt it after a second.
+    p = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "cclab",
+            "run",
+            str(BULK),
+            "--out",
+            str(out),
+            "--real",
+            "--set",
+            "path.forward.rate=50Mbps",
+        ]
+        + ["--set", 'flow[0].source.size="1GB"'],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(2.0)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=20)
+    assert p.returncode == 130, err
+    s = json.loads((out / "summary.json").read_text())
+    assert s["mode"] == "real" and 0 < s["flows"][0]["bytes_delivered"] < 1_000_000_000
+    assert "Traceback" not in err

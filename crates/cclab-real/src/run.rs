@@ -237,8 +237,11 @@ pub fn run_real(s: &Scenario, mut opts: RealOptions) -> Result<RunOutput, RealEr
         }
         loop {
             std::thread::sleep(POLL);
-            let all_done = shared.iter().all(|s| s.sender_done.load(Ordering::Relaxed));
-            if all_done || clock.now() >= deadline {
+            if shared.iter().all(|s| s.sender_done.load(Ordering::Relaxed)) {
+                break;
+            }
+            if clock.now() >= deadline {
+                stop.store(true, Ordering::Relaxed);
                 break;
             }
             let fraction = match total_bytes.filter(|&t| t > 0) {
@@ -248,24 +251,21 @@ pub fn run_real(s: &Scenario, mut opts: RealOptions) -> Result<RunOutput, RealEr
             if let Some(p) = opts.progress.as_mut() {
                 if !p(fraction.min(1.0)) {
                     cancelled = true;
+                    stop.store(true, Ordering::Relaxed);
                     break;
                 }
             }
         }
-        // Receivers stop once their sender is done; give them a moment to send the last ACK.
+        // Each receiver stops once its sender is done (it may owe the last ACK until then).
         let reports: Vec<_> = handles
             .into_iter()
-            .map(|(s, r)| {
-                let s = s.join().expect("sender thread");
-                stop.store(true, Ordering::Relaxed);
-                (s, r.join().expect("receiver thread"))
-            })
+            .map(|(s, r)| (s.join().expect("sender thread"), r.join().expect("receiver thread")))
             .collect();
         stop.store(true, Ordering::Relaxed);
         (relay.map(|h| h.join().expect("relay thread")), reports)
     });
     let end = clock.now();
-    if let Some(p) = opts.progress.as_mut() {
+    if let Some(p) = opts.progress.as_mut().filter(|_| !cancelled) {
         p(1.0);
     }
     let out = report(file, seed, &plan, end, relay_report, reports)?;
