@@ -132,7 +132,9 @@ impl Sender {
             return self.last_af_frame;
         }
         let cwnd = self.cc.window();
-        let frame = self.ack_frequency.as_mut()?.poll_frame(t, cwnd, self.mss, &self.rtt)?;
+        let af = self.ack_frequency.as_mut()?;
+        af.set_in_slow_start(self.cc.ssthresh() == u64::MAX);
+        let frame = af.poll_frame(t, cwnd, self.mss, &self.rtt)?;
         self.last_af_frame = Some(frame);
         Some(frame)
     }
