@@ -62,7 +62,13 @@ fn quic_lost_initial_is_resent_after_the_pto_and_gives_the_first_rtt_sample() {
     let again = drain(&mut s, ms(999));
     assert_eq!(again.len(), 1);
     assert_eq!(again[0].size, 1228);
-    assert!(matches!(frame(&again[0]), HandshakeFrame::Client { flight_received: 0, probe: true }));
+    assert!(matches!(
+        frame(&again[0]),
+        HandshakeFrame::Client {
+            flight_received: 0,
+            probe: true
+        }
+    ));
     // The server answers the second Initial with its whole flight (3000 B ≤ 3 × 1200 B).
     r.handle_datagram(ms(1009), again[0].clone());
     let flight = drain(&mut r, ms(1009));
@@ -74,13 +80,22 @@ fn quic_lost_initial_is_resent_after_the_pto_and_gives_the_first_rtt_sample() {
     // Still no data before the whole flight: an ACK padded to 1200 B instead.
     let ack = drain(&mut s, ms(1019));
     assert_eq!(ack.len(), 1);
-    assert!(matches!(frame(&ack[0]), HandshakeFrame::Client { flight_received: 1472, probe: false }));
+    assert!(matches!(
+        frame(&ack[0]),
+        HandshakeFrame::Client {
+            flight_received: 1472,
+            probe: false
+        }
+    ));
     for d in &flight[1..] {
         s.handle_datagram(ms(1019), d.clone());
     }
     let out = drain(&mut s, ms(1019));
     assert_eq!(frame(&out[0]), HandshakeFrame::Finished);
-    assert!(out.len() > 1 && out[1..].iter().all(|d| d.packet.data.is_some()), "data follows Finished");
+    assert!(
+        out.len() > 1 && out[1..].iter().all(|d| d.packet.data.is_some()),
+        "data follows Finished"
+    );
 }
 
 #[test]
@@ -103,11 +118,14 @@ fn quic_server_respects_the_amplification_limit_until_validated() {
 
 #[test]
 fn tcp_syn_is_resent_after_one_second_and_data_follows_the_syn_ack() {
-    let (mut s, mut r) = pair(Profile::Tcp(TcpProfile {
-        mss: 1448,
-        timestamps: true,
-        ipv6: false,
-    }), 3000);
+    let (mut s, mut r) = pair(
+        Profile::Tcp(TcpProfile {
+            mss: 1448,
+            timestamps: true,
+            ipv6: false,
+        }),
+        3000,
+    );
     let syn = drain(&mut s, Time::ZERO);
     assert_eq!(syn.len(), 1);
     assert_eq!(syn[0].size, 60, "20 B IP + 20 B TCP + 20 B options");

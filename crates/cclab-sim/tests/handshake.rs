@@ -57,7 +57,10 @@ fn quic_handshake_delays_first_data_by_one_round_trip() {
     // RFC 9002 §5.1: the handshake's round trip is the first sample; without one the sender
     // paced its first packet at the 333 ms initial RTT and never saw a smaller minimum.
     let min_rtt = summary(&["flow[0].handshake=true"]).flows[0].min_rtt_s.unwrap();
-    assert!((min_rtt - (0.020 + ser(1228.0) + ser(1500.0))).abs() < 1e-9, "{min_rtt}");
+    assert!(
+        (min_rtt - (0.020 + ser(1228.0) + ser(1500.0))).abs() < 1e-9,
+        "{min_rtt}"
+    );
 }
 
 #[test]
@@ -89,7 +92,9 @@ fn tcp_three_way_handshake_delays_first_data_by_one_round_trip() {
 fn handshake_is_rejected_for_dccp_and_checked() {
     let err = |sets: &[&str]| {
         let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
-        Scenario::from_toml_str(ONE_PACKET, "test.toml", &sets).unwrap_err().to_string()
+        Scenario::from_toml_str(ONE_PACKET, "test.toml", &sets)
+            .unwrap_err()
+            .to_string()
     };
     let e = err(&["flow[0].profile=\"dccp\"", "flow[0].handshake=true"]);
     assert!(e.contains("flow[0].handshake") && e.contains("dccp"), "{e}");

@@ -133,7 +133,14 @@ fn linux_hystart_exits_slow_start_before_the_first_loss() {
     // later CUBIC's growth from there has still lost nothing.
     let run = |ss: &str| {
         let cc = format!("flow[0].cc={{ algorithm = \"cubic\", slow_start = \"{ss}\" }}");
-        summary(BULK, &[&cc, "flow[0].sender.pacing={ enabled = false }", "flow[0].source.size=20MB"])
+        summary(
+            BULK,
+            &[
+                &cc,
+                "flow[0].sender.pacing={ enabled = false }",
+                "flow[0].source.size=20MB",
+            ],
+        )
     };
     let classic = run("classic");
     assert!(classic.links[0].drops > 0, "classic slow start must overflow the queue");

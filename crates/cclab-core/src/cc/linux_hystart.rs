@@ -268,7 +268,9 @@ mod tests {
         // A 3 ms gap (> ack_delta = 2 ms) after 5 ms ends the train: later ACKs never extend it.
         let mut h = sent(&train_only(true), 1000);
         let times = (0..=5).chain(8..40).map(|k| k * 1000);
-        assert!(times.enumerate().all(|(i, t)| !h.on_ack(&ack(t, i as u64, 20_000, 1), CWND)));
+        assert!(times
+            .enumerate()
+            .all(|(i, t)| !h.on_ack(&ack(t, i as u64, 20_000, 1), CWND)));
         // The same gap closed by a stretch ACK of 4 packets (2 samples: 4 ms allowed) keeps it.
         let mut h = sent(&train_only(true), 1000);
         let fired = (0..=5)

@@ -324,10 +324,7 @@ impl HandshakeServer {
         self.received += size.saturating_sub(self.overhead) as u64;
         self.echo = self.echo.max(pn);
         match *frame {
-            HandshakeFrame::Client {
-                flight_received,
-                probe,
-            } => {
+            HandshakeFrame::Client { flight_received, probe } => {
                 // RFC 9000 §8.1: an ACK of the server's Handshake packets is itself a Handshake
                 // packet, which validates the address.
                 self.validated |= flight_received > 0;

@@ -147,7 +147,10 @@ fn validate(file: &mut ScenarioFile, base: &Path) -> Result<(), (String, String)
                 "expected at least 1200B (RFC 9000 §14)".into(),
             ));
         }
-        if f.handshake.as_ref().is_some_and(|h| h.server_flight.0 == 0 || h.server_flight.0 > u32::MAX as u64) {
+        if f.handshake
+            .as_ref()
+            .is_some_and(|h| h.server_flight.0 == 0 || h.server_flight.0 > u32::MAX as u64)
+        {
             return Err((
                 key("handshake.server_flight"),
                 "expected a positive size below 4 GB".into(),

@@ -4,10 +4,10 @@
 use crate::host::HostConfig;
 use crate::link::LinkConfig;
 use cclab_core::cc::CcConfig;
+use cclab_core::endpoint::handshake::{deserialize_handshake, HandshakeConfig};
 use cclab_core::endpoint::receiver::ReceiverConfig;
 use cclab_core::endpoint::sender::SenderConfig;
 use cclab_core::endpoint::source::SourceConfig;
-use cclab_core::endpoint::handshake::{deserialize_handshake, HandshakeConfig};
 use cclab_core::endpoint::tfrc::TfrcConfig;
 use cclab_core::time::Dur;
 use cclab_core::units::Bytes;
