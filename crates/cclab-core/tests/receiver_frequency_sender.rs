@@ -125,3 +125,39 @@ fn frequency_sender_monotonic_gap_never_shrinks() {
         24
     );
 }
+
+#[test]
+fn frequency_sender_max_gap_holds_on_long_rtt_paths() {
+    // 600 ms satellite path, 5000-packet window: the cap of seed 000 does not apply
+    // (600 ms ≥ 4 × 150 ms), so without a ceiling the gap is 5000 / 4 = 1250.
+    let long = rtt(Dur::from_millis(600));
+    let w = 5000 * MSS;
+    assert_eq!(AckFrequencySender::new(&capped()).target(w, MSS, &long).0, 1250);
+    let s = AckFrequencySender::new(&AckFrequencySenderConfig {
+        max_gap: Some(64),
+        ..capped()
+    });
+    assert_eq!(s.target(w, MSS, &long), (64, Dur::from_millis(150)));
+    // Below the ceiling the window rule still decides: 200 packets → 50.
+    assert_eq!(s.target(200 * MSS, MSS, &long).0, 50);
+}
+
+#[test]
+fn frequency_sender_slow_start_gap_rule_applies_only_in_slow_start() {
+    let mut s = AckFrequencySender::new(&AckFrequencySenderConfig {
+        slow_start_gap_divisor: Some(8),
+        ..Default::default()
+    });
+    let r = rtt(Dur::from_millis(600));
+    let w = 400 * MSS;
+    assert_eq!(s.target(w, MSS, &r).0, 100, "congestion avoidance: 400 / 4");
+    s.set_in_slow_start(true);
+    assert_eq!(s.target(w, MSS, &r).0, 50, "slow start: 400 / 8");
+    let f = s.poll_frame(Time::ZERO, w, MSS, &r).unwrap();
+    assert_eq!(f.ack_eliciting_threshold, 49);
+    // Leaving slow start doubles the target gap: a new frame once an RTT has passed.
+    s.set_in_slow_start(false);
+    assert!(s.poll_frame(Time(599_999_999), w, MSS, &r).is_none());
+    let f = s.poll_frame(Time(600_000_000), w, MSS, &r).unwrap();
+    assert_eq!(f.ack_eliciting_threshold, 99);
+}

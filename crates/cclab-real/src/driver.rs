@@ -34,7 +34,7 @@ const SEND_BLOCK_LIMIT: Dur = Dur(20_000_000);
 pub enum Role {
     /// The data sender: done when its endpoint is; samples the time series.
     Sender,
-    /// The data receiver: runs until the sender is done (it may still owe an ACK).
+    /// The data receiver.
     Receiver,
 }
 
@@ -45,6 +45,8 @@ pub struct Shared {
     pub stop: Arc<AtomicBool>,
     /// This flow's sender is done.
     pub sender_done: Arc<AtomicBool>,
+    /// This flow's receiver is done.
+    pub receiver_done: Arc<AtomicBool>,
     /// Bytes this flow's sender has had acknowledged (progress).
     pub acked: Arc<AtomicU64>,
 }
@@ -124,11 +126,17 @@ pub fn drive(
     let begin = clock.now();
     loop {
         let now = clock.now();
-        let done = match cfg.role {
-            Role::Sender => endpoint.is_done(),
-            Role::Receiver => shared.sender_done.load(Ordering::Relaxed),
+        // A flow ends when both ends are done, as in the simulator: a done receiver may still owe
+        // the sender an ACK, and a done sender (DCCP sends no retransmissions) still has data in flight.
+        let (mine, peers) = match cfg.role {
+            Role::Sender => (&shared.sender_done, &shared.receiver_done),
+            Role::Receiver => (&shared.receiver_done, &shared.sender_done),
         };
-        if done || now >= cfg.deadline || shared.stop.load(Ordering::Relaxed) {
+        if endpoint.is_done() {
+            mine.store(true, Ordering::Relaxed);
+        }
+        let both = mine.load(Ordering::Relaxed) && peers.load(Ordering::Relaxed);
+        if both || now >= cfg.deadline || shared.stop.load(Ordering::Relaxed) {
             break;
         }
         let peer = cfg.peer;
@@ -198,7 +206,6 @@ pub fn drive(
     }
     if cfg.role == Role::Sender {
         shared.acked.store(endpoint.stats().bytes_delivered, Ordering::Relaxed);
-        shared.sender_done.store(true, Ordering::Relaxed);
     }
     if let Some(mut w) = cfg.qlog.take() {
         let mut res = Ok(());

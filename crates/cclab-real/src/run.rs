@@ -197,6 +197,7 @@ pub fn run_real(s: &Scenario, mut opts: RealOptions) -> Result<RunOutput, RealEr
         .map(|_| Shared {
             stop: Arc::clone(&stop),
             sender_done: Arc::new(AtomicBool::new(false)),
+            receiver_done: Arc::new(AtomicBool::new(false)),
             acked: Arc::new(AtomicU64::new(0)),
         })
         .collect();
@@ -237,7 +238,8 @@ pub fn run_real(s: &Scenario, mut opts: RealOptions) -> Result<RunOutput, RealEr
         }
         loop {
             std::thread::sleep(POLL);
-            if shared.iter().all(|s| s.sender_done.load(Ordering::Relaxed)) {
+            let done = |s: &Shared| s.sender_done.load(Ordering::Relaxed) && s.receiver_done.load(Ordering::Relaxed);
+            if shared.iter().all(done) {
                 break;
             }
             if clock.now() >= deadline {
@@ -256,7 +258,6 @@ pub fn run_real(s: &Scenario, mut opts: RealOptions) -> Result<RunOutput, RealEr
                 }
             }
         }
-        // Each receiver stops once its sender is done (it may owe the last ACK until then).
         let reports: Vec<_> = handles
             .into_iter()
             .map(|(s, r)| (s.join().expect("sender thread"), r.join().expect("receiver thread")))

@@ -79,6 +79,7 @@ cc = {{ algorithm = "cubic" }}
     let shared = Shared {
         stop: Arc::clone(&stop),
         sender_done: Arc::new(AtomicBool::new(false)),
+        receiver_done: Arc::new(AtomicBool::new(false)),
         acked: Arc::new(AtomicU64::new(0)),
     };
     let deadline = Time::ZERO + Dur::from_secs(20);

@@ -15,7 +15,7 @@ use cclab_sim::host::HostConfig;
 use cclab_sim::link::{CrossTrafficConfig, LinkConfig, LinkStats, ReorderConfig};
 use cclab_sim::loss::{BernoulliConfig, LossConfig, Probability};
 use cclab_sim::network::Network;
-use cclab_sim::queue::{CodelConfig, DropTailConfig, QueueConfig, RedConfig};
+use cclab_sim::queue::{CodelConfig, DropTailConfig, QueueConfig, QueueLimit, RedConfig};
 use common::{flow, link, log, pair, Cbr, Sink};
 
 /// Runs a CBR source into a sink over `fwd` until `end`; returns the network and the log.
@@ -112,14 +112,14 @@ fn droptail_limits_backlog_in_packets_and_bytes() {
         (
             DropTailConfig {
                 limit_packets: None,
-                limit: Some(Bytes(3_000)),
+                limit: Some(QueueLimit::Bytes(Bytes(3_000))),
             },
             1 + 3,
         ),
         (
             DropTailConfig {
                 limit_packets: Some(5),
-                limit: Some(Bytes(2_500)),
+                limit: Some(QueueLimit::Bytes(Bytes(2_500))),
             },
             1 + 2,
         ),
@@ -135,6 +135,41 @@ fn droptail_limits_backlog_in_packets_and_bytes() {
             "{cfg:?}"
         );
     }
+}
+
+#[test]
+fn droptail_time_limit_drops_what_would_wait_longer_than_the_limit() {
+    // 200 packets of 1000 B at once into 8 Mbit/s: each takes 1 ms to serialise. A 50 ms limit
+    // holds a backlog of ⌊8 Mbit/s · 50 ms / 8⌋ = 50 000 B = 50 packets behind the one in
+    // service; the last accepted packet leaves at 51 ms, so none waits longer than 50 ms.
+    for (limit_ms, rate) in [(50, 8_000_000), (20, 8_000_000), (50, 4_000_000)] {
+        let mut fwd = link(rate, Dur::ZERO);
+        fwd.queue = QueueConfig::Droptail(DropTailConfig {
+            limit: Some(QueueLimit::Time(Dur::from_millis(limit_ms))),
+            limit_packets: None,
+        });
+        let src = Cbr::new(FlowId(0), 1000, Dur::ZERO, 200, Time::ZERO);
+        let (net, arrivals) = cbr_run(&fwd, src, Time(Dur::from_secs(2).0));
+        let queued = (rate * limit_ms / 1000 / 8 / 1000) as usize;
+        let a = arrivals.lock().unwrap();
+        assert_eq!(a.len(), 1 + queued, "{limit_ms} ms at {rate} bit/s");
+        assert_eq!(net.links()[0].stats().queue.dropped_packets, 200 - 1 - queued as u64);
+        let service = Dur(8_000 * 1_000_000_000 / rate);
+        let waited = a.last().unwrap().0 .0 - service.0;
+        assert!(waited <= Dur::from_millis(limit_ms).0, "{waited} ns");
+    }
+}
+
+#[test]
+fn droptail_time_limit_needs_a_rate() {
+    let mut fwd = link(0, Dur::ZERO);
+    fwd.queue = QueueConfig::Droptail(DropTailConfig {
+        limit: Some(QueueLimit::Time(Dur::from_millis(600))),
+        limit_packets: None,
+    });
+    let err = fwd.resolve(std::path::Path::new(".")).unwrap_err();
+    assert_eq!(err.0, "queue.limit");
+    assert!(err.1.contains("fixed rate"), "{}", err.1);
 }
 
 #[test]

@@ -124,3 +124,29 @@ fn ack_limited_goodput_is_return_capacity_times_data_per_ack_size() {
         f.goodput_bps
     );
 }
+
+#[test]
+fn linux_hystart_exits_slow_start_before_the_first_loss() {
+    // 100 Mbit/s, 20 ms, a 1-BDP (250 KB) drop-tail queue, Linux CUBIC as deployed without the
+    // fq qdisc: no pacing. Classic slow start doubles past BDP + queue (500 KB) and loses
+    // packets; Linux HyStart ends slow start on its ACK train or delay test first, and 20 MB
+    // later CUBIC's growth from there has still lost nothing.
+    let run = |ss: &str| {
+        let cc = format!("flow[0].cc={{ algorithm = \"cubic\", slow_start = \"{ss}\" }}");
+        summary(
+            BULK,
+            &[
+                &cc,
+                "flow[0].sender.pacing={ enabled = false }",
+                "flow[0].source.size=20MB",
+            ],
+        )
+    };
+    let classic = run("classic");
+    assert!(classic.links[0].drops > 0, "classic slow start must overflow the queue");
+    let s = run("linux-hystart");
+    let f = &s.flows[0];
+    assert_eq!(f.bytes_delivered, 20_000_000);
+    assert_eq!((s.links[0].drops, f.lost_packets), (0, 0));
+    assert!(f.cwnd_max_bytes < 500_000, "cwnd peaked at {} B", f.cwnd_max_bytes);
+}

@@ -7,6 +7,14 @@
 //! granularity this starves the sender of ACKs (seed 000, picoquic PR #1764); the optional
 //! `gap_cap` is picoquic's fix: cap the gap when `min_rtt < 4 × ack_delay`.
 //!
+//! Two further options configure long-RTT paths as the stacks that run them: `max_gap`, a
+//! ceiling that holds on every path (without it a 600 ms satellite window of thousands of
+//! packets asks for one ACK per several hundred, and a lost ACK stalls the window), and
+//! `slow_start_gap_divisor`, a separate rule while the controller is in its initial slow start
+//! (picoquic halves the packets in the window before dividing while `is_ssthresh_initialized`
+//! is unset, frames.c `picoquic_compute_ack_gap_and_delay`: the window doubles each round, so
+//! ACKs must come more often to clock it and to give the slow-start exits their samples).
+//!
 //! Wire semantics: a draft receiver ACKs after receiving *more than* Ack-Eliciting Threshold
 //! packets (§4, §6), so one ACK per `gap` packets is threshold `gap − 1`. picoquic writes its
 //! gap into the field directly but its own receiver ACKs once `gap` packets are pending, so
@@ -40,6 +48,12 @@ pub struct AckFrequencySenderConfig {
     /// Cap on the gap applied when `min_rtt < 4 × requested delay` (picoquic's fix: 32);
     /// `None` = no cap (picoquic before PR #1764).
     pub gap_cap: Option<u64>,
+    /// Ceiling on the gap on every path, whatever the RTT (`None`: none). §8 only bounds the
+    /// threshold by the window; real stacks bound it further (picoquic: 32 on short paths).
+    pub max_gap: Option<u64>,
+    /// Packets per ACK = packets in the window / this while the controller is in its initial
+    /// slow start (`None`: `gap_divisor` throughout; picoquic's rule is 8, half the window / 4).
+    pub slow_start_gap_divisor: Option<u64>,
     /// Requested max ACK delay = smoothed RTT / this (§8: at most one RTT; picoquic: 4).
     pub delay_divisor: u64,
     /// Reordering Threshold sent in every frame. Default 1 (immediate ACK on any reordering, the
@@ -64,6 +78,8 @@ impl Default for AckFrequencySenderConfig {
             peer_max_ack_delay: Dur::from_millis(25),
             gap_divisor: 4,
             gap_cap: None,
+            max_gap: None,
+            slow_start_gap_divisor: None,
             delay_divisor: 4,
             reordering_threshold: 1,
             min_gap: 2,
@@ -84,6 +100,8 @@ pub struct AckFrequencySender {
     last_time: Time,
     /// Delay of the newest acknowledged frame (the peer uses it or a newer one).
     acked_delay: Option<Dur>,
+    /// The controller is in its initial slow start (ssthresh unset).
+    in_slow_start: bool,
     /// Unacknowledged frames as (sequence, requested delay), oldest first. Beyond
     /// `MAX_OUTSTANDING` the two oldest merge into (newer sequence, larger delay), which only
     /// overestimates the delay in force.
@@ -99,8 +117,15 @@ impl AckFrequencySender {
             last: None,
             last_time: Time::ZERO,
             acked_delay: None,
+            in_slow_start: false,
             outstanding: VecDeque::new(),
         }
+    }
+
+    /// Tells the policy whether the controller is in its initial slow start, which selects
+    /// `slow_start_gap_divisor`; the sender calls it before [`Self::poll_frame`].
+    pub fn set_in_slow_start(&mut self, in_slow_start: bool) {
+        self.in_slow_start = in_slow_start;
     }
 
     /// The gap (ack-eliciting packets per ACK) and the requested max ACK delay for a window of
@@ -110,8 +135,14 @@ impl AckFrequencySender {
         let delay = (rtt.smoothed() / self.cfg.delay_divisor.max(1))
             .max(self.cfg.min_ack_delay)
             .min(MAX_REQUESTED_DELAY);
-        // §8: threshold ≤ packets in the congestion window; picoquic asks for a quarter of it.
-        let mut gap = (cwnd_bytes / mss.max(1) / self.cfg.gap_divisor.max(1))
+        // §8: threshold ≤ packets in the congestion window; picoquic asks for a quarter of it,
+        // an eighth in slow start.
+        let divisor = match self.cfg.slow_start_gap_divisor {
+            Some(d) if self.in_slow_start => d,
+            _ => self.cfg.gap_divisor,
+        };
+        let mut gap = (cwnd_bytes / mss.max(1) / divisor.max(1))
+            .min(self.cfg.max_gap.unwrap_or(u64::MAX))
             .max(self.cfg.min_gap)
             .max(1);
         // picoquic PR #1764: `if (rtt_min < 4·ack_delay_max && ack_gap > 32) ack_gap = 32`.

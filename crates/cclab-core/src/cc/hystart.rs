@@ -4,6 +4,12 @@
 //! Rounds are counted by packet number: `windowEnd` is the next packet number to send (SND.NXT)
 //! when a round starts, and the round ends when a packet at or above it is acknowledged. Only the
 //! initial slow start uses it (§4.3); [`crate::cc::slow_start::SlowStart`] enforces that.
+//!
+//! rttSampleCount counts ACKs as a receiver that ACKs every one or two packets sends them: a
+//! stretch ACK covering k packets (ACK frequency, ACK thinning) counts as ⌈k/2⌉
+//! ([`crate::cc::slow_start::ack_equivalents`]). §4.3 sizes N_RTT_SAMPLE for such receivers; counted
+//! per ACK, a round thinned to fewer than 8 ACKs never runs the delay test and slow start only
+//! ends on loss.
 
 use crate::time::Dur;
 use serde::Deserialize;
@@ -97,10 +103,19 @@ impl HyStart {
     }
 
     /// One ACK in slow start or CSS: `largest_acked` is the largest newly acknowledged packet
-    /// number, `rtt` the ACK's RTT sample (currRTT), `acked_bytes` the N of RFC 9406 (0 when the
-    /// window may not grow). Grows `cwnd` and, after CSS_ROUNDS rounds of CSS, sets
+    /// number, `samples` the RTT samples it stands for (1, or ⌈k/2⌉ for a stretch ACK of k
+    /// packets), `rtt` the ACK's RTT sample (currRTT), `acked_bytes` the N of RFC 9406 (0 when
+    /// the window may not grow). Grows `cwnd` and, after CSS_ROUNDS rounds of CSS, sets
     /// `ssthresh = cwnd` to enter congestion avoidance.
-    pub fn on_ack(&mut self, largest_acked: u64, rtt: Dur, acked_bytes: u64, cwnd: &mut u64, ssthresh: &mut u64) {
+    pub fn on_ack(
+        &mut self,
+        largest_acked: u64,
+        samples: u64,
+        rtt: Dur,
+        acked_bytes: u64,
+        cwnd: &mut u64,
+        ssthresh: &mut u64,
+    ) {
         if self.phase == HyStartPhase::Done {
             *cwnd += acked_bytes;
             return;
@@ -129,7 +144,7 @@ impl HyStart {
         };
         let current = self.current_round_min.map_or(rtt, |m| m.min(rtt));
         self.current_round_min = Some(current);
-        self.samples += 1;
+        self.samples += samples.max(1);
         if self.samples < N_RTT_SAMPLE {
             return;
         }
@@ -170,7 +185,7 @@ mod tests {
         }
         *next_pn += n;
         for pn in first..first + n {
-            h.on_ack(pn, rtt, MSS, cwnd, ssthresh);
+            h.on_ack(pn, 1, rtt, MSS, cwnd, ssthresh);
         }
     }
 
@@ -225,7 +240,7 @@ mod tests {
         // The fifth CSS round ends with the first ACK of the next flight: congestion avoidance.
         h.on_packet_sent(pn);
         let before = cwnd;
-        h.on_ack(pn, ms(157), MSS, &mut cwnd, &mut ss);
+        h.on_ack(pn, 1, ms(157), MSS, &mut cwnd, &mut ss);
         assert_eq!(h.phase(), HyStartPhase::Done);
         assert_eq!((cwnd, ss), (before, before), "CSS_ROUNDS complete: ssthresh = cwnd");
     }
@@ -243,7 +258,7 @@ mod tests {
             h.on_packet_sent(p);
         }
         for (i, p) in (pn..pn + 10).enumerate() {
-            h.on_ack(p, ms(42), MSS, &mut cwnd, &mut ss);
+            h.on_ack(p, 1, ms(42), MSS, &mut cwnd, &mut ss);
             let expect_css = i + 1 < N_RTT_SAMPLE as usize;
             assert_eq!(
                 matches!(h.phase(), HyStartPhase::Css { .. }),
@@ -266,7 +281,36 @@ mod tests {
         // A stretch ACK of 20 MSS grows by at most L = 8 MSS.
         h.on_packet_sent(pn);
         let before = cwnd;
-        h.on_ack(pn, ms(100), 20 * MSS, &mut cwnd, &mut ss);
+        h.on_ack(pn, 1, ms(100), 20 * MSS, &mut cwnd, &mut ss);
         assert_eq!(cwnd - before, L_NON_PACED * MSS);
+    }
+
+    #[test]
+    fn hystart_exits_under_ack_frequency_with_a_large_gap() {
+        // ACK frequency with one ACK per 10 packets: a 40-packet round brings 4 ACKs. Counted
+        // per ACK (the RFC's rttSampleCount for an every-other-packet receiver) 4 < N_RTT_SAMPLE
+        // and the delay test never runs; each stretch ACK stands for 5, so it runs from the
+        // second ACK of the round on.
+        let stretch_round = |h: &mut HyStart, pn: &mut u64, rtt: Dur, per_ack: u64, cwnd: &mut u64, ss: &mut u64| {
+            for p in *pn..*pn + 40 {
+                h.on_packet_sent(p);
+            }
+            for k in 1..=4 {
+                h.on_ack(*pn + 10 * k - 1, per_ack, rtt, 10 * MSS, cwnd, ss);
+            }
+            *pn += 40;
+        };
+        for (per_ack, exits) in [(1, false), (10u64.div_ceil(2), true)] {
+            let mut h = HyStart::new(&HyStartConfig::default(), MSS);
+            let (mut pn, mut cwnd, mut ss) = (0, 40 * MSS, u64::MAX);
+            stretch_round(&mut h, &mut pn, ms(600), per_ack, &mut cwnd, &mut ss);
+            // RttThresh = min(600/8, 16 ms) = 16 ms: 630 ms is a delay increase.
+            stretch_round(&mut h, &mut pn, ms(630), per_ack, &mut cwnd, &mut ss);
+            assert_eq!(
+                matches!(h.phase(), HyStartPhase::Css { .. }),
+                exits,
+                "{per_ack} samples per ACK"
+            );
+        }
     }
 }

@@ -173,6 +173,7 @@ pub mod bbr;
 pub mod cubic;
 pub mod delay_exit;
 pub mod hystart;
+pub mod linux_hystart;
 pub mod new_reno;
 pub mod registry;
 pub mod slow_start;

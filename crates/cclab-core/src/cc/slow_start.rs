@@ -1,6 +1,7 @@
 //! Pluggable slow start, shared by NewReno and CUBIC: classic (RFC 9002 §7.3.1), HyStart++
-//! (RFC 9406, [`super::hystart`]), picoquic's delay-based exit ([`super::delay_exit`]) or
-//! packet-train bandwidth estimation ([`super::train_ss`]).
+//! (RFC 9406, [`super::hystart`]), Linux CUBIC's HyStart ([`super::linux_hystart`]), picoquic's
+//! delay-based exit ([`super::delay_exit`]) or packet-train bandwidth estimation
+//! ([`super::train_ss`]).
 //!
 //! A controller owns one [`SlowStart`], forwards `on_packet_sent`, calls [`SlowStart::on_ack`]
 //! for every ACK event while `cwnd < ssthresh`, and reports `pause_until`/`burst_allowance`
@@ -9,6 +10,7 @@
 
 use super::delay_exit::DelayExit;
 use super::hystart::{HyStart, HyStartConfig, HyStartPhase};
+use super::linux_hystart::{HyStartAck, LinuxHyStart, LinuxHyStartConfig};
 use super::train_ss::{TrainConfig, TrainEstimator};
 use super::CongestionEvent;
 use crate::time::Time;
@@ -27,6 +29,9 @@ pub enum SlowStartConfig {
     /// HyStart++ in the initial slow start, classic afterwards (RFC 9406 §4.3).
     #[serde(rename = "hystart++")]
     HyStartPlusPlus(HyStartConfig),
+    /// Linux CUBIC's HyStart (ACK train and delay increase) in the initial slow start.
+    #[serde(rename = "linux-hystart")]
+    LinuxHyStart(LinuxHyStartConfig),
     /// Classic growth; the initial slow start also ends on picoquic's RTT-rise test.
     #[serde(rename = "picoquic")]
     Picoquic,
@@ -42,15 +47,21 @@ impl<'de> Deserialize<'de> for SlowStartConfig {
         impl<'de> Visitor<'de> for V {
             type Value = SlowStartConfig;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("\"classic\", \"hystart++\", \"picoquic\", \"train\", or a table with `kind`")
+                f.write_str(
+                    "\"classic\", \"hystart++\", \"linux-hystart\", \"picoquic\", \"train\", or a table with `kind`",
+                )
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<SlowStartConfig, E> {
                 match v {
                     "classic" => Ok(SlowStartConfig::Classic),
                     "hystart++" => Ok(SlowStartConfig::HyStartPlusPlus(HyStartConfig::default())),
+                    "linux-hystart" => Ok(SlowStartConfig::LinuxHyStart(LinuxHyStartConfig::default())),
                     "picoquic" => Ok(SlowStartConfig::Picoquic),
                     "train" => Ok(SlowStartConfig::Train(TrainConfig::default())),
-                    _ => Err(E::unknown_variant(v, &["classic", "hystart++", "picoquic", "train"])),
+                    _ => Err(E::unknown_variant(
+                        v,
+                        &["classic", "hystart++", "linux-hystart", "picoquic", "train"],
+                    )),
                 }
             }
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<SlowStartConfig, A::Error> {
@@ -61,10 +72,19 @@ impl<'de> Deserialize<'de> for SlowStartConfig {
     }
 }
 
+/// The ACKs a receiver acknowledging every one or two packets (RFC 9000 §13.2.2, RFC 5681
+/// §4.2) would have sent for `packets` newly acknowledged ones: ⌈packets/2⌉, at least 1. The
+/// delay-based exits count samples in these units, so a stretch ACK (ACK frequency, thinning)
+/// still counts for the round it covers; ACKs of one or two packets count 1, as before.
+pub fn ack_equivalents(packets: u64) -> u64 {
+    packets.div_ceil(2).max(1)
+}
+
 #[derive(Clone, Debug)]
 enum Kind {
     Classic,
     HyStart(HyStart),
+    Linux(LinuxHyStart),
     DelayExit(DelayExit),
     Train(TrainEstimator),
 }
@@ -81,6 +101,7 @@ impl SlowStart {
         let kind = match cfg {
             SlowStartConfig::Classic => Kind::Classic,
             SlowStartConfig::HyStartPlusPlus(c) => Kind::HyStart(HyStart::new(c, mss)),
+            SlowStartConfig::LinuxHyStart(c) => Kind::Linux(LinuxHyStart::new(c, mss)),
             SlowStartConfig::Picoquic => Kind::DelayExit(DelayExit::new()),
             SlowStartConfig::Train(c) => Kind::Train(TrainEstimator::new(c, mss)),
         };
@@ -92,6 +113,7 @@ impl SlowStart {
         match &mut self.kind {
             Kind::Classic | Kind::DelayExit(_) => {}
             Kind::HyStart(h) => h.on_packet_sent(pn),
+            Kind::Linux(h) => h.on_packet_sent(pn),
             Kind::Train(t) => t.on_packet_sent(now, bytes),
         }
     }
@@ -104,8 +126,28 @@ impl SlowStart {
             // RFC 9406 §4.3: HyStart++ only while ssthresh is unset (the initial slow start).
             Kind::HyStart(h) if *ssthresh == u64::MAX => {
                 if let Some(largest) = ev.acked.last() {
-                    h.on_ack(largest.pn, ev.rtt.latest(), acked_bytes, cwnd, ssthresh);
+                    let samples = ack_equivalents(ev.acked.len() as u64);
+                    h.on_ack(largest.pn, samples, ev.rtt.latest(), acked_bytes, cwnd, ssthresh);
                 }
+            }
+            // tcp_cubic.c: the tests run in cubictcp_acked, before cubictcp_cong_avoid grows the
+            // window; once they set ssthresh = cwnd the ACK's bytes go to congestion avoidance.
+            Kind::Linux(h) if *ssthresh == u64::MAX && !h.found() => {
+                if let Some(largest) = ev.acked.last() {
+                    let ack = HyStartAck {
+                        now: ev.now,
+                        largest_acked: largest.pn,
+                        samples: ack_equivalents(ev.acked.len() as u64),
+                        rtt: ev.rtt.latest(),
+                        min_rtt: ev.rtt.min(),
+                        srtt: ev.rtt.smoothed(),
+                    };
+                    if h.on_ack(&ack, *cwnd) {
+                        *ssthresh = *cwnd;
+                        return;
+                    }
+                }
+                *cwnd += acked_bytes;
             }
             Kind::DelayExit(d) if *ssthresh == u64::MAX => {
                 *cwnd += acked_bytes;
@@ -171,6 +213,14 @@ mod tests {
             Ok(SlowStartConfig::HyStartPlusPlus(HyStartConfig::default()))
         );
         assert_eq!(parse("slow_start = \"picoquic\""), Ok(SlowStartConfig::Picoquic));
+        assert_eq!(
+            parse("slow_start = { kind = \"linux-hystart\", paced = false, ack_delta = \"1ms\" }"),
+            Ok(SlowStartConfig::LinuxHyStart(LinuxHyStartConfig {
+                paced: false,
+                ack_delta: Dur::from_millis(1),
+                ..Default::default()
+            }))
+        );
         assert_eq!(
             parse("slow_start = { kind = \"picoquic\" }"),
             Ok(SlowStartConfig::Picoquic)

@@ -14,6 +14,7 @@
 use crate::time::Time;
 use crate::wire::packet::Datagram;
 
+pub mod handshake;
 pub mod receiver;
 pub mod sender;
 pub mod source;

@@ -14,6 +14,7 @@
 
 use serde::Deserialize;
 
+use super::handshake::{HandshakeConfig, HandshakeServer};
 use super::{Endpoint, EndpointStats, TraceEvent, TraceLog};
 use crate::ack::{AckPolicy, AckPolicyConfig, Arrival, RangeSet};
 use crate::clock::{Clock, ClockConfig};
@@ -36,6 +37,10 @@ pub struct ReceiverConfig {
     /// Packet-number length of the receiver's QUIC packets, bytes (RFC 9000 §17.1; 2 covers a
     /// receiver whose ACKs are acknowledged about once per RTT, RFC 9000 §13.2.4).
     pub pn_len: u8,
+    /// Answer the client's handshake first (scenario `[flow] handshake`, which sets it for both
+    /// ends); `None` = none.
+    #[serde(skip)]
+    pub handshake: Option<HandshakeConfig>,
 }
 
 impl Default for ReceiverConfig {
@@ -46,6 +51,7 @@ impl Default for ReceiverConfig {
             max_ack_ranges: 32,
             ecn: true,
             pn_len: 2,
+            handshake: None,
         }
     }
 }
@@ -83,6 +89,8 @@ pub struct Receiver {
     next_pn: u64,
     /// True time of the latest input, for `poll_timeout` when an ACK is due at once.
     last_now: Time,
+    /// The server side of the handshake (QUIC and TCP profiles).
+    handshake: Option<HandshakeServer>,
     stats: EndpointStats,
     trace: TraceLog,
 }
@@ -110,6 +118,11 @@ impl Receiver {
             fin_offset: None,
             next_pn: 0,
             last_now: now,
+            handshake: cfg
+                .handshake
+                .as_ref()
+                .filter(|_| !matches!(profile, Profile::Dccp(_)))
+                .map(|h| HandshakeServer::new(&profile, h)),
             stats: EndpointStats::default(),
             trace: TraceLog::default(),
         }
@@ -190,6 +203,12 @@ impl Endpoint for Receiver {
             });
         }
         let p = &dgram.packet;
+        if let Some(f) = p.handshake.as_deref() {
+            if let Some(h) = self.handshake.as_mut() {
+                h.on_client(p.pn, dgram.size, f);
+            }
+            return;
+        }
         let ce = dgram.ecn == Ecn::Ce;
         let prev_ce = core::mem::replace(&mut self.prev_ce, ce);
         match dgram.ecn {
@@ -259,6 +278,23 @@ impl Endpoint for Receiver {
 
     fn poll_transmit(&mut self, now: Time) -> Option<Datagram> {
         self.last_now = now;
+        if let Some((packet, size)) = self.handshake.as_mut().and_then(HandshakeServer::poll) {
+            self.stats.datagrams_sent += 1;
+            self.stats.bytes_sent += size as u64;
+            if self.trace.is_on() {
+                self.trace.push(TraceEvent::PacketSent {
+                    time: now,
+                    size,
+                    packet: packet.clone(),
+                });
+            }
+            return Some(Datagram {
+                flow: self.flow,
+                size,
+                ecn: Ecn::NotEct,
+                packet,
+            });
+        }
         let deadline = self.ack_deadline()?;
         if !self.ack_now && now < deadline {
             return None;
@@ -281,7 +317,8 @@ impl Endpoint for Receiver {
     }
 
     fn poll_timeout(&self) -> Option<Time> {
-        if self.ack_now && self.first_unacked.is_some() {
+        let handshake = self.handshake.as_ref().is_some_and(HandshakeServer::wants_to_send);
+        if handshake || (self.ack_now && self.first_unacked.is_some()) {
             Some(self.last_now)
         } else {
             self.ack_deadline()

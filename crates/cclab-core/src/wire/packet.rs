@@ -85,6 +85,36 @@ pub struct TfrcFeedback {
     pub elapsed_ns: u64,
 }
 
+/// A connection-setup message ([`crate::endpoint::handshake`]): what the congestion controller
+/// and the amplification limit see of the QUIC handshake (RFC 9000 §7, §8.1) or TCP's
+/// three-way handshake (RFC 9293 §3.5). Its datagram's size is set by the handshake model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HandshakeFrame {
+    /// From the client: QUIC Initial (ClientHello, or an ACK/probe padded to 1200 bytes) or TCP
+    /// SYN. `flight_received` is the server flight the client holds from offset 0 (its ACK);
+    /// `probe` marks a PTO probe, asking the server to resend from there.
+    Client {
+        /// Contiguous server-flight bytes received.
+        flight_received: u32,
+        /// Sent on a probe timeout.
+        probe: bool,
+    },
+    /// From the client: its Handshake packet with TLS Finished (QUIC only).
+    Finished,
+    /// From the server: bytes `offset..offset + len` of its `total`-byte flight (QUIC Initial +
+    /// Handshake packets), acknowledging client packet `echo`; TCP SYN-ACK has `total = 0`.
+    Server {
+        /// Client packet number acknowledged (its RTT sample).
+        echo: u64,
+        /// First flight byte carried.
+        offset: u32,
+        /// Flight bytes carried.
+        len: u32,
+        /// Size of the whole flight.
+        total: u32,
+    },
+}
+
 /// Everything one packet carries. Fields that a profile does not use stay at their defaults.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Packet {
@@ -107,6 +137,8 @@ pub struct Packet {
     pub ccval: u8,
     /// TFRC feedback (DCCP), if any (boxed, as only DCCP feedback packets carry it).
     pub tfrc: Option<Box<TfrcFeedback>>,
+    /// Connection setup, if this is a handshake packet (boxed: only a few per connection).
+    pub handshake: Option<Box<HandshakeFrame>>,
 }
 
 impl Packet {
@@ -129,5 +161,6 @@ pub struct Datagram {
     pub packet: Packet,
 }
 
-// The simulator moves datagrams by value through every queue: boxing rare frames took it from 192 bytes.
-const _: () = assert!(size_of::<Datagram>() <= 112);
+// The simulator moves datagrams by value through every queue: boxing rare frames took it from 192 bytes
+// (the boxed handshake frame adds one pointer: 112 → 120).
+const _: () = assert!(size_of::<Datagram>() <= 120);

@@ -6,12 +6,12 @@
 //! their offset, which `decode` checks: a transfer that arrives intact proves the bytes did.
 //! `decode` never panics on arbitrary input.
 //!
-//! Real mode carries every profile's packets in this codec, so three private-use frames carry what
-//! only TCP and DCCP packets hold (the DCCP CCVal, TFRC feedback, the TCP SACK block count); QUIC
-//! packets never contain them, so QUIC sizes stay exact. [`encode_padded`] pads a packet up to the
+//! Real mode carries every profile's packets in this codec, so private-use frames carry what only
+//! TCP and DCCP packets hold (the DCCP CCVal, TFRC feedback, the TCP SACK block count) and the
+//! handshake model's frame; data packets never contain them, so QUIC data sizes stay exact. [`encode_padded`] pads a packet up to the
 //! size its profile models.
 
-use super::packet::{AckFrame, AckFrequencyFrame, DataChunk, Packet, TfrcFeedback};
+use super::packet::{AckFrame, AckFrequencyFrame, DataChunk, HandshakeFrame, Packet, TfrcFeedback};
 use super::size::{QuicProfile, ACK_DELAY_EXPONENT, ACK_FREQUENCY_TYPE, AEAD_TAG, IMMEDIATE_ACK_TYPE};
 use core::fmt;
 
@@ -28,6 +28,8 @@ const TAG_FILL: u8 = 0xa5;
 const CCVAL_TYPE: u64 = 0x3cc0;
 const TFRC_FEEDBACK_TYPE: u64 = 0x3cc1;
 const SACK_BLOCKS_TYPE: u64 = 0x3cc2;
+/// The handshake model's frame (`Packet::handshake`), a private-use type too: real mode carries it as is.
+const HANDSHAKE_TYPE: u64 = 0x3cc3;
 
 /// Period of the stream byte pattern (a prime, so the pattern never lines up with packet sizes).
 const PATTERN_PERIOD: usize = 251;
@@ -162,6 +164,28 @@ fn encode_frames(p: &Packet, q: &QuicProfile, buf: &mut Vec<u8>) {
         put_varint(buf, f.x_recv_bps);
         buf.extend_from_slice(&f.p.to_bits().to_be_bytes());
         put_varint(buf, f.elapsed_ns);
+    }
+    if let Some(h) = &p.handshake {
+        put_varint(buf, HANDSHAKE_TYPE);
+        match **h {
+            HandshakeFrame::Client { flight_received, probe } => {
+                buf.push(0);
+                put_varint(buf, flight_received as u64);
+                buf.push(probe as u8);
+            }
+            HandshakeFrame::Finished => buf.push(1),
+            HandshakeFrame::Server {
+                echo,
+                offset,
+                len,
+                total,
+            } => {
+                buf.push(2);
+                for v in [echo, offset as u64, len as u64, total as u64] {
+                    put_varint(buf, v);
+                }
+            }
+        }
     }
     if let Some(n) = p.ack.as_ref().and_then(|a| a.sack_blocks) {
         put_varint(buf, SACK_BLOCKS_TYPE);
@@ -301,6 +325,7 @@ pub fn decode(bytes: &[u8], q: &QuicProfile, largest_pn: Option<u64>) -> Result<
                     elapsed_ns: r.varint()?,
                 }))
             }
+            HANDSHAKE_TYPE => p.handshake = Some(Box::new(decode_handshake(&mut r)?)),
             SACK_BLOCKS_TYPE => {
                 let n = u8::try_from(r.varint()?).map_err(|_| DecodeError::Malformed("SACK block count"))?;
                 // The ACK frame comes first in a packet (see `encode_frames`).
@@ -350,6 +375,24 @@ fn decode_ack(r: &mut Reader<'_>, ecn: bool) -> Result<AckFrame, DecodeError> {
         ack_delay_ns,
         ecn,
         sack_blocks: None,
+    })
+}
+
+fn decode_handshake(r: &mut Reader<'_>) -> Result<HandshakeFrame, DecodeError> {
+    let u32_of = |v: u64| u32::try_from(v).map_err(|_| DecodeError::Malformed("handshake field"));
+    Ok(match r.byte()? {
+        0 => HandshakeFrame::Client {
+            flight_received: u32_of(r.varint()?)?,
+            probe: r.byte()? != 0,
+        },
+        1 => HandshakeFrame::Finished,
+        2 => HandshakeFrame::Server {
+            echo: r.varint()?,
+            offset: u32_of(r.varint()?)?,
+            len: u32_of(r.varint()?)?,
+            total: u32_of(r.varint()?)?,
+        },
+        _ => return Err(DecodeError::Malformed("handshake kind")),
     })
 }
 

@@ -120,7 +120,8 @@ pub fn quic_stream_header_len(offset: u64, len: u32) -> u32 {
 }
 
 impl QuicProfile {
-    fn ip_udp(&self) -> u32 {
+    /// IP and UDP header bytes.
+    pub fn ip_udp(&self) -> u32 {
         UDP_HEADER + if self.ipv6 { IPV6_HEADER } else { IPV4_HEADER }
     }
     /// Bytes of all frames of `p`, before padding.
@@ -168,7 +169,8 @@ impl QuicProfile {
 }
 
 impl TcpProfile {
-    fn ip_tcp(&self) -> u32 {
+    /// IP and TCP header bytes with the options every segment carries.
+    pub fn ip_tcp(&self) -> u32 {
         20 + if self.ipv6 { IPV6_HEADER } else { IPV4_HEADER } + if self.timestamps { 12 } else { 0 }
     }
     /// SACK blocks that fit the option space next to the other options (RFC 2018: 3 with

@@ -3,7 +3,7 @@
 use super::cross::CrossTrafficConfig;
 use super::trace::MahimahiTrace;
 use crate::loss::{LossConfig, Probability};
-use crate::queue::QueueConfig;
+use crate::queue::{QueueConfig, QueueLimit};
 use cclab_core::time::Dur;
 use cclab_core::units::{parse_rate, Rate};
 use core::fmt;
@@ -156,6 +156,15 @@ impl LinkConfig {
                 return Err((
                     "max_pps",
                     format!("expected a positive packet rate (packets/s), got {pps}"),
+                ));
+            }
+        }
+        if let QueueConfig::Droptail(c) = &self.queue {
+            if matches!(c.limit, Some(QueueLimit::Time(_))) && !matches!(self.rate, Some(LinkRate::Limited(_))) {
+                return Err((
+                    "queue.limit",
+                    "a time limit needs a link with a fixed rate (not \"unlimited\" or a trace); give a size instead"
+                        .into(),
                 ));
             }
         }

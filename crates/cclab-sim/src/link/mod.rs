@@ -101,7 +101,7 @@ impl Link {
             trace: cfg.loaded_trace.clone(),
             trace_next: None,
             trace_head: None,
-            queue: cfg.queue.build(packet_time),
+            queue: cfg.queue.build(packet_time, rate_bps),
             loss: cfg.loss.build(),
             loss_rng: stream_rng(seed, Stream::LinkLoss, index),
             queue_rng: stream_rng(seed, Stream::LinkQueue, index),

@@ -7,7 +7,7 @@ mod fifo;
 mod red;
 
 pub use codel::{Codel, CodelConfig};
-pub use droptail::{DropTail, DropTailConfig, DEFAULT_LIMIT_PACKETS};
+pub use droptail::{DropTail, DropTailConfig, QueueLimit, DEFAULT_LIMIT_PACKETS};
 pub use red::{Red, RedConfig};
 
 use crate::engine::Rng;
@@ -98,10 +98,11 @@ impl QueueConfig {
         }
     }
 
-    /// Builds the queue; `packet_time` is the link's transmission time of a full-sized packet.
-    pub fn build(&self, packet_time: Dur) -> AnyQueue {
+    /// Builds the queue; `packet_time` is the link's transmission time of a full-sized packet,
+    /// `rate_bps` its rate (`None`: unlimited or trace-driven).
+    pub fn build(&self, packet_time: Dur, rate_bps: Option<u64>) -> AnyQueue {
         match self {
-            QueueConfig::Droptail(c) => AnyQueue::DropTail(DropTail::new(c)),
+            QueueConfig::Droptail(c) => AnyQueue::DropTail(DropTail::new(c, rate_bps)),
             QueueConfig::Red(c) => AnyQueue::Red(Red::new(c, packet_time)),
             QueueConfig::Codel(c) => AnyQueue::Codel(Codel::new(c)),
         }

@@ -7,8 +7,8 @@ use crate::qlog::QlogParams;
 use crate::scenario::{FlowConfig, ProfileKind, ScenarioFile, Topology};
 use cclab_core::ack::AckPolicyConfig;
 use cclab_core::cc::CcConfig;
-use cclab_core::endpoint::receiver::Receiver;
-use cclab_core::endpoint::sender::Sender;
+use cclab_core::endpoint::receiver::{Receiver, ReceiverConfig};
+use cclab_core::endpoint::sender::{Sender, SenderConfig};
 use cclab_core::endpoint::tfrc::{TfrcReceiver, TfrcSender};
 use cclab_core::time::Time;
 use cclab_core::wire::packet::FlowId;
@@ -78,8 +78,14 @@ pub fn flow_endpoints(f: &FlowConfig, flow: FlowId, seed: u64, index: u32, start
             if let CcConfig::Bbr(b) = &mut cc {
                 b.seed ^= derive_seed(seed, Stream::FlowSender, index);
             }
-            let scfg = f.sender.clone().unwrap_or_default();
-            let rcfg = f.receiver.clone().unwrap_or_default();
+            let scfg = SenderConfig {
+                handshake: f.handshake.clone(),
+                ..f.sender.clone().unwrap_or_default()
+            };
+            let rcfg = ReceiverConfig {
+                handshake: f.handshake.clone(),
+                ..f.receiver.clone().unwrap_or_default()
+            };
             let sender = Sender::new(flow, profile, &scfg, &cc, &f.source, start);
             let receiver = Receiver::new(flow, profile, &rcfg, start);
             let min_ack_delay = match &rcfg.ack {

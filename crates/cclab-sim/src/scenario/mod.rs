@@ -132,6 +132,8 @@ fn validate(file: &mut ScenarioFile, base: &Path) -> Result<(), (String, String)
             ("sender", f.sender.is_some() && p == ProfileKind::Dccp),
             ("receiver", f.receiver.is_some() && p == ProfileKind::Dccp),
             ("tfrc", f.tfrc.is_some() && p != ProfileKind::Dccp),
+            // DCCP has its own Request/Response exchange: `[flow.tfrc] handshake`.
+            ("handshake", f.handshake.is_some() && p == ProfileKind::Dccp),
         ];
         if let Some((k, _)) = misplaced.iter().find(|m| m.1) {
             return Err((
@@ -143,6 +145,15 @@ fn validate(file: &mut ScenarioFile, base: &Path) -> Result<(), (String, String)
             return Err((
                 key("quic.max_udp_payload"),
                 "expected at least 1200B (RFC 9000 §14)".into(),
+            ));
+        }
+        if f.handshake
+            .as_ref()
+            .is_some_and(|h| h.server_flight.0 == 0 || h.server_flight.0 > u32::MAX as u64)
+        {
+            return Err((
+                key("handshake.server_flight"),
+                "expected a positive size below 4 GB".into(),
             ));
         }
         if f.tcp.as_ref().is_some_and(|t| t.mss.0 == 0) {

@@ -4,6 +4,7 @@
 use crate::host::HostConfig;
 use crate::link::LinkConfig;
 use cclab_core::cc::CcConfig;
+use cclab_core::endpoint::handshake::{deserialize_handshake, HandshakeConfig};
 use cclab_core::endpoint::receiver::ReceiverConfig;
 use cclab_core::endpoint::sender::SenderConfig;
 use cclab_core::endpoint::source::SourceConfig;
@@ -193,6 +194,10 @@ pub struct FlowConfig {
     /// This flow's access link, used in both directions (dumbbell only; default: none).
     #[serde(default)]
     pub access: Option<LinkConfig>,
+    /// Connection setup before data (QUIC and TCP profiles): `true`, or a table of
+    /// [`HandshakeConfig`]; default none.
+    #[serde(default, deserialize_with = "deserialize_handshake")]
+    pub handshake: Option<HandshakeConfig>,
 }
 
 impl FlowConfig {

@@ -12,6 +12,7 @@ mod stream;
 mod transmit;
 
 use self::stream::SendStream;
+use super::handshake::{HandshakeClient, HandshakeConfig};
 use super::source::{Source, SourceConfig};
 use super::{Endpoint, EndpointStats, Metrics, TraceEvent, TraceLog};
 use crate::ack::frequency_sender::{AckFrequencySender, AckFrequencySenderConfig};
@@ -54,6 +55,10 @@ pub struct SenderConfig {
     /// acknowledged prefix (TCP receive window, RFC 9293 §3.8.6; QUIC MAX_DATA kept this far ahead
     /// by a receiver that reads at once, RFC 9000 §4.1). `None` (default) = unlimited.
     pub receive_window: Option<Bytes>,
+    /// Open the connection with a handshake first (scenario `[flow] handshake`, which sets it
+    /// for both ends); `None` = data from the start.
+    #[serde(skip)]
+    pub handshake: Option<HandshakeConfig>,
 }
 
 impl Default for SenderConfig {
@@ -68,6 +73,7 @@ impl Default for SenderConfig {
             time_threshold: 9.0 / 8.0,
             ack_frequency: None,
             receive_window: None,
+            handshake: None,
         }
     }
 }
@@ -102,6 +108,8 @@ pub struct Sender {
     /// The largest possible ACK_FREQUENCY frame when frames may be sent, lent to the packet
     /// `size_bound` sizes: boxed once, not on every send attempt.
     af_bound: Option<Box<AckFrequencyFrame>>,
+    /// The connection's handshake, while it runs (QUIC and TCP profiles).
+    handshake: Option<HandshakeClient>,
     /// Probe packets still to send after a PTO expiry.
     probes: u8,
     /// The last send attempt found no data while the window had room (RFC 9002 §7.8).
@@ -175,6 +183,11 @@ impl Sender {
             last_af_frame: None,
             af_resend: false,
             af_bound: cfg.ack_frequency.is_some().then(|| Box::new(transmit::AF_BOUND)),
+            handshake: cfg
+                .handshake
+                .as_ref()
+                .filter(|_| !matches!(profile, Profile::Dccp(_)))
+                .map(|_| HandshakeClient::new(&profile, t)),
             probes: 0,
             app_limited: false,
             blocked_until: None,
@@ -243,7 +256,13 @@ impl Sender {
 
 impl Endpoint for Sender {
     fn handle_datagram(&mut self, now: Time, dgram: Datagram) {
-        if let Some(ack) = &dgram.packet.ack {
+        if let (Some(f), Some(h)) = (dgram.packet.handshake.as_deref(), self.handshake.as_mut()) {
+            let t = self.clock.read(now);
+            // RFC 9002 §5.1: the handshake gives the first RTT sample (no ACK delay in it).
+            if let Some(sample) = h.on_server(t, f) {
+                self.rtt.update(t, sample, Dur::ZERO);
+            }
+        } else if let Some(ack) = &dgram.packet.ack {
             self.on_ack_frame(now, ack);
         }
         if self.trace.is_on() {
@@ -256,6 +275,9 @@ impl Endpoint for Sender {
     }
 
     fn handle_timeout(&mut self, now: Time) {
+        if let Some(h) = self.handshake.as_mut() {
+            h.on_timeout(self.clock.read(now));
+        }
         self.on_timeout(now);
     }
 
@@ -274,7 +296,9 @@ impl Endpoint for Sender {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
-        earliest(earliest(loss, self.source.next_event()), self.blocked_until).map(|t| self.clock.fire_time(t))
+        let handshake = self.handshake.as_ref().and_then(HandshakeClient::next_wake);
+        let wake = earliest(earliest(loss, self.source.next_event()), self.blocked_until);
+        earliest(wake, handshake).map(|t| self.clock.fire_time(t))
     }
 
     fn poll_event(&mut self) -> Option<TraceEvent> {

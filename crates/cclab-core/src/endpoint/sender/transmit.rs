@@ -32,6 +32,14 @@ impl Sender {
         let t = self.clock.read(now);
         self.blocked_until = None;
         self.pump_source(t);
+        if let Some(h) = self.handshake.as_mut() {
+            if let Some((packet, size)) = h.poll(t, &self.rtt) {
+                return Some(self.emit_handshake(now, packet, size));
+            }
+            if !h.is_open() {
+                return None;
+            }
+        }
         if self.probes > 0 {
             // RFC 9002 §6.2.4, §7.5: probes bypass the window and the pacer.
             self.probes -= 1;
@@ -132,9 +140,28 @@ impl Sender {
             return self.last_af_frame;
         }
         let cwnd = self.cc.window();
-        let frame = self.ack_frequency.as_mut()?.poll_frame(t, cwnd, self.mss, &self.rtt)?;
+        let af = self.ack_frequency.as_mut()?;
+        af.set_in_slow_start(self.cc.ssthresh() == u64::MAX);
+        let frame = af.poll_frame(t, cwnd, self.mss, &self.rtt)?;
         self.last_af_frame = Some(frame);
         Some(frame)
+    }
+
+    /// Counts, traces and wraps a handshake packet of `size` IP-layer bytes.
+    fn emit_handshake(&mut self, now: Time, packet: Packet, size: u32) -> Datagram {
+        self.stats.datagrams_sent += 1;
+        self.stats.bytes_sent += size as u64;
+        self.trace(|| TraceEvent::PacketSent {
+            time: now,
+            size,
+            packet: packet.clone(),
+        });
+        Datagram {
+            flow: self.flow,
+            size,
+            ecn: Ecn::NotEct,
+            packet,
+        }
     }
 
     /// Builds, records and returns one ack-eliciting packet carrying `next` (or a PING).
