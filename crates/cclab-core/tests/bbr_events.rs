@@ -53,6 +53,7 @@ fn ack(
         is_app_limited: false,
         rtt: now - a[0].time_sent,
         lost: 0,
+        tx_in_flight: in_flight,
     };
     bbr.on_congestion_event(&CongestionEvent {
         now,

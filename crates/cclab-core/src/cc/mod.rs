@@ -46,6 +46,9 @@ pub struct RateSample {
     pub rtt: Dur,
     /// Bytes lost since that packet was sent.
     pub lost: u64,
+    /// Bytes in flight when that packet was sent, including it (draft-ietf-ccwg-bbr
+    /// `P.tx_in_flight`): the inflight level whose loss rate `lost` measures.
+    pub tx_in_flight: u64,
 }
 
 /// Everything a controller learns from one ACK frame (or one loss-detection timeout).
@@ -170,6 +173,7 @@ pub trait CongestionController: Send {
 }
 
 pub mod bbr;
+pub mod bbr3;
 pub mod cubic;
 pub mod delay_exit;
 pub mod hystart;
@@ -180,6 +184,7 @@ pub mod slow_start;
 pub(crate) mod test_util;
 pub mod train_ss;
 pub use bbr::{Bbr, BbrConfig};
+pub use bbr3::{Bbr3, Bbr3Config};
 pub use cubic::{Cubic, CubicConfig};
 pub use new_reno::{NewReno, NewRenoConfig};
 pub use registry::CcConfig;
