@@ -29,6 +29,7 @@ fn lost(pn: u64) -> LostPacket {
         pn,
         bytes: MSS,
         time_sent: Time::ZERO,
+        ..Default::default()
     }
 }
 

@@ -19,7 +19,7 @@ pub struct AckedPacket {
 }
 
 /// One packet declared lost.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct LostPacket {
     /// Packet number.
     pub pn: u64,
@@ -27,6 +27,12 @@ pub struct LostPacket {
     pub bytes: u64,
     /// When it was sent (clock reading).
     pub time_sent: Time,
+    /// Bytes in flight when it was sent, including it (draft-ietf-ccwg-bbr `P.tx_in_flight`).
+    pub tx_in_flight: u64,
+    /// Bytes declared lost since it was sent, including it (`C.lost − P.lost`).
+    pub lost_since_sent: u64,
+    /// It was sent while the sender was application limited (`P.is_app_limited`).
+    pub is_app_limited: bool,
 }
 
 /// A delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation §3.3), taken on each ACK.

@@ -89,6 +89,11 @@ impl DeliveryRate {
         self.app_limited = (self.delivered + bytes_in_flight).max(1);
     }
 
+    /// Total bytes declared lost so far (`C.lost`).
+    pub fn lost(&self) -> u64 {
+        self.lost
+    }
+
     /// `bytes` were declared lost.
     pub fn on_packet_lost(&mut self, bytes: u64) {
         self.lost += bytes;
@@ -162,7 +167,10 @@ mod tests {
         assert_eq!(rs.interval, Dur::from_millis(100));
         assert!((rs.delivery_rate - 100_000.0).abs() < 1e-6);
         assert_eq!(rs.prior_delivered, 0);
-        assert_eq!(rs.tx_in_flight, 10_000, "the last packet left 9 others in flight, plus itself");
+        assert_eq!(
+            rs.tx_in_flight, 10_000,
+            "the last packet left 9 others in flight, plus itself"
+        );
     }
 
     #[test]

@@ -1,10 +1,11 @@
 //! The loss- and ECN-aware bounds of the BBRv3 model: the long-term `inflight_hi`, learnt by
 //! bandwidth probes (§5.5.10.2), and the short-term `bw_lo` / `inflight_lo`, which shrink by β
-//! per round with loss while not probing (§5.5.11), and how they cap cwnd (§5.6.4.7).
+//! per round with loss while not probing (§5.5.10.3), and how they cap cwnd (§5.6.4.7).
 
 use super::probe_bw::AckPhase;
 use super::{Bbr3, Mode, Phase};
-use crate::cc::{CongestionEvent, RateSample};
+use crate::cc::{CongestionEvent, LostPacket, RateSample};
+use crate::time::Time;
 
 impl Bbr3 {
     /// `BBRIsProbingBW`: Startup, ProbeBW_REFILL and ProbeBW_UP push inflight up; the
@@ -31,7 +32,7 @@ impl Bbr3 {
         self.signals.ecn_in_round = false;
     }
 
-    /// `BBRAdaptLowerBoundsFromCongestion` (§5.5.11): after a round with loss, outside probes,
+    /// `BBRAdaptLowerBoundsFromCongestion` (§5.5.10.3): after a round with loss, outside probes,
     /// `bw_lo = max(bw_latest, β·bw_lo)` and `inflight_lo = max(inflight_latest, β·inflight_lo)`,
     /// starting from `max_bw` and cwnd; after a round with CE marks, `inflight_lo ·= 1 −
     /// ecn_factor·ecn_alpha` (Linux v3 `bbr_ecn_lower_bounds`). The floors keep the cut from
@@ -58,21 +59,53 @@ impl Bbr3 {
         }
     }
 
-    /// `BBRResetLowerBounds` (§5.5.11): before a probe, and after ProbeRTT.
+    /// `BBRResetLowerBounds` (§5.5.10.3): before a probe, and after ProbeRTT.
     pub(super) fn reset_lower_bounds(&mut self) {
         self.bw_lo = None;
         self.inflight_lo = None;
     }
 
-    /// `BBRIsInflightTooHigh` (§5.5.10.2): the loss rate of the flight that ended with this
-    /// sample's packet, `lost / tx_in_flight`, exceeds BBRLossThresh, or (with ECN) the last
-    /// round's CE fraction exceeds `ecn_thresh`.
+    /// `IsInflightTooHigh` (§5.5.10.2): the loss rate of the flight that ended with this
+    /// sample's packet, `lost / tx_in_flight`, exceeds BBR.LossThresh. (The draft's second
+    /// case, any loss without selective ACKs, never applies: both profiles report ACK ranges.)
     pub(super) fn is_inflight_too_high(&self, rs: &RateSample) -> bool {
-        let lossy = rs.lost > 0
-            && rs.tx_in_flight > 0
-            && rs.lost as f64 > self.cfg.loss_thresh * rs.tx_in_flight as f64;
-        let marked = self.signals.ecn_eligible && self.signals.ce_ratio > self.cfg.ecn_thresh;
-        lossy || marked
+        rs.lost as f64 > self.cfg.loss_thresh * rs.tx_in_flight as f64
+    }
+
+    /// The ECN counterpart (Linux v3 `bbr_is_inflight_too_high`): with ECN in use, the last
+    /// round's CE fraction exceeds `ecn_thresh`.
+    fn is_ecn_too_high(&self) -> bool {
+        self.signals.ecn_eligible && self.signals.ce_ratio > self.cfg.ecn_thresh
+    }
+
+    /// `HandleLostPacket` (§5.5.10.2), for each packet declared lost: a packet sent during a
+    /// probe whose flight lost more than BBR.LossThresh shows the probe went too high;
+    /// `inflight_hi` is then cut from the inflight level at which losses crossed the threshold.
+    pub(super) fn handle_lost_packet(&mut self, p: &LostPacket, now: Time, delivered: u64) {
+        if !self.cycle.bw_probe_samples {
+            return;
+        }
+        let mut rs = RateSample {
+            tx_in_flight: p.tx_in_flight,
+            lost: p.lost_since_sent,
+            is_app_limited: p.is_app_limited,
+            ..RateSample::default()
+        };
+        if self.is_inflight_too_high(&rs) {
+            rs.tx_in_flight = self.inflight_at_loss(p);
+            self.handle_inflight_too_high(&rs, now, delivered);
+        }
+    }
+
+    /// `InflightAtLoss` (§5.5.10.2): solving `(lost_prev + x) / (inflight_prev + x) =
+    /// LossThresh` for the prefix `x` of packet `p` at which the flight's loss rate crossed the
+    /// threshold; returns `inflight_prev + x`, bytes (`x` = 0 if earlier losses crossed it).
+    fn inflight_at_loss(&self, p: &LostPacket) -> u64 {
+        let thresh = self.cfg.loss_thresh;
+        let inflight_prev = p.tx_in_flight.saturating_sub(p.bytes);
+        let lost_prev = p.lost_since_sent.saturating_sub(p.bytes);
+        let prefix = (thresh * inflight_prev as f64 - lost_prev as f64) / (1.0 - thresh);
+        inflight_prev + prefix.max(0.0) as u64
     }
 
     /// `BBRTargetInflight`: min(BDP with quantization budget, cwnd), bytes.
@@ -80,10 +113,10 @@ impl Bbr3 {
         self.inflight(self.bw(), 1.0).min(self.cwnd)
     }
 
-    /// `BBRHandleInflightTooHigh` (§5.5.10.2): once per probe, `inflight_hi = max(tx_in_flight,
-    /// β · target_inflight)` (not when app-limited: the probe did not reach the path's limit),
-    /// and a probe in ProbeBW_UP stops.
-    pub(super) fn handle_inflight_too_high(&mut self, rs: &RateSample, now: crate::time::Time, delivered: u64) {
+    /// `HandleInflightTooHigh` (§5.5.10.2): once per probe, `inflight_hi = max(tx_in_flight,
+    /// β · TargetInflight())` (not when app-limited: the probe did not reach the path's limit;
+    /// β keeps the cut no deeper than CUBIC's), and a probe in ProbeBW_UP stops.
+    fn handle_inflight_too_high(&mut self, rs: &RateSample, now: Time, delivered: u64) {
         self.cycle.prev_probe_too_high = true;
         self.cycle.bw_probe_samples = false;
         if !rs.is_app_limited {
@@ -95,10 +128,11 @@ impl Bbr3 {
         }
     }
 
-    /// `BBRAdaptUpperBounds` (§5.5.10.2, Linux v3 `bbr_adapt_upper_bounds`): track which ACKs
-    /// carry the feedback of a probe; on a probe's first too-lossy sample cut `inflight_hi`,
-    /// otherwise raise it to any inflight level shown to be safe, and grow it in ProbeBW_UP.
-    /// Returns true when it decided a phase change.
+    /// `AdaptLongTermModel` (§5.3.3.9): track which ACKs carry the feedback of a probe; unless
+    /// this sample's flight lost too much, raise `inflight_hi` to any inflight level shown to be
+    /// safe, and grow it in ProbeBW_UP. Loss cuts it only per lost packet
+    /// (`handle_lost_packet`); ECN marks above `ecn_thresh` cut it here (Linux v3
+    /// `bbr_adapt_upper_bounds`). Returns true when it decided a phase change.
     pub(super) fn adapt_upper_bounds(&mut self, ev: &CongestionEvent<'_>, rs: &RateSample, acked: u64) -> bool {
         let round_start = self.rounds.start();
         if self.cycle.ack_phase == AckPhase::ProbeStarting && round_start {
@@ -118,10 +152,10 @@ impl Bbr3 {
                 return true;
             }
         }
-        if self.is_inflight_too_high(rs) {
-            if self.cycle.bw_probe_samples {
-                self.handle_inflight_too_high(rs, ev.now, ev.delivered);
-            }
+        if self.is_ecn_too_high() && self.cycle.bw_probe_samples {
+            self.handle_inflight_too_high(rs, ev.now, ev.delivered);
+        }
+        if self.is_inflight_too_high(rs) || self.is_ecn_too_high() {
             return false;
         }
         let Some(hi) = self.inflight_hi else {
@@ -143,7 +177,7 @@ impl Bbr3 {
         ev.prior_in_flight + self.mss > self.cwnd
     }
 
-    /// `BBRProbeInflightHiUpward` (§5.3.3.6): while cwnd-limited at `inflight_hi`, raise it by
+    /// `BBRProbeInflightHiUpward` (§5.3.3.9): while cwnd-limited at `inflight_hi`, raise it by
     /// one packet per `probe_up_cnt` bytes acknowledged.
     fn probe_inflight_hi_upward(&mut self, ev: &CongestionEvent<'_>, acked: u64) {
         let Some(hi) = self.inflight_hi else {
@@ -164,7 +198,7 @@ impl Bbr3 {
         }
     }
 
-    /// `BBRRaiseInflightHiSlope` (§5.3.3.6): the growth of `inflight_hi` doubles every round of
+    /// `BBRRaiseInflightHiSlope` (§5.3.3.9): the growth of `inflight_hi` doubles every round of
     /// ProbeBW_UP (1, 2, 4, … packets per round), so a probe finds a larger pipe in log time.
     pub(super) fn raise_inflight_hi_slope(&mut self) {
         let c = &mut self.cycle;
@@ -173,7 +207,7 @@ impl Bbr3 {
         c.probe_up_cnt = (self.cwnd / growth_this_round).max(self.mss);
     }
 
-    /// `BBRInflightWithHeadroom` (§5.3.3.6): `inflight_hi` less 15 % headroom for other flows
+    /// `BBRInflightWithHeadroom` (§5.3.3.9): `inflight_hi` less 15 % headroom for other flows
     /// (at least one packet, never below BBRMinPipeCwnd); unbounded while `inflight_hi` is.
     pub(super) fn inflight_with_headroom(&self) -> u64 {
         let Some(hi) = self.inflight_hi else {
@@ -198,8 +232,17 @@ impl Bbr3 {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_support::{bbr_in, sample};
+    use super::super::test_support::{bbr_in, sample, BDP, MSS};
     use super::*;
+
+    fn lost(tx_in_flight: u64, lost_since_sent: u64) -> LostPacket {
+        LostPacket {
+            bytes: MSS,
+            tx_in_flight,
+            lost_since_sent,
+            ..LostPacket::default()
+        }
+    }
 
     #[test]
     fn bbr3_loss_above_two_percent_in_probe_up_cuts_inflight_hi_to_beta_times_target() {
@@ -207,19 +250,47 @@ mod tests {
         b.cycle.bw_probe_samples = true;
         b.inflight_hi = Some(1_000_000);
         let target = b.target_inflight();
-        // 0.6 packets lost of a 20-packet flight: 3 % > 2 %. The flight is below β · target.
-        let rs = sample(20_000, 600);
-        assert!(b.is_inflight_too_high(&rs));
-        b.handle_inflight_too_high(&rs, crate::time::Time::ZERO, 0);
+        assert_eq!(target, BDP + 2 * MSS, "min(BDP + ProbeBW_UP budget, cwnd)");
+        // This packet alone of a 20-packet flight was lost: 5 % > 2 %. Losses crossed 2 % at
+        // 19 387 B in flight, below β · target, so β · target wins.
+        b.handle_lost_packet(&lost(20 * MSS, MSS), Time::ZERO, 0);
         assert_eq!(b.inflight_hi, Some((0.7 * target as f64) as u64));
         assert_eq!(b.mode, Mode::ProbeBw(Phase::Down), "a too-lossy probe stops");
         assert!(b.cycle.prev_probe_too_high && !b.cycle.bw_probe_samples);
+        // Only once per probe.
+        b.handle_lost_packet(&lost(2 * MSS, 2 * MSS), Time::ZERO, 0);
+        assert_eq!(b.inflight_hi, Some((0.7 * target as f64) as u64));
+    }
+
+    #[test]
+    fn bbr3_inflight_at_loss_is_where_the_loss_rate_crossed_two_percent() {
+        let b = bbr_in(Mode::ProbeBw(Phase::Up));
+        // 19 packets before this one, none lost: x solves x / (19 000 + x) = 0.02.
+        let x = 0.02 * 19_000.0 / 0.98;
+        assert_eq!(b.inflight_at_loss(&lost(20 * MSS, MSS)), 19_000 + x as u64);
+        // Earlier losses already crossed 2 %: the level before this packet.
+        assert_eq!(b.inflight_at_loss(&lost(520 * MSS, 52 * MSS)), 519 * MSS);
+    }
+
+    #[test]
+    fn bbr3_lost_packet_within_two_percent_or_outside_a_probe_leaves_inflight_hi() {
+        let mut b = bbr_in(Mode::ProbeBw(Phase::Up));
+        b.cycle.bw_probe_samples = true;
+        b.handle_lost_packet(&lost(100 * MSS, 2 * MSS), Time::ZERO, 0);
+        assert_eq!(b.inflight_hi, None, "2 % is the threshold, not above it");
+        b.cycle.bw_probe_samples = false;
+        b.handle_lost_packet(&lost(20 * MSS, 10 * MSS), Time::ZERO, 0);
+        assert_eq!(b.inflight_hi, None, "not a packet sent while probing");
+        assert_eq!(b.mode, Mode::ProbeBw(Phase::Up));
     }
 
     #[test]
     fn bbr3_loss_at_two_percent_is_not_too_high() {
         let b = bbr_in(Mode::ProbeBw(Phase::Up));
-        assert!(!b.is_inflight_too_high(&sample(100_000, 2_000)), "2 % is the threshold, not above it");
+        assert!(
+            !b.is_inflight_too_high(&sample(100_000, 2_000)),
+            "2 % is the threshold, not above it"
+        );
         assert!(b.is_inflight_too_high(&sample(100_000, 2_001)));
     }
 
@@ -228,7 +299,7 @@ mod tests {
         let mut b = bbr_in(Mode::ProbeBw(Phase::Up));
         b.cycle.bw_probe_samples = true;
         let big = 10 * b.target_inflight();
-        b.handle_inflight_too_high(&sample(big, big / 10), crate::time::Time::ZERO, 0);
+        b.handle_inflight_too_high(&sample(big, big / 10), Time::ZERO, 0);
         assert_eq!(b.inflight_hi, Some(big));
     }
 

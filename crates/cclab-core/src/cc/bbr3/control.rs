@@ -35,8 +35,9 @@ impl Bbr3 {
             .map_or(self.initial_cwnd(), |r| (gain * bw * r.as_secs_f64()).ceil() as u64)
     }
 
-    /// `BBRQuantizationBudget` (§5.6.4.2): at least 3 send quanta and BBRMinPipeCwnd, plus 2
-    /// packets in ProbeBW_UP so that even a tiny BDP is probed above.
+    /// `QuantizationBudget` (§5.6.4.2): at least the offload budget (3 send quanta, as Linux's
+    /// `bbr_quantization_budget`; §5.5.8.2 allows one for QUIC without pacing offload) and
+    /// BBRMinPipeCwnd, plus 2 packets in ProbeBW_UP so that even a tiny BDP is probed above.
     fn quantization_budget(&self, inflight: u64) -> u64 {
         let mut inflight = inflight.max(3 * self.send_quantum).max(self.min_pipe_cwnd());
         if self.mode == Mode::ProbeBw(Phase::Up) {
@@ -61,15 +62,15 @@ impl Bbr3 {
         self.cwnd = self.cwnd.max(self.prior_cwnd);
     }
 
-    /// `BBRModulateCwndForRecovery` (§5.6.4.4). Recovery periods follow RFC 9002 §7.3.2: one
-    /// starts when a packet sent after the start of the current one is lost, and ends when a
-    /// packet sent after its start is acknowledged. On entry cwnd drops to what is in flight
-    /// (plus what this ACK delivered) and is held there for one round (packet conservation).
-    fn modulate_cwnd_for_recovery(&mut self, ev: &CongestionEvent<'_>, acked: u64, lost: u64) {
+    /// Loss recovery (§5.6.4.4): v3 no longer cuts cwnd on entering fast recovery (its loss
+    /// response is the short-term model, §5.5.10.3); it saves cwnd (`OnEnterFastRecovery`) and
+    /// restores it on exit (`RestoreCwnd`), after which the model bounds it again. Recovery
+    /// periods follow RFC 9002 §7.3.2: one starts when a packet sent after the start of the
+    /// current one is lost, and ends when a packet sent after its start is acknowledged.
+    fn track_recovery(&mut self, ev: &CongestionEvent<'_>) {
         if let Some(start) = self.recovery_start {
             if ev.acked.last().is_some_and(|p| p.time_sent > start) {
                 self.recovery_start = None;
-                self.packet_conservation = false;
                 self.restore_cwnd();
             }
         }
@@ -79,13 +80,6 @@ impl Bbr3 {
         if new_period {
             self.save_cwnd();
             self.recovery_start = Some(ev.now);
-            self.packet_conservation = true;
-            self.cwnd = ev.bytes_in_flight + acked.max(self.mss);
-        } else if lost > 0 {
-            self.cwnd = self.cwnd.saturating_sub(lost).max(self.mss);
-        }
-        if self.packet_conservation {
-            self.cwnd = self.cwnd.max(ev.bytes_in_flight + acked);
         }
     }
 
@@ -106,21 +100,19 @@ impl Bbr3 {
             .max(self.min_pipe_cwnd())
     }
 
-    /// `BBRSetCwnd` (§5.6.4.6): grow toward BBR.max_inflight = `BBRInflight(bw, cwnd_gain) +
-    /// extra_acked` by the bytes acked (before the pipe is full, only grow), never below
+    /// `SetCwnd` (§5.6.4.6): grow toward BBR.max_inflight = `Inflight(cwnd_gain) + extra_acked`
+    /// (§5.6.4.2) by the bytes acked (before the pipe is full, only grow), never below
     /// BBRMinPipeCwnd; then the ProbeRTT cap (§5.6.4.5) and the model's bounds (§5.6.4.7).
-    pub(super) fn set_cwnd(&mut self, ev: &CongestionEvent<'_>, acked: u64, lost: u64) {
+    pub(super) fn set_cwnd(&mut self, ev: &CongestionEvent<'_>, acked: u64) {
         let bdp = self.bdp_multiple(self.bw(), self.gains().1);
         let max_inflight = self.quantization_budget(bdp + self.ack_aggregation_cwnd());
-        self.modulate_cwnd_for_recovery(ev, acked, lost);
-        if !self.packet_conservation {
-            if self.full_bw.filled_pipe {
-                self.cwnd = (self.cwnd + acked).min(max_inflight);
-            } else if self.cwnd < max_inflight || ev.delivered < self.initial_cwnd() {
-                self.cwnd += acked;
-            }
-            self.cwnd = self.cwnd.max(self.min_pipe_cwnd());
+        self.track_recovery(ev);
+        if self.full_bw.filled_pipe {
+            self.cwnd = (self.cwnd + acked).min(max_inflight);
+        } else if self.cwnd < max_inflight || ev.delivered < self.initial_cwnd() {
+            self.cwnd += acked;
         }
+        self.cwnd = self.cwnd.max(self.min_pipe_cwnd());
         if matches!(self.mode, Mode::ProbeRtt(_)) {
             self.cwnd = self.cwnd.min(self.probe_rtt_cwnd());
         }

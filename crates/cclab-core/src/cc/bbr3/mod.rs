@@ -1,27 +1,27 @@
-//! BBR version 3: draft-ietf-ccwg-bbr-01 (October 2024,
-//! <https://datatracker.ietf.org/doc/html/draft-ietf-ccwg-bbr-01>), with the details the draft
-//! leaves open taken from Google's published v3 code (github.com/google/bbr, branch v3,
-//! `net/ipv4/tcp_bbr.c`, "Linux v3" below). Section numbers (§) refer to draft-ietf-ccwg-bbr-01.
+//! BBR version 3: draft-ietf-ccwg-bbr, the working group's latest text (editor's copy,
+//! <https://github.com/ietf-wg-ccwg/draft-ietf-ccwg-bbr> at 4ce5e87; published revisions at
+//! <https://datatracker.ietf.org/doc/draft-ietf-ccwg-bbr/>), with the details the draft leaves
+//! open taken from Google's published v3 code (github.com/google/bbr, branch v3,
+//! `net/ipv4/tcp_bbr.c`, "Linux v3" below). Section numbers (§) refer to that editor's copy.
 //!
 //! Like v1 (`cc::bbr`) it paces at a gain times a bandwidth estimate and caps inflight at a gain
-//! times the BDP, but its model also has bounds learnt from loss and ECN (§5.5.10, §5.5.11):
+//! times the BDP, but its model also has bounds learnt from loss and ECN (§5.5.10, §5.5.10.3):
 //! `inflight_hi`, the long-term ceiling that bandwidth probes found safe (cut to
 //! `max(tx_in_flight, β · target)` when a probe's loss rate exceeds 2 %), and `bw_lo` /
 //! `inflight_lo`, short-term limits cut by β = 0.7 per round with loss (or by the ECN mark
-//! fraction) while not probing. (Later revisions call them `inflight_longterm`, `bw_shortterm`
-//! and `inflight_shortterm`.) ProbeBW is a cycle of four phases (§5.3.3): Down (drain the queue
-//! a probe built), Cruise (hold inflight with headroom), Refill (one round at the estimate) and
-//! Up (probe with growing `inflight_hi`), with a probe every 2–3 s or every min(63, BDP in
-//! packets) rounds, whichever comes first. ProbeRTT runs every 5 s and halves inflight to 0.5 ×
+//! fraction) while not probing. (The draft now calls them `inflight_longterm`, `bw_shortterm`
+//! and `inflight_shortterm`; the code keeps Linux's names.) ProbeBW is a cycle of four phases
+//! (§5.3.3): Down (drain the queue a probe built), Cruise (hold inflight with headroom), Refill
+//! (one round at the estimate) and Up (probe with growing `inflight_hi`), with a probe every
+//! 2–3 s or every min(63, BDP in packets) rounds, whichever comes first. ProbeRTT runs every 5 s and halves inflight to 0.5 ×
 //! BDP rather than v1's 4 packets (§5.3.4).
 //!
 //! Files: `max_bw` (the two-cycle bandwidth filter), `signals` (per-round loss, ECN and latest
 //! delivery), `bounds` (`inflight_hi`, `inflight_lo`, `bw_lo`), `control` (pacing rate, send
 //! quantum, cwnd), `startup` (Startup and Drain), `probe_bw`, `probe_rtt`. Shared with v1:
 //! round counting and the min-RTT estimate (`bbr::model`) and the ACK-aggregation estimate
-//! (`bbr::ack_aggregation`). Not modelled: Linux's per-lost-packet `inflight_hi` refinement
-//! (`bbr_inflight_hi_from_lost_skb`; the loss rate is checked on each ACK's rate sample, as
-//! in §5.5.10.2), undo of spurious recoveries, TSO budgets, PLB, and the fast path.
+//! (`bbr::ack_aggregation`). Not modelled: undo after spurious recovery (§5.5.11), TSO and
+//! pacing-offload budgets beyond 3 send quanta, Linux's PLB and fast path.
 
 mod bounds;
 mod control;
@@ -34,8 +34,8 @@ mod startup;
 mod test_support;
 
 use self::max_bw::MaxBw;
-pub use self::probe_bw::Phase;
 use self::probe_bw::Cycle;
+pub use self::probe_bw::Phase;
 use self::probe_rtt::ProbeRtt;
 use self::signals::Signals;
 use self::startup::FullBw;
@@ -54,7 +54,7 @@ const MIN_PIPE_CWND_PACKETS: u64 = 4;
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Bbr3Config {
-    /// Seed of the generator that draws the wait before each bandwidth probe (§5.3.3.5). The
+    /// Seed of the generator that draws the wait before each bandwidth probe (§5.3.3.8). The
     /// simulator passes one per flow. Default 0.
     pub seed: u64,
     /// Initial congestion window, packets (§5.6.4.1 leaves it to the transport; Linux: 10).
@@ -66,7 +66,8 @@ pub struct Bbr3Config {
     pub startup_pacing_gain: f64,
     /// BBRStartupCwndGain (§5.3.1.1: 2).
     pub startup_cwnd_gain: f64,
-    /// BBRDrainPacingGain (§5.3.2: 0.35; Linux v3 `bbr_drain_gain` = 1/2.885).
+    /// BBR.DrainPacingGain (§5.3.2: 0.5, at most 1 / startup cwnd gain, which drains Startup's
+    /// queue within a round; Linux v3 uses 1/2.885).
     pub drain_pacing_gain: f64,
     /// Pacing gain of ProbeBW_DOWN (§5.3.3.1: 0.90; Linux v3 uses 0.91).
     pub probe_bw_down_pacing_gain: f64,
@@ -83,19 +84,19 @@ pub struct Bbr3Config {
     /// ProbeRTTInterval: ProbeRTT runs when no RTT sample matched or lowered the recent min for
     /// this long (§5.3.4: 5 s).
     pub probe_rtt_interval: Dur,
-    /// MinRTTFilterLen: lifetime of BBR.min_rtt without a refresh (§5.5.3: 10 s).
+    /// MinRTTFilterLen: lifetime of BBR.min_rtt without a refresh (§5.5.7: 10 s).
     pub min_rtt_filter_len: Dur,
     /// BBRBeta: multiplicative cut of `bw_lo`/`inflight_lo` per lossy round and of
     /// `inflight_hi` after a too-lossy probe (§5.5.10: 0.7).
     pub beta: f64,
     /// BBRLossThresh: a probe whose loss rate exceeds this went too high (§5.5.10.2: 2 %).
     pub loss_thresh: f64,
-    /// BBRHeadroom: fraction of `inflight_hi` left free outside probes (§5.3.3.6: 0.15).
+    /// BBR.Headroom: fraction of `inflight_hi` left free outside probes (§2.8: 0.15).
     pub headroom: f64,
     /// BBRStartupFullLossCnt: loss events in one round that, with loss above `loss_thresh`,
     /// end Startup (§5.3.1.3: 6).
     pub startup_full_loss_count: u32,
-    /// Use ECN marks (§5.5.11). Linux v3 does so only on paths whose ECN marks come from a
+    /// Use ECN marks (§5.5.10.3). Linux v3 does so only on paths whose ECN marks come from a
     /// shallow threshold (DCTCP-style) and whose min RTT is at most `ecn_max_rtt`. Default false.
     pub ecn: bool,
     /// ECN is used only while BBR.min_rtt is at most this (Linux v3 `bbr_ecn_max_rtt_us`: 5 ms).
@@ -115,11 +116,11 @@ pub struct Bbr3Config {
     pub extra_acked_max: Dur,
     /// BBRPacingMarginPercent: pace this fraction below the bandwidth estimate (§5.6.2: 1 %).
     pub pacing_margin: f64,
-    /// Reno-coexistence bound on the rounds between probes (§5.3.3.5: 63).
+    /// Reno-coexistence bound on the rounds between probes (§5.3.3.8: 63).
     pub bw_probe_max_rounds: u64,
-    /// Least wall-clock time between bandwidth probes (§5.3.3.5: 2 s) ...
+    /// Least wall-clock time between bandwidth probes (§5.3.3.8: 2 s) ...
     pub bw_probe_base: Dur,
-    /// ... plus a uniform random draw below this (§5.3.3.5: 1 s).
+    /// ... plus a uniform random draw below this (§5.3.3.8: 1 s).
     pub bw_probe_rand: Dur,
 }
 
@@ -131,7 +132,7 @@ impl Default for Bbr3Config {
             initial_rtt: Dur::from_millis(1),
             startup_pacing_gain: 4.0 * core::f64::consts::LN_2,
             startup_cwnd_gain: 2.0,
-            drain_pacing_gain: 0.35,
+            drain_pacing_gain: 0.5,
             probe_bw_down_pacing_gain: 0.90,
             probe_bw_up_pacing_gain: 1.25,
             cwnd_gain: 2.0,
@@ -176,7 +177,7 @@ pub struct Bbr3 {
     mss: u64,
     rounds: Rounds,
     max_bw: MaxBw,
-    /// BBR.min_rtt over MinRTTFilterLen (§5.5.3).
+    /// BBR.min_rtt over MinRTTFilterLen (§5.5.7).
     min_rtt: RtProp,
     /// BBR.probe_rtt_min_delay over ProbeRTTInterval; its expiry schedules ProbeRTT (§5.3.4).
     probe_rtt_min: RtProp,
@@ -184,9 +185,9 @@ pub struct Bbr3 {
     mode: Mode,
     full_bw: FullBw,
     signals: Signals,
-    /// BBR.bw_lo (§5.5.11), `None` = ∞.
+    /// BBR.bw_lo (§5.5.10.3), `None` = ∞.
     bw_lo: Option<f64>,
-    /// BBR.inflight_lo (§5.5.11), `None` = ∞.
+    /// BBR.inflight_lo (§5.5.10.3), `None` = ∞.
     inflight_lo: Option<u64>,
     /// BBR.inflight_hi (§5.5.10), `None` = ∞.
     inflight_hi: Option<u64>,
@@ -202,9 +203,7 @@ pub struct Bbr3 {
     ssthresh: u64,
     /// Start of the current loss-recovery period (RFC 9002 §7.3.2), `None` outside recovery.
     recovery_start: Option<Time>,
-    /// BBR.packet_conservation: first round of recovery (§5.6.4.4).
-    packet_conservation: bool,
-    /// BBR.idle_restart: sending resumed from idle since the last ACK (§5.3.5).
+    /// BBR.idle_restart: sending resumed from idle since the last ACK (§5.4).
     idle_restart: bool,
     /// `C.delivered` range of packets sent during the last ProbeRTT (app-limited samples).
     probe_rtt_bubble: Option<(u64, u64)>,
@@ -236,7 +235,6 @@ impl Bbr3 {
             prior_cwnd: 0,
             ssthresh: u64::MAX,
             recovery_start: None,
-            packet_conservation: false,
             idle_restart: false,
             probe_rtt_bubble: None,
         };
@@ -249,7 +247,7 @@ impl Bbr3 {
     pub fn max_bw(&self) -> f64 {
         self.max_bw.get()
     }
-    /// BBR.bw = min(max_bw, bw_lo), the rate the controls use (§5.5.6), bytes/s.
+    /// BBR.bw = min(max_bw, bw_lo), the rate the controls use (§5.5.10.3), bytes/s.
     pub fn bw(&self) -> f64 {
         self.bw_lo.map_or(self.max_bw(), |lo| lo.min(self.max_bw()))
     }
@@ -314,7 +312,7 @@ impl Bbr3 {
         MIN_PIPE_CWND_PACKETS * self.mss
     }
 
-    /// `BBRUpdateMinRTT` (§5.5.3, Linux v3 `bbr_update_min_rtt`): the 5 s min schedules
+    /// `BBRUpdateMinRTT` (§5.5.7, Linux v3 `bbr_update_min_rtt`): the 5 s min schedules
     /// ProbeRTT; BBR.min_rtt takes it when it is lower or the 10 s estimate expired.
     fn update_min_rtt(&mut self, now: Time, rtt: Option<Dur>) {
         self.probe_rtt_min.update(now, rtt);
@@ -323,7 +321,7 @@ impl Bbr3 {
 }
 
 impl CongestionController for Bbr3 {
-    /// `BBRHandleRestartFromIdle` (§5.3.5): a packet sent with nothing else in flight ends an
+    /// `BBRHandleRestartFromIdle` (§5.4): a packet sent with nothing else in flight ends an
     /// idle period; in ProbeBW it is paced at BBR.bw rather than at the phase's gain, and a
     /// ProbeRTT whose time is up ends (the idle period drained the queue).
     fn on_packet_sent(&mut self, now: Time, _pn: u64, bytes: u64, bytes_in_flight: u64) {
@@ -337,7 +335,7 @@ impl CongestionController for Bbr3 {
         }
     }
 
-    /// `BBRUpdateOnACK` (§5.2.2): model and state first, then pacing rate, send quantum and
+    /// `UpdateOnACK` (§5.2.3): model and state first, then pacing rate, send quantum and
     /// cwnd, in the order of Linux v3 `bbr_main`.
     fn on_congestion_event(&mut self, ev: &CongestionEvent<'_>) {
         let acked = ev.acked_bytes();
@@ -353,12 +351,14 @@ impl CongestionController for Bbr3 {
         }
         let ce_bytes = (ev.ecn_ce * self.mss).min(acked);
         if self.rounds.start() {
-            // §5.6.4.4: packet conservation lasts one round.
-            self.packet_conservation = false;
             self.cycle.rounds_since_probe += 1;
             self.update_ecn_alpha(ev.delivered);
         }
         self.signals.on_ack(ev.delivered, lost, ce_bytes);
+        // §5.2.4: each packet declared lost first (Linux v3 `bbr_skb_marked_lost`).
+        for p in ev.lost {
+            self.handle_lost_packet(p, ev.now, ev.delivered);
+        }
         self.signals.update_latest(rs.as_ref(), ev.delivered);
         self.update_congestion_signals(rs.as_ref());
         if acked > 0 && rs.is_some_and(|rs| rs.delivery_rate > 0.0) {
@@ -378,7 +378,7 @@ impl CongestionController for Bbr3 {
         }
         self.set_pacing_rate_with_gain(self.gains().0);
         self.set_send_quantum();
-        self.set_cwnd(ev, acked, lost);
+        self.set_cwnd(ev, acked);
         self.signals.advance_latest(rs.as_ref());
     }
 
@@ -387,7 +387,6 @@ impl CongestionController for Bbr3 {
     fn on_persistent_congestion(&mut self, now: Time) {
         self.save_cwnd();
         self.recovery_start = Some(now);
-        self.packet_conservation = false;
         self.cwnd = self.mss;
         self.full_bw.reset();
     }

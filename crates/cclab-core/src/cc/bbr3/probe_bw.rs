@@ -2,7 +2,7 @@
 //! below `inflight_hi` with headroom), Refill (one round at the estimate, so the pipe is full
 //! before probing) and Up (pace at 1.25× and raise `inflight_hi` until loss, ECN or a plateau).
 //! A probe starts every 2–3 s (random) or after min(63, BDP in packets) rounds, whichever comes
-//! first (§5.3.3.5): rarely enough to coexist with Reno/CUBIC, often enough to survive random loss.
+//! first (§5.3.3.8): rarely enough to coexist with Reno/CUBIC, often enough to survive random loss.
 
 use super::{Bbr3, Mode};
 use crate::cc::{CongestionEvent, RateSample};
@@ -50,7 +50,7 @@ pub(super) enum AckPhase {
     ProbeStopping,
 }
 
-/// Probing state of the cycle (§5.3.3.6). Sizes in bytes.
+/// Probing state of the cycle (§5.3.3.9). Sizes in bytes.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) struct Cycle {
     /// BBR.cycle_stamp: start of the wait for the next probe (Down) or of Up.
@@ -92,17 +92,21 @@ impl Default for Cycle {
 }
 
 impl Bbr3 {
-    /// `BBRPickProbeWait` (§5.3.3.5): 0 or 1 rounds already counted toward the Reno bound, and
+    /// `BBRPickProbeWait` (§5.3.3.8): 0 or 1 rounds already counted toward the Reno bound, and
     /// a wall-clock wait of `bw_probe_base` plus a uniform draw below `bw_probe_rand`, from the
     /// generator seeded by `Bbr3Config::seed`.
     fn pick_probe_wait(&mut self) {
         self.cycle.rounds_since_probe = self.rng.random_range(0..2);
         let spread = self.cfg.bw_probe_rand.as_nanos();
-        let extra = if spread > 0 { self.rng.random_range(0..spread) } else { 0 };
+        let extra = if spread > 0 {
+            self.rng.random_range(0..spread)
+        } else {
+            0
+        };
         self.cycle.probe_wait = self.cfg.bw_probe_base + Dur::from_nanos(extra);
     }
 
-    /// `BBRStartProbeBW_DOWN` (§5.3.3.6): a new cycle; forget the probe's signals and pick
+    /// `BBRStartProbeBW_DOWN` (§5.3.3.9): a new cycle; forget the probe's signals and pick
     /// when to probe next. Also the entry to ProbeBW from Drain.
     pub(super) fn start_probe_bw_down(&mut self, now: Time, delivered: u64) {
         self.signals.reset();
@@ -114,15 +118,12 @@ impl Bbr3 {
         self.mode = Mode::ProbeBw(Phase::Down);
     }
 
-    /// `BBRStartProbeBW_CRUISE` (§5.3.3.6).
+    /// `BBRStartProbeBW_CRUISE` (§5.3.3.9).
     pub(super) fn start_probe_bw_cruise(&mut self) {
-        if let (Some(lo), Some(hi)) = (&mut self.inflight_lo, self.inflight_hi) {
-            *lo = (*lo).min(hi);
-        }
         self.mode = Mode::ProbeBw(Phase::Cruise);
     }
 
-    /// `BBRStartProbeBW_REFILL` (§5.3.3.6): drop the short-term bounds and refill the pipe for
+    /// `BBRStartProbeBW_REFILL` (§5.3.3.9): drop the short-term bounds and refill the pipe for
     /// one round; the first Up round grows `inflight_hi` by `2^up_rounds` packets.
     pub(super) fn start_probe_bw_refill(&mut self, delivered: u64, up_rounds: u32) {
         self.reset_lower_bounds();
@@ -134,7 +135,7 @@ impl Bbr3 {
         self.mode = Mode::ProbeBw(Phase::Refill);
     }
 
-    /// `BBRStartProbeBW_UP` (§5.3.3.6): restart the plateau detector from this sample.
+    /// `BBRStartProbeBW_UP` (§5.3.3.9): restart the plateau detector from this sample.
     fn start_probe_bw_up(&mut self, now: Time, delivered: u64, rs: &RateSample) {
         self.cycle.ack_phase = AckPhase::ProbeStarting;
         self.rounds.restart(delivered);
@@ -145,14 +146,14 @@ impl Bbr3 {
         self.raise_inflight_hi_slope();
     }
 
-    /// `BBRIsRenoCoexistenceProbeTime` (§5.3.3.5): a Reno flow with our BDP would probe
+    /// `BBRIsRenoCoexistenceProbeTime` (§5.3.3.8): a Reno flow with our BDP would probe
     /// (lose a packet) every BDP-in-packets rounds; wait no longer, and at most 63 rounds.
     fn is_reno_coexistence_probe_time(&self) -> bool {
         let rounds = (self.target_inflight() / self.mss).min(self.cfg.bw_probe_max_rounds);
         self.cycle.rounds_since_probe >= rounds
     }
 
-    /// `BBRCheckTimeToProbeBW` (§5.3.3.6): start Refill when the wait or the Reno bound is up.
+    /// `BBRCheckTimeToProbeBW` (§5.3.3.9): start Refill when the wait or the Reno bound is up.
     /// With ECN (Linux v3 `bbr_ecn_reprobe_gain`), a cycle that saw marks but no loss reprobes at
     /// once, its first Up round growing `inflight_hi` by about half of it.
     fn check_time_to_probe_bw(&mut self, now: Time, delivered: u64) -> bool {
@@ -170,13 +171,13 @@ impl Bbr3 {
         false
     }
 
-    /// `BBRCheckTimeToCruise` (§5.3.3.6): Down ends once inflight is at most both
+    /// `BBRCheckTimeToCruise` (§5.3.3.9): Down ends once inflight is at most both
     /// `inflight_hi` less headroom and `BBRInflight(max_bw, 1)`.
     fn check_time_to_cruise(&self, inflight: u64) -> bool {
         inflight <= self.inflight_with_headroom() && inflight <= self.inflight(self.max_bw(), 1.0)
     }
 
-    /// `BBRUpdateProbeBWCyclePhase` (§5.3.3.6, Linux v3 `bbr_update_cycle_phase`), once the
+    /// `BBRUpdateProbeBWCyclePhase` (§5.3.3.9, Linux v3 `bbr_update_cycle_phase`), once the
     /// pipe was filled: adapt the upper bound, then move through the cycle. Inflight is
     /// measured before this ACK (`prior_in_flight`).
     pub(super) fn update_probe_bw_cycle_phase(&mut self, ev: &CongestionEvent<'_>, rs: &RateSample, acked: u64) {
@@ -243,10 +244,16 @@ mod tests {
         b.inflight_hi = Some(2 * BDP);
         let r = rtt_of(RTT);
         let rs = sample(BDP, 0);
-        let ev = CongestionEvent { prior_in_flight: BDP + MSS, ..event(at(1), &[], &[], &r) };
+        let ev = CongestionEvent {
+            prior_in_flight: BDP + MSS,
+            ..event(at(1), &[], &[], &r)
+        };
         b.update_probe_bw_cycle_phase(&ev, &rs, MSS);
         assert_eq!(b.mode, Mode::ProbeBw(Phase::Down), "still above one BDP");
-        let ev = CongestionEvent { prior_in_flight: BDP, ..event(at(2), &[], &[], &r) };
+        let ev = CongestionEvent {
+            prior_in_flight: BDP,
+            ..event(at(2), &[], &[], &r)
+        };
         b.update_probe_bw_cycle_phase(&ev, &rs, MSS);
         assert_eq!(b.mode, Mode::ProbeBw(Phase::Cruise));
         // With inflight_hi barely above the BDP, the 15 % headroom is the tighter target.
@@ -268,10 +275,17 @@ mod tests {
         let rs = sample(BDP, 0);
         b.update_probe_bw_cycle_phase(&event(at(2500), &[], &[], &r), &rs, MSS);
         assert_eq!(b.mode, Mode::ProbeBw(Phase::Cruise), "2.5 s have not passed yet");
-        let ev = CongestionEvent { delivered: 7 * MSS, ..event(at(2501), &[], &[], &r) };
+        let ev = CongestionEvent {
+            delivered: 7 * MSS,
+            ..event(at(2501), &[], &[], &r)
+        };
         b.update_probe_bw_cycle_phase(&ev, &rs, MSS);
         assert_eq!(b.mode, Mode::ProbeBw(Phase::Refill));
-        assert_eq!((b.bw_lo, b.inflight_lo), (None, None), "Refill drops the short-term bounds");
+        assert_eq!(
+            (b.bw_lo, b.inflight_lo),
+            (None, None),
+            "Refill drops the short-term bounds"
+        );
         // No round has ended since Refill began: stay.
         b.rounds.on_sample(0, 8 * MSS);
         b.update_probe_bw_cycle_phase(&event(at(2510), &[], &[], &r), &rs, MSS);
@@ -305,7 +319,10 @@ mod tests {
         b.update_probe_bw_cycle_phase(&event(at(1), &[], &[], &r), &rs, MSS);
         assert_eq!(b.mode, Mode::ProbeBw(Phase::Up));
         b.full_bw.full_bw_now = true;
-        let ev = CongestionEvent { delivered: 3 * MSS, ..event(at(2), &[], &[], &r) };
+        let ev = CongestionEvent {
+            delivered: 3 * MSS,
+            ..event(at(2), &[], &[], &r)
+        };
         b.update_probe_bw_cycle_phase(&ev, &rs, MSS);
         assert_eq!(b.mode, Mode::ProbeBw(Phase::Down));
         assert_eq!(b.pacing_gain(), 0.9);

@@ -109,14 +109,22 @@ mod tests {
         let r = rtt_of(RTT);
         // bbr_in measured min_rtt at t = 0; 5 s later a higher sample expires the 5 s minimum.
         b.update_min_rtt(at(5001), Some(RTT * 2));
-        let ev = CongestionEvent { bytes_in_flight: cwnd, delivered: 100 * MSS, ..event(at(5001), &[], &[], &r) };
+        let ev = CongestionEvent {
+            bytes_in_flight: cwnd,
+            delivered: 100 * MSS,
+            ..event(at(5001), &[], &[], &r)
+        };
         b.check_probe_rtt(&ev);
         assert!(matches!(b.mode, Mode::ProbeRtt(_)));
-        b.set_cwnd(&ev, MSS, 0);
+        b.set_cwnd(&ev, MSS);
         assert_eq!(b.cwnd, BDP / 2, "v3 halves the BDP instead of v1's 4 packets");
         assert_eq!(b.min_rtt(), Some(RTT), "the 10 s min_rtt holds");
         // Inflight reaches the cap at 5.1 s: the 200 ms clock starts, and a new round.
-        let low = CongestionEvent { bytes_in_flight: BDP / 2, delivered: 110 * MSS, ..event(at(5100), &[], &[], &r) };
+        let low = CongestionEvent {
+            bytes_in_flight: BDP / 2,
+            delivered: 110 * MSS,
+            ..event(at(5100), &[], &[], &r)
+        };
         b.check_probe_rtt(&low);
         b.rounds.on_sample(111 * MSS, 150 * MSS);
         b.check_probe_rtt(&CongestionEvent { now: at(5200), ..low });

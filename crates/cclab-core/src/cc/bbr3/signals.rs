@@ -1,4 +1,4 @@
-//! Congestion signals BBRv3 gathers per round trip (§5.5.10.3, §5.5.11; Linux v3
+//! Congestion signals BBRv3 gathers per round trip (§5.5.10.3, §5.5.10.3; Linux v3
 //! `bbr_update_latest_delivery_signals`, `bbr_note_loss`, `bbr_update_ecn_alpha`): whether
 //! the round saw loss or CE marks, the most data and the highest rate delivered in the latest
 //! round (the floor of the short-term bounds), and a per-round EWMA of the CE-marked fraction.
@@ -109,7 +109,7 @@ impl Signals {
         }
     }
 
-    /// `BBRResetCongestionSignals` (§5.3.3.6): forget a probe's signals before adapting to new ones.
+    /// `BBRResetCongestionSignals` (§5.3.3.9): forget a probe's signals before adapting to new ones.
     pub(super) fn reset(&mut self) {
         self.loss_in_round = false;
         self.ecn_in_round = false;
