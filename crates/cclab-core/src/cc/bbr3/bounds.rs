@@ -321,6 +321,25 @@ mod tests {
     }
 
     #[test]
+    fn bbr3_ce_marked_round_cuts_inflight_lo_by_a_third_of_ecn_alpha() {
+        let mut b = bbr_in(Mode::ProbeBw(Phase::Cruise));
+        b.signals = super::super::signals::Signals::new(true);
+        b.cfg.ecn_max_rtt = crate::time::Dur::from_millis(200);
+        // Round 1: half of 10 kB marked. α starts at 1: α = 15/16 · 1 + 1/16 · 0.5.
+        b.signals.on_ack(10_000, 0, 5_000);
+        b.update_ecn_alpha(10_000);
+        assert!(b.signals.ecn_eligible, "min RTT 125 ms ≤ ecn_max_rtt");
+        let alpha = 15.0 / 16.0 + 0.5 / 16.0;
+        assert!((b.signals.ecn_alpha - alpha).abs() < 1e-12);
+        // Round 2 sees a mark: at its end inflight_lo = cwnd · (1 − α/3).
+        b.signals.on_ack(20_000, 0, MSS);
+        b.adapt_lower_bounds();
+        let cwnd = b.cwnd as f64;
+        assert_eq!(b.inflight_lo, Some((cwnd * (1.0 - alpha / 3.0)) as u64));
+        assert_eq!(b.bw_lo, None, "ECN alone bounds the volume, not the rate");
+    }
+
+    #[test]
     fn bbr3_lower_bounds_stay_off_while_probing() {
         let mut b = bbr_in(Mode::ProbeBw(Phase::Up));
         b.signals.loss_in_round = true;
