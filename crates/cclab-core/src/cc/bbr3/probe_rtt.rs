@@ -58,7 +58,7 @@ impl Bbr3 {
     /// `BBRCheckProbeRTTDone` (§5.3.4): once ProbeRTTDuration has passed, schedule the next
     /// ProbeRTT no sooner than ProbeRTTInterval from now, restore cwnd and leave.
     pub(super) fn check_probe_rtt_done(&mut self, now: Time, p: ProbeRtt) {
-        if !p.done_stamp.is_some_and(|done| now > done) {
+        if p.done_stamp.is_none_or(|done| now <= done) {
             return;
         }
         self.probe_rtt_min.restamp(now);
