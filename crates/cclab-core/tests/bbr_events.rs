@@ -29,6 +29,7 @@ fn lost(pn: u64) -> LostPacket {
         pn,
         bytes: MSS,
         time_sent: Time::ZERO,
+        ..Default::default()
     }
 }
 
@@ -53,6 +54,7 @@ fn ack(
         is_app_limited: false,
         rtt: now - a[0].time_sent,
         lost: 0,
+        tx_in_flight: in_flight,
     };
     bbr.on_congestion_event(&CongestionEvent {
         now,

@@ -96,7 +96,7 @@ const KEYS: &[&str] = &[
 const VALUES: &[&str] = &[
     "\"20ms\"", "\"0s\"", "\"100Mbps\"", "\"0.4bps\"", "\"unlimited\"", "\"1500B\"", "\"1e400GB\"", "\"-5ms\"",
     "\"droptail\"", "\"red\"", "\"codel\"", "\"bernoulli\"", "\"gilbert-elliott\"", "\"newreno\"", "\"cubic\"",
-    "\"bbr\"", "\"quic\"", "\"tcp\"", "\"dccp\"", "\"bulk\"", "\"cbr\"", "\"dumbbell\"", "\"p2p\"",
+    "\"bbr\"", "\"bbr3\"", "\"quic\"", "\"tcp\"", "\"dccp\"", "\"bulk\"", "\"cbr\"", "\"dumbbell\"", "\"p2p\"",
     "\"no/such/trace\"", "0", "1", "-1", "0.5", "1e308", "nan", "inf", "18446744073709551615",
     "9223372036854775807", "true", "false", "[]", "[1, \"a\"]", "{}", "{ kind = \"red\" }", "1979-05-27T07:32:00Z",
     "\"\"", "\"a\\nb\"",

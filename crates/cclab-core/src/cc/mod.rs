@@ -19,7 +19,7 @@ pub struct AckedPacket {
 }
 
 /// One packet declared lost.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct LostPacket {
     /// Packet number.
     pub pn: u64,
@@ -27,6 +27,12 @@ pub struct LostPacket {
     pub bytes: u64,
     /// When it was sent (clock reading).
     pub time_sent: Time,
+    /// Bytes in flight when it was sent, including it (draft-ietf-ccwg-bbr `P.tx_in_flight`).
+    pub tx_in_flight: u64,
+    /// Bytes declared lost since it was sent, including it (`C.lost − P.lost`).
+    pub lost_since_sent: u64,
+    /// It was sent while the sender was application limited (`P.is_app_limited`).
+    pub is_app_limited: bool,
 }
 
 /// A delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation §3.3), taken on each ACK.
@@ -46,6 +52,9 @@ pub struct RateSample {
     pub rtt: Dur,
     /// Bytes lost since that packet was sent.
     pub lost: u64,
+    /// Bytes in flight when that packet was sent, including it (draft-ietf-ccwg-bbr
+    /// `P.tx_in_flight`): the inflight level whose loss rate `lost` measures.
+    pub tx_in_flight: u64,
 }
 
 /// Everything a controller learns from one ACK frame (or one loss-detection timeout).
@@ -170,6 +179,7 @@ pub trait CongestionController: Send {
 }
 
 pub mod bbr;
+pub mod bbr3;
 pub mod cubic;
 pub mod delay_exit;
 pub mod hystart;
@@ -181,6 +191,7 @@ pub mod slow_start;
 pub(crate) mod test_util;
 pub mod train_ss;
 pub use bbr::{Bbr, BbrConfig};
+pub use bbr3::{Bbr3, Bbr3Config};
 pub use cubic::{Cubic, CubicConfig};
 pub use new_reno::{NewReno, NewRenoConfig};
 pub use registry::CcConfig;

@@ -221,6 +221,7 @@ mod tests {
             pn: 1,
             bytes: MSS,
             time_sent: Time(10),
+            ..Default::default()
         }];
         c.on_congestion_event(&event(Time(100), &[], &lost, &rtt));
         assert_eq!((c.window(), c.ssthresh()), (6000, 6000));
@@ -231,6 +232,7 @@ mod tests {
             pn: 2,
             bytes: MSS,
             time_sent: Time(20),
+            ..Default::default()
         }];
         c.on_congestion_event(&event(Time(110), &[acked(3, 30)], &lost2, &rtt));
         assert_eq!(c.window(), 6000);
@@ -242,6 +244,7 @@ mod tests {
             pn: 10,
             bytes: MSS,
             time_sent: Time(160),
+            ..Default::default()
         }];
         c.on_congestion_event(&event(Time(300), &[], &lost3, &rtt));
         assert_eq!(c.window(), 3000);

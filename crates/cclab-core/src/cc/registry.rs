@@ -2,6 +2,7 @@
 //! Adding an algorithm = its file in `cc/` + one variant here + one arm in `build`.
 
 use super::bbr::{Bbr, BbrConfig};
+use super::bbr3::{Bbr3, Bbr3Config};
 use super::cubic::picoquic::{PicoquicCubic, PicoquicCubicConfig};
 use super::cubic::{Cubic, CubicConfig};
 use super::new_reno::{NewReno, NewRenoConfig};
@@ -23,6 +24,8 @@ pub enum CcConfig {
     CubicPicoquic(PicoquicCubicConfig),
     /// BBRv1, draft-cardwell-iccrg-bbr-congestion-control-00.
     Bbr(BbrConfig),
+    /// BBRv3, draft-ietf-ccwg-bbr-01 with Linux v3's details (`algorithm = "bbr3"`).
+    Bbr3(Bbr3Config),
 }
 
 impl CcConfig {
@@ -33,6 +36,7 @@ impl CcConfig {
             CcConfig::Cubic(c) => Box::new(Cubic::new(c, now, mss)),
             CcConfig::CubicPicoquic(c) => Box::new(PicoquicCubic::new(c, mss)),
             CcConfig::Bbr(c) => Box::new(Bbr::new(c, now, mss)),
+            CcConfig::Bbr3(c) => Box::new(Bbr3::new(c, now, mss)),
         }
     }
 }

@@ -21,6 +21,8 @@ pub struct PacketDelivery {
     pub is_app_limited: bool,
     /// Bytes declared lost before this packet was sent.
     pub lost: u64,
+    /// Bytes in flight just before this packet was sent (`P.tx_in_flight` less the packet).
+    pub in_flight_before: u64,
 }
 
 /// The part of a sample being assembled while one ACK's packets are processed (`rs.*`).
@@ -32,6 +34,7 @@ struct PendingSample {
     is_app_limited: bool,
     rtt: Dur,
     lost_at_send: u64,
+    tx_in_flight: u64,
 }
 
 /// Connection-level delivery-rate state (the draft's `C.*` fields) and the sample in progress.
@@ -76,6 +79,7 @@ impl DeliveryRate {
             first_sent_time: self.first_sent_time,
             is_app_limited: self.app_limited != 0,
             lost: self.lost,
+            in_flight_before: bytes_in_flight,
         }
     }
 
@@ -83,6 +87,11 @@ impl DeliveryRate {
     /// samples taken until it is acknowledged are flagged app-limited.
     pub fn on_app_limited(&mut self, bytes_in_flight: u64) {
         self.app_limited = (self.delivered + bytes_in_flight).max(1);
+    }
+
+    /// Total bytes declared lost so far (`C.lost`).
+    pub fn lost(&self) -> u64 {
+        self.lost
     }
 
     /// `bytes` were declared lost.
@@ -103,6 +112,7 @@ impl DeliveryRate {
             is_app_limited: p.is_app_limited,
             rtt: now.saturating_since(time_sent),
             lost_at_send: p.lost,
+            tx_in_flight: p.in_flight_before + bytes,
         });
         self.first_sent_time = time_sent;
     }
@@ -131,6 +141,7 @@ impl DeliveryRate {
             is_app_limited: s.is_app_limited,
             rtt: s.rtt,
             lost: self.lost - s.lost_at_send,
+            tx_in_flight: s.tx_in_flight,
         })
     }
 }
@@ -156,6 +167,10 @@ mod tests {
         assert_eq!(rs.interval, Dur::from_millis(100));
         assert!((rs.delivery_rate - 100_000.0).abs() < 1e-6);
         assert_eq!(rs.prior_delivered, 0);
+        assert_eq!(
+            rs.tx_in_flight, 10_000,
+            "the last packet left 9 others in flight, plus itself"
+        );
     }
 
     #[test]

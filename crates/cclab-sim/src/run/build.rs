@@ -75,8 +75,11 @@ pub fn flow_endpoints(f: &FlowConfig, flow: FlowId, seed: u64, index: u32, start
         ProfileKind::Quic | ProfileKind::Tcp => {
             let mut cc = f.cc.clone().unwrap_or_else(|| CcConfig::NewReno(Default::default()));
             // Randomised controllers draw from a per-flow stream; a seed in [flow.cc] offsets it.
-            if let CcConfig::Bbr(b) = &mut cc {
-                b.seed ^= derive_seed(seed, Stream::FlowSender, index);
+            let flow_seed = derive_seed(seed, Stream::FlowSender, index);
+            match &mut cc {
+                CcConfig::Bbr(b) => b.seed ^= flow_seed,
+                CcConfig::Bbr3(b) => b.seed ^= flow_seed,
+                _ => {}
             }
             let scfg = SenderConfig {
                 handshake: f.handshake.clone(),

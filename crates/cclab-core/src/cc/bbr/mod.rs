@@ -18,7 +18,7 @@
 //! `startup` (Startup and Drain), `probe_bw`, `probe_rtt`. Not modelled: other Linux additions
 //! (long-term policer bandwidth, TSO budget, 1 % pacing margin).
 
-mod ack_aggregation;
+pub(crate) mod ack_aggregation;
 mod control;
 pub(crate) mod model;
 mod probe_bw;

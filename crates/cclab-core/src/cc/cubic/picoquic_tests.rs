@@ -33,6 +33,7 @@ fn lost(pns: std::ops::RangeInclusive<u64>, time_sent: Time) -> Vec<LostPacket> 
         pn,
         bytes: MSS,
         time_sent,
+        ..Default::default()
     })
     .collect()
 }

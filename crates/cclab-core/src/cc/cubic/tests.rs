@@ -40,6 +40,7 @@ fn lost(time_sent: Time) -> LostPacket {
         pn: 1,
         bytes: MSS,
         time_sent,
+        ..Default::default()
     }
 }
 

@@ -126,10 +126,14 @@ impl Sender {
         let persistent = self
             .loss
             .detect_lost(t, &mut self.sent, &self.rtt, max_ack_delay, |pn, p, trigger| {
+                self.rate.on_packet_lost(p.bytes as u64);
                 lost.push(LostPacket {
                     pn,
                     bytes: p.bytes as u64,
                     time_sent: p.time_sent,
+                    tx_in_flight: p.delivery.in_flight_before + p.bytes as u64,
+                    lost_since_sent: self.rate.lost() - p.delivery.lost,
+                    is_app_limited: p.delivery.is_app_limited,
                 });
                 if let Some(c) = p.data {
                     self.stream.queue_retransmission(c);
@@ -137,7 +141,6 @@ impl Sender {
                 if p.ack_frequency_seq.is_some() && p.ack_frequency_seq == self.last_af_frame.map(|f| f.sequence) {
                     self.af_resend = true;
                 }
-                self.rate.on_packet_lost(p.bytes as u64);
                 if self.trace.is_on() {
                     self.trace.push(TraceEvent::PacketLost {
                         time: now,
