@@ -5,6 +5,7 @@ use super::bbr::{Bbr, BbrConfig};
 use super::cubic::picoquic::{PicoquicCubic, PicoquicCubicConfig};
 use super::cubic::{Cubic, CubicConfig};
 use super::new_reno::{NewReno, NewRenoConfig};
+use super::scalable::{Dctcp, DctcpConfig, Prague, PragueConfig};
 use super::CongestionController;
 use crate::time::Time;
 use serde::Deserialize;
@@ -23,6 +24,10 @@ pub enum CcConfig {
     CubicPicoquic(PicoquicCubicConfig),
     /// BBRv1, draft-cardwell-iccrg-bbr-congestion-control-00.
     Bbr(BbrConfig),
+    /// DCTCP, RFC 8257.
+    Dctcp(DctcpConfig),
+    /// Prague, draft-briscoe-iccrg-prague-congestion-control-04 (L4S; marks ECT(1)).
+    Prague(PragueConfig),
 }
 
 impl CcConfig {
@@ -33,6 +38,8 @@ impl CcConfig {
             CcConfig::Cubic(c) => Box::new(Cubic::new(c, now, mss)),
             CcConfig::CubicPicoquic(c) => Box::new(PicoquicCubic::new(c, mss)),
             CcConfig::Bbr(c) => Box::new(Bbr::new(c, now, mss)),
+            CcConfig::Dctcp(c) => Box::new(Dctcp::new(c, mss)),
+            CcConfig::Prague(c) => Box::new(Prague::new(c, mss)),
         }
     }
 }

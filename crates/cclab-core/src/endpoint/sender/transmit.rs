@@ -6,7 +6,7 @@ use super::Sender;
 use crate::endpoint::TraceEvent;
 use crate::recovery::sent::SentPacket;
 use crate::time::Time;
-use crate::wire::packet::{AckFrequencyFrame, DataChunk, Datagram, Ecn, Packet};
+use crate::wire::packet::{AckFrequencyFrame, DataChunk, Datagram, Packet};
 
 /// Largest QUIC varint (RFC 9000 §16): an ACK_FREQUENCY frame with every field at this value
 /// bounds the frame's size before the real frame is chosen.
@@ -178,11 +178,10 @@ impl Sender {
             size,
             packet: p.clone(),
         });
-        let ecn = if self.ecn { Ecn::Ect0 } else { Ecn::NotEct };
         Datagram {
             flow: self.flow,
             size,
-            ecn,
+            ecn: self.ecn,
             packet: p,
         }
     }
