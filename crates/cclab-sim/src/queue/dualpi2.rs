@@ -71,10 +71,20 @@ impl DualPi2Config {
     pub fn validate(&self) -> Result<(), String> {
         if self.target.0 == 0 || self.tupdate.0 == 0 {
             Err("DualPI2 needs a positive target and tupdate".into())
-        } else if !(self.alpha >= 0.0 && self.beta >= 0.0 && self.k > 0.0) {
-            Err(format!("DualPI2 needs alpha, beta >= 0 and k > 0, got {}, {}, {}", self.alpha, self.beta, self.k))
+        } else if ![self.alpha, self.beta, self.k]
+            .iter()
+            .all(|v| v.is_finite() && *v >= 0.0)
+            || self.k == 0.0
+        {
+            Err(format!(
+                "DualPI2 needs finite alpha, beta >= 0 and k > 0, got {}, {}, {}",
+                self.alpha, self.beta, self.k
+            ))
         } else if !(self.classic_share > 0.0 && self.classic_share < 1.0) {
-            Err(format!("DualPI2 needs classic_share in (0, 1), got {}", self.classic_share))
+            Err(format!(
+                "DualPI2 needs classic_share in (0, 1), got {}",
+                self.classic_share
+            ))
         } else {
             Ok(())
         }
@@ -98,7 +108,9 @@ impl Lane {
     }
     /// Sojourn time of the head packet at `now` (A.1 `time()`), zero when empty.
     fn time(&self, now: Time) -> Dur {
-        self.fifo.front().map_or(Dur::ZERO, |p| now.saturating_since(p.enqueued))
+        self.fifo
+            .front()
+            .map_or(Dur::ZERO, |p| now.saturating_since(p.enqueued))
     }
 }
 
@@ -315,7 +327,9 @@ mod tests {
             q.enqueue(Time::ZERO, pkt(1500, Ecn::Ect1), &mut rng);
             q.enqueue(Time::ZERO, pkt(1500, Ecn::NotEct), &mut rng);
         }
-        let order: Vec<bool> = (0..100).map(|_| q.dequeue(Time::ZERO).unwrap().dgram.ecn != Ecn::NotEct).collect();
+        let order: Vec<bool> = (0..100)
+            .map(|_| q.dequeue(Time::ZERO).unwrap().dgram.ecn != Ecn::NotEct)
+            .collect();
         assert!(order[0], "L first");
         let classic = order.iter().filter(|l| !**l).count();
         assert!((9..=11).contains(&classic), "C served {classic} of 100");

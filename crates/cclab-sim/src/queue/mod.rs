@@ -116,9 +116,14 @@ impl QueueConfig {
             QueueConfig::Pie(c) if c.target.0 == 0 || c.t_update.0 == 0 => {
                 Err("PIE needs a positive target and t_update".into())
             }
-            QueueConfig::Pie(c) if !(c.alpha >= 0.0 && c.beta >= 0.0) => {
-                Err(format!("PIE needs alpha, beta >= 0, got {} and {}", c.alpha, c.beta))
-            }
+            QueueConfig::Pie(c) if ![c.alpha, c.beta].iter().all(|v| v.is_finite() && *v >= 0.0) => Err(format!(
+                "PIE needs finite alpha, beta >= 0, got {} and {}",
+                c.alpha, c.beta
+            )),
+            QueueConfig::Pie(c) if !(0.0..=1.0).contains(&c.mark_ecn_threshold) => Err(format!(
+                "PIE needs mark_ecn_threshold in [0, 1], got {}",
+                c.mark_ecn_threshold
+            )),
             QueueConfig::Pie(_) => Ok(()),
         }
     }

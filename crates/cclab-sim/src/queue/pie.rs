@@ -97,7 +97,10 @@ impl Pie {
     fn catch_up(&mut self, now: Time) {
         while self.next_update <= now {
             let at = self.next_update;
-            let qdelay = self.fifo.front().map_or(0.0, |p| at.saturating_since(p.enqueued).as_secs_f64());
+            let qdelay = self
+                .fifo
+                .front()
+                .map_or(0.0, |p| at.saturating_since(p.enqueued).as_secs_f64());
             if qdelay == 0.0 && self.qdelay_old == 0.0 && self.drop_prob == 0.0 {
                 // Fixed point while idle: skip the remaining steps at once.
                 let steps = now.saturating_since(at).0 / self.cfg.t_update.0 + 1;

@@ -70,7 +70,8 @@ impl ScalableWindow {
     pub(crate) fn on_event(&mut self, ev: &CongestionEvent<'_>, increase: f64) {
         self.app_limited = ev.app_limited;
         if let Some(last) = ev.acked.last() {
-            self.alpha.on_ack(ev.acked.len() as u64, ev.ecn_ce, last.pn, self.next_pn);
+            self.alpha
+                .on_ack(ev.acked.len() as u64, ev.ecn_ce, last.pn, self.next_pn);
         }
         for p in ev.acked {
             if self.sent_in_reduction(p.time_sent) {
@@ -82,7 +83,7 @@ impl ScalableWindow {
             }
             if self.cwnd < self.ssthresh {
                 // Slow start, RFC 9002 §7.3.1 / RFC 5681 §3.1.
-                self.cwnd += p.bytes;
+                self.cwnd = self.cwnd.saturating_add(p.bytes);
             } else {
                 // Congestion avoidance: `increase` MSS per cwnd of acknowledged bytes
                 // (RFC 9002 §7.3.3 with Prague's scaled increase).
@@ -90,7 +91,7 @@ impl ScalableWindow {
                 let steps = (self.ca_acked / self.cwnd as f64).floor();
                 if steps >= 1.0 {
                     self.ca_acked -= steps * self.cwnd as f64;
-                    self.cwnd += (steps as u64) * self.mss;
+                    self.cwnd = self.cwnd.saturating_add((steps as u64).saturating_mul(self.mss));
                 }
             }
         }

@@ -157,7 +157,9 @@ impl Sender {
             clock,
             peer_max_ack_delay: cfg.peer_max_ack_delay,
             pacing: cfg.pacing.clone(),
-            ecn: cc.ecn_codepoint().unwrap_or(if cfg.ecn { Ecn::Ect0 } else { Ecn::NotEct }),
+            ecn: cc
+                .ecn_codepoint()
+                .unwrap_or(if cfg.ecn { Ecn::Ect0 } else { Ecn::NotEct }),
             cc_state: cc.state(),
             cc,
             rtt: RttEstimator::new(cfg.initial_rtt),
