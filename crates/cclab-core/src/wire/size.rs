@@ -205,7 +205,11 @@ impl TcpProfile {
             return 0;
         }
         let room = TCP_OPTION_SPACE.saturating_sub(self.timestamps_len() + sack_len);
-        [3, 2, 1].map(accecn_option_len).into_iter().find(|&l| l <= room).unwrap_or(0)
+        [3, 2, 1]
+            .map(accecn_option_len)
+            .into_iter()
+            .find(|&l| l <= room)
+            .unwrap_or(0)
     }
     /// Bytes of the SACK option for an ACK (two NOPs + kind + len + 8 per block, RFC 2018 §3):
     /// `ack.sack_blocks` when the receiver set it, else one block per range above the first.
