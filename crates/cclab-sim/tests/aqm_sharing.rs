@@ -67,7 +67,11 @@ fn prague_and_cubic_share_dualpi2_within_a_factor_of_two() {
     assert!(rp < 0.0225 && rc > rp + 0.005, "srtt prague {rp} s, cubic {rc} s");
     // Prague is controlled by CE marks, not losses.
     assert_eq!(prague.lost_packets, 0);
-    assert!(prague.ecn_marks.expect("prague turns ECN on") > 100, "{:?}", prague.ecn_marks);
+    assert!(
+        prague.ecn_marks.expect("prague turns ECN on") > 100,
+        "{:?}",
+        prague.ecn_marks
+    );
     assert_eq!(cubic.ecn_marks, None, "CUBIC stays Not-ECT");
 }
 
