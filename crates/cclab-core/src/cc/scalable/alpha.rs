@@ -44,7 +44,7 @@ impl CeAlpha {
     pub fn on_ack(&mut self, acked: u64, marked: u64, largest_acked: u64, next_pn: u64) -> bool {
         self.acked += acked;
         self.marked += marked;
-        let ended = self.window_end.map_or(true, |end| largest_acked >= end);
+        let ended = self.window_end.is_none_or(|end| largest_acked >= end);
         if !ended {
             return false;
         }
