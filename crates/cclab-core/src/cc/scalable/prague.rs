@@ -1,10 +1,12 @@
 //! Prague (draft-briscoe-iccrg-prague-congestion-control-04,
 //! <https://datatracker.ietf.org/doc/html/draft-briscoe-iccrg-prague-congestion-control-04>):
-//! the L4S scalable controller. It marks its packets ECT(1) (§2.1, RFC 9331 §4.1), reduces the
-//! window by `alpha/2` per round trip with CE marks like DCTCP (§2.3.1), falls back to Reno's
-//! halving on loss (§2.3.4), and reduces its RTT dependence (§2.3.3): below the virtual RTT
-//! `rtt_virt` (25 ms) its additive increase per round trip is `(srtt / rtt_virt)²` segments, so
-//! flows with short RTTs take no more than a 25 ms flow would.
+//! the L4S scalable controller. It marks its packets ECT(1) (the L4S identifier, RFC 9331 §4.1),
+//! reduces the window by `alpha/2` per round trip with CE marks as DCTCP does (RFC 8257 §3.4),
+//! falls back to Reno's halving on loss, and reduces its RTT dependence (the draft's "reduced
+//! RTT dependence", RFC 9331 §4.3): below the virtual RTT `rtt_virt` (25 ms) its additive
+//! increase per round trip is `(srtt / rtt_virt)²` segments, so flows with short RTTs take no
+//! more than a 25 ms flow would.
+//! Not modelled: the draft's paced chirping, sub-MSS windows and Classic-AQM detection.
 
 use super::ScalableWindow;
 use crate::cc::{CcState, CongestionController, CongestionEvent};
@@ -19,11 +21,11 @@ use serde::Deserialize;
 pub struct PragueConfig {
     /// Initial window, bytes. `None` = RFC 9002 §7.2: `min(10·mss, max(14720, 2·mss))`.
     pub initial_window: Option<Bytes>,
-    /// EWMA gain g of alpha (§2.3.1: 1/16).
+    /// EWMA gain g of alpha (1/16, as DCTCP, RFC 8257 §4.2).
     pub gain: f64,
     /// Initial alpha (1, as Linux `tcp_prague`: the first response is a halving).
     pub initial_alpha: f64,
-    /// Virtual RTT for the reduced RTT dependence (§2.3.3: 25 ms); zero turns it off.
+    /// Virtual RTT for the reduced RTT dependence (25 ms, as Linux `tcp_prague`); zero turns it off.
     pub rtt_virt: Dur,
 }
 
@@ -56,7 +58,7 @@ impl Prague {
     }
 
     /// Additive increase per round trip, segments: `(srtt / rtt_virt)²` below the virtual RTT,
-    /// 1 above it (§2.3.3).
+    /// 1 above it (the draft's reduced RTT dependence).
     pub fn increase_per_rtt(&self, srtt: Dur) -> f64 {
         if self.rtt_virt.0 == 0 || srtt >= self.rtt_virt {
             1.0
@@ -134,7 +136,7 @@ mod tests {
 
     #[test]
     fn prague_increase_scales_with_rtt_below_the_virtual_rtt() {
-        // §2.3.3: (srtt/25 ms)² segments per RTT below 25 ms, one above.
+        // (srtt/25 ms)² segments per RTT below 25 ms, one above.
         let c = Prague::new(&PragueConfig::default(), 1000);
         assert_eq!(c.increase_per_rtt(Dur::from_millis(50)), 1.0);
         assert!((c.increase_per_rtt(Dur::from_millis(5)) - 0.04).abs() < 1e-12);
