@@ -1,8 +1,10 @@
 """`cclab plot`: figures with labelled axes from a run directory."""
 
+import itertools
+
 import cclab
 from cclab.plot import METRICS
-from conftest import cclab_cli
+from conftest import cclab_cli, write_scenario
 
 
 def test_plot_writes_png_and_svg_with_labelled_axes(tiny, tmp_path):
@@ -17,3 +19,45 @@ def test_plot_writes_png_and_svg_with_labelled_axes(tiny, tmp_path):
     for metric in METRICS:
         svg = (plots / f"{metric.stem}.svg").read_text()
         assert metric.ylabel in svg and "time (s)" in svg
+
+
+L4S = """\
+[scenario]
+name = "l4s"
+description = "Prague and DCTCP (ECT(1)) in DualPI2's L queue."
+duration = "3s"
+
+[path.forward]
+rate = "10Mbps"
+delay = "10ms"
+queue = { kind = "dualpi2" }
+
+[path.return]
+rate = "10Mbps"
+delay = "10ms"
+
+[[flow]]
+source = { kind = "bulk", size = "10MB" }
+cc = { algorithm = "prague" }
+
+[[flow]]
+source = { kind = "bulk", size = "10MB" }
+cc = { algorithm = "dctcp", ect1 = true }
+"""
+
+
+def test_plot_draws_the_scalable_controllers_like_the_others(tmp_path):
+    from cclab.plot import plot_dir
+
+    path = write_scenario(tmp_path, L4S, "l4s.toml")
+    result = cclab.run(path, out=tmp_path / "run", qlog=None)
+    written = plot_dir(tmp_path / "run")
+    assert {p.name for p in written} >= {"cwnd.svg", "srtt.svg", "overview.png"}
+    svg = (tmp_path / "run" / "plots" / "cwnd.svg").read_text()
+    assert "flow 0" in svg and "flow 1" in svg
+    # Each controller's window is cut by CE marks (no loss in the L queue), so its cwnd series falls.
+    ts = result.timeseries
+    for flow in (0, 1):
+        cwnd = [c for f, c in zip(ts["flow"], ts["cwnd_bytes"], strict=True) if f == flow]
+        assert any(b < a for a, b in itertools.pairwise(cwnd)), flow
+    assert all(f["lost_packets"] == 0 and f["ecn_marks"] > 0 for f in result.summary["flows"])

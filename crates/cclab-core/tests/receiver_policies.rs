@@ -116,6 +116,7 @@ fn tcp() -> Profile {
         mss: 1448,
         timestamps: true,
         ipv6: false,
+        accecn: false,
     })
 }
 

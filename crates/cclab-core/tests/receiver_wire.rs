@@ -54,6 +54,7 @@ fn receiver_tcp_ack_carries_cumulative_and_newest_sack_blocks() {
             mss: 1448,
             timestamps,
             ipv6: false,
+            accecn: false,
         });
         let mut s = Script::new(tcp, AckPolicyConfig::TcpDelayed(Default::default()));
         for (k, i) in (0..=4).chain([6, 8, 10, 12, 14]).enumerate() {
@@ -125,6 +126,7 @@ fn receiver_tcp_sack_blocks_follow_byte_holes_not_packet_numbers() {
         mss: 1448,
         timestamps: true,
         ipv6: false,
+        accecn: false,
     });
     let mut s = Script::new(tcp, AckPolicyConfig::TcpDelayed(Default::default()));
     // Segment 2 is lost; the sender retransmits its bytes under the new index 6 (as the

@@ -8,14 +8,15 @@
 mod sender_pair;
 
 use cclab_core::ack::frequency_sender::AckFrequencySenderConfig;
-use cclab_core::cc::NewRenoConfig;
+use cclab_core::cc::{CcConfig, NewRenoConfig, PragueConfig};
 use cclab_core::clock::ClockConfig;
-use cclab_core::endpoint::sender::SenderConfig;
+use cclab_core::endpoint::sender::{Sender, SenderConfig};
 use cclab_core::endpoint::source::SourceConfig;
 use cclab_core::endpoint::Endpoint;
 use cclab_core::time::{Dur, Time};
 use cclab_core::units::{Bytes, Rate};
-use cclab_core::wire::packet::Ecn;
+use cclab_core::wire::packet::{Ecn, FlowId};
+use cclab_core::wire::size::{Profile, QuicProfile};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use sender_pair::{seed, sender, unpaced, Pair, MSS};
@@ -215,6 +216,36 @@ fn ecn_ce_mark_reduces_window_without_loss() {
     let bytes = |pns: &[u64]| pns.iter().map(|&pn| p.sent[pn as usize].bytes).sum::<u64>();
     let a = p.acks.iter().find(|a| a.acked.contains(&20)).unwrap();
     assert_eq!(a.cwnd_after, (a.cwnd_before + bytes(&a.acked)) / 2);
+    let reductions = p.acks.iter().filter(|a| a.cwnd_after < a.cwnd_before).count();
+    assert_eq!(reductions, 1);
+}
+
+#[test]
+fn prague_marks_ect1_without_the_ecn_option_and_answers_quic_ce_counts() {
+    // Prague turns ECN on itself and uses the L4S codepoint (RFC 9331 §4.1); the receiver's ACK
+    // frames carry ECT(1) and CE counts (RFC 9000 §19.3.2), and one CE mark cuts the window by
+    // alpha/2. Alpha starts at 1 and decays by 15/16 per unmarked round trip of slow start
+    // (RFC 8257 §3.3), so the cut is 1 − (15/16)^k/2 after k such round trips.
+    let cc = CcConfig::Prague(PragueConfig::default());
+    let src = SourceConfig::Bulk { size: Bytes(200_000) };
+    let s = Sender::new(
+        FlowId(0),
+        Profile::Quic(QuicProfile::default()),
+        &unpaced(),
+        &cc,
+        &src,
+        Time::ZERO,
+    );
+    let mut p = Pair::new(s, LATENCY, RATE);
+    p.mark_ce = Box::new(|_, d| d.packet.pn == 20);
+    p.run_until(ms(10_000), |p| p.sender.is_done());
+    assert!(p.sent.iter().all(|s| s.ecn == Ecn::Ect1));
+    assert_eq!(p.sender.stats().lost_packets, 0);
+    let bytes = |pns: &[u64]| pns.iter().map(|&pn| p.sent[pn as usize].bytes).sum::<u64>();
+    let a = p.acks.iter().find(|a| a.acked.contains(&20)).unwrap();
+    let grown = (a.cwnd_before + bytes(&a.acked)) as f64;
+    let cut = |k: i32| (grown * (1.0 - (15.0f64 / 16.0).powi(k) / 2.0)) as u64;
+    assert!((0..4).any(|k| a.cwnd_after == cut(k)), "{} of {grown}", a.cwnd_after);
     let reductions = p.acks.iter().filter(|a| a.cwnd_after < a.cwnd_before).count();
     assert_eq!(reductions, 1);
 }

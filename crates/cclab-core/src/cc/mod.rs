@@ -6,6 +6,7 @@
 
 use crate::recovery::rtt::RttEstimator;
 use crate::time::{Dur, Time};
+use crate::wire::packet::Ecn;
 
 /// One newly acknowledged packet.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -172,6 +173,12 @@ pub trait CongestionController: Send {
     fn burst_allowance(&self) -> Option<u64> {
         None
     }
+    /// The ECN codepoint this controller needs on its packets: `Some(Ect1)` for an L4S sender
+    /// (RFC 9331 §4.1), `Some(Ect0)` for one that needs classic ECN. A controller that answers
+    /// `Some` turns ECN on whatever the sender's `ecn` option says; `None` (default) leaves it there.
+    fn ecn_codepoint(&self) -> Option<Ecn> {
+        None
+    }
     /// Current state, for traces.
     fn state(&self) -> CcState;
     /// Short algorithm name (`newreno`, `cubic`, ...).
@@ -186,6 +193,7 @@ pub mod hystart;
 pub mod linux_hystart;
 pub mod new_reno;
 pub mod registry;
+pub mod scalable;
 pub mod slow_start;
 #[cfg(test)]
 pub(crate) mod test_util;
@@ -195,3 +203,4 @@ pub use bbr3::{Bbr3, Bbr3Config};
 pub use cubic::{Cubic, CubicConfig};
 pub use new_reno::{NewReno, NewRenoConfig};
 pub use registry::CcConfig;
+pub use scalable::{Dctcp, DctcpConfig, Prague, PragueConfig};

@@ -6,6 +6,7 @@ use super::bbr3::{Bbr3, Bbr3Config};
 use super::cubic::picoquic::{PicoquicCubic, PicoquicCubicConfig};
 use super::cubic::{Cubic, CubicConfig};
 use super::new_reno::{NewReno, NewRenoConfig};
+use super::scalable::{Dctcp, DctcpConfig, Prague, PragueConfig};
 use super::CongestionController;
 use crate::time::Time;
 use serde::Deserialize;
@@ -26,6 +27,10 @@ pub enum CcConfig {
     Bbr(BbrConfig),
     /// BBRv3, draft-ietf-ccwg-bbr-01 with Linux v3's details (`algorithm = "bbr3"`).
     Bbr3(Bbr3Config),
+    /// DCTCP, RFC 8257.
+    Dctcp(DctcpConfig),
+    /// Prague, draft-briscoe-iccrg-prague-congestion-control-04 (L4S; marks ECT(1)).
+    Prague(PragueConfig),
 }
 
 impl CcConfig {
@@ -37,6 +42,8 @@ impl CcConfig {
             CcConfig::CubicPicoquic(c) => Box::new(PicoquicCubic::new(c, mss)),
             CcConfig::Bbr(c) => Box::new(Bbr::new(c, now, mss)),
             CcConfig::Bbr3(c) => Box::new(Bbr3::new(c, now, mss)),
+            CcConfig::Dctcp(c) => Box::new(Dctcp::new(c, mss)),
+            CcConfig::Prague(c) => Box::new(Prague::new(c, mss)),
         }
     }
 }

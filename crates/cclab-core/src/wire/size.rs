@@ -51,6 +51,18 @@ pub struct TcpProfile {
     pub timestamps: bool,
     /// IPv6 instead of IPv4.
     pub ipv6: bool,
+    /// ACKs carry the AccECN option's byte counters (RFC 9768 §3.2.3); its bytes come out of the
+    /// option space the SACK blocks share.
+    pub accecn: bool,
+}
+
+/// TCP option space, bytes (RFC 9293 §3.1: a data offset of at most 15 words).
+pub const TCP_OPTION_SPACE: u32 = 40;
+
+/// Bytes of the AccECN option with `fields` 24-bit counters (RFC 9768 §3.2.3: kind, length and
+/// 3 bytes per field), padded with NOPs to a 4-byte boundary as Linux does.
+pub const fn accecn_option_len(fields: u32) -> u32 {
+    (2 + 3 * fields).div_ceil(4) * 4
 }
 
 /// DCCP profile parameters.
@@ -171,16 +183,35 @@ impl QuicProfile {
 impl TcpProfile {
     /// IP and TCP header bytes with the options every segment carries.
     pub fn ip_tcp(&self) -> u32 {
-        20 + if self.ipv6 { IPV6_HEADER } else { IPV4_HEADER } + if self.timestamps { 12 } else { 0 }
+        20 + if self.ipv6 { IPV6_HEADER } else { IPV4_HEADER } + self.timestamps_len()
+    }
+    fn timestamps_len(&self) -> u32 {
+        if self.timestamps {
+            12
+        } else {
+            0
+        }
     }
     /// SACK blocks that fit the option space next to the other options (RFC 2018: 3 with
-    /// timestamps, 4 without).
+    /// timestamps, 4 without). With AccECN, room for at least a one-field AccECN option stays
+    /// free (RFC 9768 §3.2.3.3 lets the option shrink; Linux gives up SACK blocks so that one
+    /// counter always fits): 2 blocks with timestamps, 3 without.
     pub fn max_sack_blocks(&self) -> usize {
-        if self.timestamps {
-            3
-        } else {
-            4
+        let reserved = self.timestamps_len() + if self.accecn { accecn_option_len(1) } else { 0 };
+        ((TCP_OPTION_SPACE - reserved).saturating_sub(4) / 8) as usize
+    }
+    /// Bytes of the AccECN option on an ACK whose SACK option takes `sack_len` bytes: as many
+    /// of the three counters (EE0B, ECEB, EE1B) as the remaining option space holds.
+    pub fn accecn_len(&self, sack_len: u32) -> u32 {
+        if !self.accecn {
+            return 0;
         }
+        let room = TCP_OPTION_SPACE.saturating_sub(self.timestamps_len() + sack_len);
+        [3, 2, 1]
+            .map(accecn_option_len)
+            .into_iter()
+            .find(|&l| l <= room)
+            .unwrap_or(0)
     }
     /// Bytes of the SACK option for an ACK (two NOPs + kind + len + 8 per block, RFC 2018 §3):
     /// `ack.sack_blocks` when the receiver set it, else one block per range above the first.
@@ -214,7 +245,11 @@ impl Profile {
             Profile::Quic(q) => q.ip_udp() + q.packet_len(p),
             Profile::Tcp(t) => {
                 let payload = p.data.map_or(0, |d| d.len);
-                t.ip_tcp() + p.ack.as_ref().map_or(0, |a| t.sack_len(a)) + payload
+                let options = p.ack.as_ref().map_or(0, |a| {
+                    let sack = t.sack_len(a);
+                    sack + t.accecn_len(sack)
+                });
+                t.ip_tcp() + options + payload
             }
             Profile::Dccp(d) => {
                 let ip = if d.ipv6 { IPV6_HEADER } else { IPV4_HEADER };
@@ -321,6 +356,7 @@ mod tests {
             mss: 1448,
             timestamps: true,
             ipv6: false,
+            accecn: false,
         };
         let p = Packet {
             ack: Some(ack(vec![(0, 10)])),
@@ -334,5 +370,37 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(Profile::Tcp(t).datagram_size(&sack), 52 + 4 + 16);
+    }
+
+    #[test]
+    fn tcp_accecn_option_grows_acks_and_shares_space_with_sack() {
+        // RFC 9768 §3.2.3: 2 + 3 bytes per counter, padded to 4: 12 bytes for all three.
+        assert_eq!([1, 2, 3].map(accecn_option_len), [8, 8, 12]);
+        let t = TcpProfile {
+            mss: 1448,
+            timestamps: true,
+            ipv6: false,
+            accecn: true,
+        };
+        let plain = Packet {
+            ack: Some(ack(vec![(0, 10)])),
+            ..Default::default()
+        };
+        assert_eq!(Profile::Tcp(t).datagram_size(&plain), 52 + 12);
+        // Timestamps (12) leave 28 bytes: SACK gives up its third block so that a counter fits;
+        // with two blocks (20 B) only two counters (8 B) fit.
+        assert_eq!(t.max_sack_blocks(), 2);
+        let sack = Packet {
+            ack: Some(ack(vec![(40, 50), (30, 35), (20, 25), (0, 10)])),
+            ..Default::default()
+        };
+        assert_eq!(Profile::Tcp(t).datagram_size(&sack), 52 + 20 + 8);
+        let no_ts = TcpProfile { timestamps: false, ..t };
+        assert_eq!(no_ts.max_sack_blocks(), 3);
+        assert_eq!(Profile::Tcp(no_ts).datagram_size(&sack), 40 + 28 + 12);
+        // Without AccECN nothing changes.
+        let off = TcpProfile { accecn: false, ..t };
+        assert_eq!(off.max_sack_blocks(), 3);
+        assert_eq!(Profile::Tcp(off).datagram_size(&plain), 52);
     }
 }

@@ -96,6 +96,14 @@ impl Codel {
         (Some(p), ok_to_drop)
     }
 
+    /// Drops the head packet regardless of its sojourn time (FQ-CoDel's overflow drop from the
+    /// fattest flow, RFC 8290 §4.1); returns it, counted as dropped.
+    pub(super) fn drop_head(&mut self) -> Option<InFlight> {
+        let p = self.fifo.pop()?;
+        self.stats.record_drop(&p);
+        Some(p)
+    }
+
     /// Drops `p`, or with ECN marks it; returns it back when marked.
     fn drop_or_mark(&mut self, mut p: InFlight) -> Option<InFlight> {
         if self.cfg.ecn && matches!(p.dgram.ecn, Ecn::Ect0 | Ecn::Ect1 | Ecn::Ce) {

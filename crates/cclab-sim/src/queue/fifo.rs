@@ -22,6 +22,10 @@ impl Fifo {
         self.bytes -= p.size();
         Some(p)
     }
+    /// The oldest packet, if any.
+    pub(super) fn front(&self) -> Option<&InFlight> {
+        self.q.front()
+    }
     /// Bytes queued.
     pub(super) fn bytes(&self) -> u64 {
         self.bytes

@@ -3,11 +3,19 @@
 
 mod codel;
 mod droptail;
+mod dualpi2;
 mod fifo;
+mod fq_codel;
+mod pie;
 mod red;
+#[cfg(test)]
+mod test_util;
 
 pub use codel::{Codel, CodelConfig};
 pub use droptail::{DropTail, DropTailConfig, QueueLimit, DEFAULT_LIMIT_PACKETS};
+pub use dualpi2::{DualPi2, DualPi2Config};
+pub use fq_codel::{FqCodel, FqCodelConfig};
+pub use pie::{Pie, PieConfig};
 pub use red::{Red, RedConfig};
 
 use crate::engine::Rng;
@@ -63,6 +71,14 @@ pub enum QueueConfig {
     Red(RedConfig),
     /// Controlled Delay (RFC 8289).
     Codel(CodelConfig),
+    /// Dual-Queue Coupled AQM for L4S (RFC 9332).
+    #[serde(rename = "dualpi2")]
+    DualPi2(DualPi2Config),
+    /// Flow Queue CoDel (RFC 8290).
+    #[serde(rename = "fq-codel")]
+    FqCodel(FqCodelConfig),
+    /// Proportional Integral controller Enhanced (RFC 8033).
+    Pie(PieConfig),
 }
 
 impl Default for QueueConfig {
@@ -95,6 +111,20 @@ impl QueueConfig {
                 Err("CoDel needs a positive target and interval".into())
             }
             QueueConfig::Codel(_) => Ok(()),
+            QueueConfig::DualPi2(c) => c.validate(),
+            QueueConfig::FqCodel(c) => c.validate(),
+            QueueConfig::Pie(c) if c.target.0 == 0 || c.t_update.0 == 0 => {
+                Err("PIE needs a positive target and t_update".into())
+            }
+            QueueConfig::Pie(c) if ![c.alpha, c.beta].iter().all(|v| v.is_finite() && *v >= 0.0) => Err(format!(
+                "PIE needs finite alpha, beta >= 0, got {} and {}",
+                c.alpha, c.beta
+            )),
+            QueueConfig::Pie(c) if !(0.0..=1.0).contains(&c.mark_ecn_threshold) => Err(format!(
+                "PIE needs mark_ecn_threshold in [0, 1], got {}",
+                c.mark_ecn_threshold
+            )),
+            QueueConfig::Pie(_) => Ok(()),
         }
     }
 
@@ -105,6 +135,9 @@ impl QueueConfig {
             QueueConfig::Droptail(c) => AnyQueue::DropTail(DropTail::new(c, rate_bps)),
             QueueConfig::Red(c) => AnyQueue::Red(Red::new(c, packet_time)),
             QueueConfig::Codel(c) => AnyQueue::Codel(Codel::new(c)),
+            QueueConfig::DualPi2(c) => AnyQueue::DualPi2(DualPi2::new(c)),
+            QueueConfig::FqCodel(c) => AnyQueue::FqCodel(FqCodel::new(c)),
+            QueueConfig::Pie(c) => AnyQueue::Pie(Pie::new(c)),
         }
     }
 }
@@ -118,6 +151,12 @@ pub enum AnyQueue {
     Red(Red),
     /// CoDel.
     Codel(Codel),
+    /// DualPI2.
+    DualPi2(DualPi2),
+    /// FQ-CoDel.
+    FqCodel(FqCodel),
+    /// PIE.
+    Pie(Pie),
 }
 
 macro_rules! dispatch {
@@ -126,6 +165,9 @@ macro_rules! dispatch {
             AnyQueue::DropTail($q) => $e,
             AnyQueue::Red($q) => $e,
             AnyQueue::Codel($q) => $e,
+            AnyQueue::DualPi2($q) => $e,
+            AnyQueue::FqCodel($q) => $e,
+            AnyQueue::Pie($q) => $e,
         }
     };
 }

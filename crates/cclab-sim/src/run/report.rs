@@ -43,7 +43,12 @@ pub(crate) fn summarise(net: &Network, file: &ScenarioFile, names: &LinkNames, s
         fs.cpu_waking_receiver = (!cr.idle_states.is_empty()).then(|| busy_share(hr.waking));
         let buffers = file.hosts.sender.socket_buffer.is_some() || file.hosts.receiver.socket_buffer.is_some();
         fs.socket_drops = buffers.then(|| net.socket_drops(flow));
-        let ecn = f.sender.as_ref().is_some_and(|c| c.ecn);
+        // ECN is on when the sender asks for it or its controller needs it (DCTCP, Prague).
+        let cc_ecn = f.cc.as_ref().is_some_and(|c| {
+            let probe = c.build(cclab_core::time::Time::ZERO, 1500);
+            probe.ecn_codepoint().is_some()
+        });
+        let ecn = cc_ecn || f.sender.as_ref().is_some_and(|c| c.ecn);
         fs.ecn_marks = ecn.then(|| net.ce_marks(flow));
         flows.push(fs);
     }

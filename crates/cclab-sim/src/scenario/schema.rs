@@ -135,6 +135,8 @@ pub struct TcpParams {
     pub timestamps: bool,
     /// IPv6 headers (default false).
     pub ipv6: bool,
+    /// ACKs carry the AccECN option (RFC 9768), shrinking the SACK space (default false).
+    pub accecn: bool,
 }
 
 impl Default for TcpParams {
@@ -143,6 +145,7 @@ impl Default for TcpParams {
             mss: Bytes(1448),
             timestamps: true,
             ipv6: false,
+            accecn: false,
         }
     }
 }
@@ -218,6 +221,7 @@ impl FlowConfig {
                     mss: t.mss.0.min(u32::MAX as u64) as u32,
                     timestamps: t.timestamps,
                     ipv6: t.ipv6,
+                    accecn: t.accecn,
                 })
             }
             ProfileKind::Dccp => Profile::Dccp(DccpProfile {

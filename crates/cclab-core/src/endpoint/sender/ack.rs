@@ -8,7 +8,7 @@ use crate::endpoint::TraceEvent;
 use crate::recovery::loss::LossTimer;
 use crate::recovery::sent::SentPacket;
 use crate::time::{Dur, Time};
-use crate::wire::packet::{AckFrame, DataChunk};
+use crate::wire::packet::{AckFrame, DataChunk, Ecn};
 
 impl Sender {
     /// RFC 9002 §A.7 `OnAckReceived` for an ACK frame arriving at true time `now`.
@@ -56,7 +56,7 @@ impl Sender {
         }
         // §B.7: an increase of the CE count is a congestion signal.
         let mut ecn_ce = 0;
-        if let Some(&[_, _, ce]) = ack.ecn.as_deref().filter(|_| self.ecn) {
+        if let Some(&[_, _, ce]) = ack.ecn.as_deref().filter(|_| self.ecn != Ecn::NotEct) {
             ecn_ce = ce.saturating_sub(self.ecn_ce_count);
             self.ecn_ce_count = self.ecn_ce_count.max(ce);
         }

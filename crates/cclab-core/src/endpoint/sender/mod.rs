@@ -25,7 +25,7 @@ use crate::recovery::rtt::RttEstimator;
 use crate::recovery::sent::SentPackets;
 use crate::time::{Dur, Time};
 use crate::units::Bytes;
-use crate::wire::packet::{AckFrequencyFrame, Datagram, FlowId};
+use crate::wire::packet::{AckFrequencyFrame, Datagram, Ecn, FlowId};
 use crate::wire::size::Profile;
 use serde::Deserialize;
 
@@ -40,7 +40,8 @@ pub struct SenderConfig {
     /// Pacing (RFC 9002 §7.7).
     pub pacing: PacingConfig,
     /// Mark packets ECT(0) and treat increases of the reported CE count as congestion
-    /// (RFC 9002 §7.3.2, §B.7). Default false.
+    /// (RFC 9002 §7.3.2, §B.7). Default false. A controller that needs ECN (DCTCP; Prague,
+    /// which marks ECT(1)) turns it on and picks the codepoint itself.
     pub ecn: bool,
     /// The sender's clock model.
     pub clock: ClockConfig,
@@ -90,7 +91,8 @@ pub struct Sender {
     clock: Clock,
     peer_max_ack_delay: Dur,
     pacing: PacingConfig,
-    ecn: bool,
+    /// Codepoint of every packet sent; anything but Not-ECT also turns on the CE response.
+    ecn: Ecn,
     cc: Box<dyn CongestionController>,
     rtt: RttEstimator,
     sent: SentPackets,
@@ -163,7 +165,9 @@ impl Sender {
             clock,
             peer_max_ack_delay: cfg.peer_max_ack_delay,
             pacing: cfg.pacing.clone(),
-            ecn: cfg.ecn,
+            ecn: cc
+                .ecn_codepoint()
+                .unwrap_or(if cfg.ecn { Ecn::Ect0 } else { Ecn::NotEct }),
             cc_state: cc.state(),
             cc,
             rtt: RttEstimator::new(cfg.initial_rtt),

@@ -205,11 +205,10 @@ impl Sender {
             size,
             packet: p.clone(),
         });
-        let ecn = if self.ecn { Ecn::Ect0 } else { Ecn::NotEct };
         Datagram {
             flow: self.flow,
             size,
-            ecn,
+            ecn: self.ecn,
             packet: p,
         }
     }

@@ -1,0 +1,83 @@
+//! DCTCP's estimate of the fraction of CE-marked packets, `alpha`, shared by DCTCP and Prague
+//! (RFC 8257 §3.3, <https://www.rfc-editor.org/rfc/rfc8257#section-3.3>).
+
+/// An EWMA of the marked fraction, updated once per observation window (about one RTT): the
+/// window ends when a packet sent after it began is acknowledged.
+#[derive(Clone, Debug)]
+pub struct CeAlpha {
+    /// Estimation gain g (RFC 8257 §3.3 / §4.2: 1/16).
+    gain: f64,
+    alpha: f64,
+    /// Packets acknowledged in this window (RFC 8257 `DCTCP.BytesAcked`, in packets).
+    acked: u64,
+    /// Of which reported CE-marked (`DCTCP.BytesMarked`).
+    marked: u64,
+    /// First packet number sent after this window began (`DCTCP.WindowEnd`); `None` before the
+    /// first window.
+    window_end: Option<u64>,
+}
+
+impl CeAlpha {
+    /// An estimator starting at `alpha` with gain `gain`.
+    pub fn new(alpha: f64, gain: f64) -> CeAlpha {
+        CeAlpha {
+            gain,
+            alpha,
+            acked: 0,
+            marked: 0,
+            window_end: None,
+        }
+    }
+
+    /// Current estimate, in [0, 1].
+    pub fn alpha(&self) -> f64 {
+        self.alpha
+    }
+
+    /// One ACK: `acked` newly acknowledged packets of which `marked` were CE-marked, the largest
+    /// acknowledged packet number, and `next_pn`, the next packet number to be sent. At the end of a
+    /// window (RFC 8257 §3.3 step 4): `M = marked / acked`, `alpha = (1 − g)·alpha + g·M`; the
+    /// counters restart and the next window ends with `next_pn`. Returns whether a window ended.
+    ///
+    /// Counts are packets, as QUIC's ECN counts are (RFC 9000 §13.4.1); with full-sized packets
+    /// this is RFC 8257's byte fraction.
+    pub fn on_ack(&mut self, acked: u64, marked: u64, largest_acked: u64, next_pn: u64) -> bool {
+        self.acked += acked;
+        self.marked += marked;
+        let ended = self.window_end.is_none_or(|end| largest_acked >= end);
+        if !ended {
+            return false;
+        }
+        if self.window_end.is_some() && self.acked > 0 {
+            let m = (self.marked as f64 / self.acked as f64).min(1.0);
+            self.alpha = (1.0 - self.gain) * self.alpha + self.gain * m;
+        }
+        self.acked = 0;
+        self.marked = 0;
+        self.window_end = Some(next_pn);
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dctcp_alpha_ewma_per_window() {
+        // RFC 8257 §3.3 with g = 1/16 from alpha = 1: the first ACK only opens a window.
+        let mut a = CeAlpha::new(1.0, 1.0 / 16.0);
+        assert!(a.on_ack(1, 0, 0, 10));
+        assert_eq!(a.alpha(), 1.0);
+        // Packets 1..=9 acked, 3 of them marked; the window is not over until pn 10 is acked.
+        assert!(!a.on_ack(9, 3, 9, 20));
+        assert_eq!(a.alpha(), 1.0);
+        // pn 10 acked (not marked): M = 3/10, alpha = 15/16 + 0.3/16.
+        assert!(a.on_ack(1, 0, 10, 20));
+        assert!((a.alpha() - (15.0 + 0.3) / 16.0).abs() < 1e-12);
+        // An unmarked window decays alpha by (1 − g).
+        let before = a.alpha();
+        a.on_ack(10, 0, 20, 30);
+        assert!((a.alpha() - before * 15.0 / 16.0).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,142 @@
+//! Scalable congestion controls (RFC 9330 §2): DCTCP (RFC 8257) and Prague
+//! (draft-briscoe-iccrg-prague-congestion-control). Both reduce the window in proportion to the
+//! fraction of CE-marked packets, `alpha` (`alpha.rs`), at most once per round trip, and react to
+//! loss as Reno does; they differ in the additive increase and the ECN codepoint.
+//! `ScalableWindow` holds the shared window logic; `dctcp.rs` and `prague.rs` configure it.
+
+mod alpha;
+mod dctcp;
+mod prague;
+
+pub use alpha::CeAlpha;
+pub use dctcp::{Dctcp, DctcpConfig};
+pub use prague::{Prague, PragueConfig};
+
+use super::{CcState, CongestionEvent};
+use crate::time::Time;
+
+/// The window of a scalable controller: slow start, additive increase, proportional CE response.
+#[derive(Clone, Debug)]
+pub(crate) struct ScalableWindow {
+    mss: u64,
+    min_window: u64,
+    cwnd: u64,
+    ssthresh: u64,
+    alpha: CeAlpha,
+    /// Clock reading when the current reduction period began; packets sent up to then get no
+    /// second reduction and no growth (RFC 8257 §3.4 "at most once per window"; RFC 9002 §7.3.2).
+    reduced_at: Option<Time>,
+    in_reduction: bool,
+    /// Bytes acked in congestion avoidance not yet turned into growth, scaled by the increase.
+    ca_acked: f64,
+    /// Next packet number to be sent (ends alpha's observation windows).
+    next_pn: u64,
+    app_limited: bool,
+}
+
+impl ScalableWindow {
+    /// A window of `initial_window` bytes for packets of `mss` bytes, alpha starting at `alpha0`
+    /// with gain `gain`.
+    pub(crate) fn new(mss: u64, initial_window: u64, min_window: u64, alpha0: f64, gain: f64) -> ScalableWindow {
+        ScalableWindow {
+            mss,
+            min_window,
+            cwnd: initial_window,
+            ssthresh: u64::MAX,
+            alpha: CeAlpha::new(alpha0, gain),
+            reduced_at: None,
+            in_reduction: false,
+            ca_acked: 0.0,
+            next_pn: 0,
+            app_limited: false,
+        }
+    }
+
+    pub(crate) fn on_packet_sent(&mut self, pn: u64) {
+        self.next_pn = self.next_pn.max(pn + 1);
+    }
+
+    /// Current alpha.
+    pub(crate) fn alpha(&self) -> f64 {
+        self.alpha.alpha()
+    }
+
+    fn sent_in_reduction(&self, sent: Time) -> bool {
+        self.reduced_at.is_some_and(|r| sent <= r)
+    }
+
+    /// One ACK frame or loss event. `increase` is the additive increase in packets per round trip
+    /// in congestion avoidance (1 for Reno and DCTCP).
+    pub(crate) fn on_event(&mut self, ev: &CongestionEvent<'_>, increase: f64) {
+        self.app_limited = ev.app_limited;
+        if let Some(last) = ev.acked.last() {
+            self.alpha
+                .on_ack(ev.acked.len() as u64, ev.ecn_ce, last.pn, self.next_pn);
+        }
+        for p in ev.acked {
+            if self.sent_in_reduction(p.time_sent) {
+                continue;
+            }
+            self.in_reduction = false;
+            if ev.app_limited {
+                continue;
+            }
+            if self.cwnd < self.ssthresh {
+                // Slow start, RFC 9002 §7.3.1 / RFC 5681 §3.1.
+                self.cwnd = self.cwnd.saturating_add(p.bytes);
+            } else {
+                // Congestion avoidance: `increase` MSS per cwnd of acknowledged bytes
+                // (RFC 9002 §7.3.3 with Prague's scaled increase).
+                self.ca_acked += increase * p.bytes as f64;
+                let steps = (self.ca_acked / self.cwnd as f64).floor();
+                if steps >= 1.0 {
+                    self.ca_acked -= steps * self.cwnd as f64;
+                    self.cwnd = self.cwnd.saturating_add((steps as u64).saturating_mul(self.mss));
+                }
+            }
+        }
+        if let Some(sent) = ev.largest_lost_sent() {
+            // RFC 8257 §3.5: loss is answered as by standard TCP, halving the window.
+            self.reduce(ev.now, sent, 0.5);
+        }
+        if ev.ecn_ce > 0 {
+            if let Some(p) = ev.acked.last() {
+                // RFC 8257 §3.4: cwnd = cwnd · (1 − alpha/2).
+                self.reduce(ev.now, p.time_sent, 1.0 - self.alpha.alpha() / 2.0);
+            }
+        }
+    }
+
+    /// One reduction per window of data, by `factor`, for the congestion signal carried by a
+    /// packet sent at `sent`.
+    fn reduce(&mut self, now: Time, sent: Time, factor: f64) {
+        if self.sent_in_reduction(sent) {
+            return;
+        }
+        self.reduced_at = Some(now);
+        self.in_reduction = true;
+        self.cwnd = ((self.cwnd as f64 * factor) as u64).max(self.min_window);
+        self.ssthresh = self.cwnd;
+        self.ca_acked = 0.0;
+    }
+
+    /// RFC 9002 §7.6.2: persistent congestion collapses the window.
+    pub(crate) fn on_persistent_congestion(&mut self) {
+        self.cwnd = self.min_window;
+        self.reduced_at = None;
+        self.in_reduction = false;
+        self.ca_acked = 0.0;
+    }
+
+    pub(crate) fn window(&self) -> u64 {
+        self.cwnd
+    }
+
+    pub(crate) fn ssthresh(&self) -> u64 {
+        self.ssthresh
+    }
+
+    pub(crate) fn state(&self) -> CcState {
+        CcState::of_window(self.in_reduction, self.app_limited, self.cwnd < self.ssthresh)
+    }
+}

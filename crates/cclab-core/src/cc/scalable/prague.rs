@@ -1,0 +1,172 @@
+//! Prague (draft-briscoe-iccrg-prague-congestion-control-04,
+//! <https://datatracker.ietf.org/doc/html/draft-briscoe-iccrg-prague-congestion-control-04>):
+//! the L4S scalable controller. It marks its packets ECT(1) (the L4S identifier, RFC 9331 §4.1),
+//! reduces the window by `alpha/2` per round trip with CE marks as DCTCP does (RFC 8257 §3.4),
+//! falls back to Reno's halving on loss, and reduces its RTT dependence (the draft's "reduced
+//! RTT dependence", RFC 9331 §4.3): below the virtual RTT `rtt_virt` (25 ms) its additive
+//! increase per round trip is `(srtt / rtt_virt)²` segments, so flows with short RTTs take no
+//! more than a 25 ms flow would.
+//! Not modelled: the draft's paced chirping, sub-MSS windows and Classic-AQM detection.
+
+use super::ScalableWindow;
+use crate::cc::{CcState, CongestionController, CongestionEvent};
+use crate::time::{Dur, Time};
+use crate::units::Bytes;
+use crate::wire::packet::Ecn;
+use serde::Deserialize;
+
+/// Prague parameters.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PragueConfig {
+    /// Initial window, bytes. `None` = RFC 9002 §7.2: `min(10·mss, max(14720, 2·mss))`.
+    pub initial_window: Option<Bytes>,
+    /// EWMA gain g of alpha (1/16, as DCTCP, RFC 8257 §4.2).
+    pub gain: f64,
+    /// Initial alpha (1, as Linux `tcp_prague`: the first response is a halving).
+    pub initial_alpha: f64,
+    /// Virtual RTT for the reduced RTT dependence (25 ms, as Linux `tcp_prague`); zero turns it off.
+    pub rtt_virt: Dur,
+}
+
+impl Default for PragueConfig {
+    fn default() -> Self {
+        PragueConfig {
+            initial_window: None,
+            gain: 1.0 / 16.0,
+            initial_alpha: 1.0,
+            rtt_virt: Dur::from_millis(25),
+        }
+    }
+}
+
+/// The Prague controller.
+#[derive(Clone, Debug)]
+pub struct Prague {
+    w: ScalableWindow,
+    rtt_virt: Dur,
+}
+
+impl Prague {
+    /// A controller for full-sized packets of `mss` bytes.
+    pub fn new(cfg: &PragueConfig, mss: u64) -> Prague {
+        let iw = cfg.initial_window.map_or((10 * mss).min(14720.max(2 * mss)), |b| b.0);
+        Prague {
+            w: ScalableWindow::new(mss, iw, 2 * mss, cfg.initial_alpha, cfg.gain),
+            rtt_virt: cfg.rtt_virt,
+        }
+    }
+
+    /// Additive increase per round trip, segments: `(srtt / rtt_virt)²` below the virtual RTT,
+    /// 1 above it (the draft's reduced RTT dependence).
+    pub fn increase_per_rtt(&self, srtt: Dur) -> f64 {
+        if self.rtt_virt.0 == 0 || srtt >= self.rtt_virt {
+            1.0
+        } else {
+            let r = srtt.as_secs_f64() / self.rtt_virt.as_secs_f64();
+            r * r
+        }
+    }
+
+    /// The current estimate of the marked fraction.
+    pub fn alpha(&self) -> f64 {
+        self.w.alpha()
+    }
+}
+
+impl CongestionController for Prague {
+    fn on_packet_sent(&mut self, _now: Time, pn: u64, _bytes: u64, _bytes_in_flight: u64) {
+        self.w.on_packet_sent(pn);
+    }
+    fn on_congestion_event(&mut self, ev: &CongestionEvent<'_>) {
+        let increase = self.increase_per_rtt(ev.rtt.smoothed());
+        self.w.on_event(ev, increase);
+    }
+    fn on_persistent_congestion(&mut self, _now: Time) {
+        self.w.on_persistent_congestion();
+    }
+    fn window(&self) -> u64 {
+        self.w.window()
+    }
+    fn ssthresh(&self) -> u64 {
+        self.w.ssthresh()
+    }
+    fn ecn_codepoint(&self) -> Option<Ecn> {
+        Some(Ecn::Ect1)
+    }
+    fn state(&self) -> CcState {
+        self.w.state()
+    }
+    fn name(&self) -> &'static str {
+        "prague"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::test_util::{event, rtt_of};
+    use crate::cc::AckedPacket;
+
+    /// Window growth of a Prague controller in congestion avoidance from 5000 bytes over 200
+    /// acknowledged 1000-byte packets at smoothed RTT `rtt`.
+    fn growth_per_window(rtt: Dur) -> u64 {
+        let mut c = Prague::new(&PragueConfig::default(), 1000);
+        let r = rtt_of(rtt);
+        // A loss ends slow start: 10000 → 5000 bytes.
+        let lost = [crate::cc::LostPacket {
+            pn: 0,
+            bytes: 1000,
+            time_sent: Time(1),
+        }];
+        c.on_congestion_event(&event(Time(2), &[], &lost, &r));
+        let start = c.window();
+        let acked: Vec<AckedPacket> = (0..200)
+            .map(|pn| AckedPacket {
+                pn: pn + 1,
+                bytes: 1000,
+                time_sent: Time(10),
+            })
+            .collect();
+        for a in acked.chunks(1) {
+            c.on_congestion_event(&event(Time(20), a, &[], &r));
+        }
+        c.window() - start
+    }
+
+    #[test]
+    fn prague_increase_scales_with_rtt_below_the_virtual_rtt() {
+        // (srtt/25 ms)² segments per RTT below 25 ms, one above.
+        let c = Prague::new(&PragueConfig::default(), 1000);
+        assert_eq!(c.increase_per_rtt(Dur::from_millis(50)), 1.0);
+        assert!((c.increase_per_rtt(Dur::from_millis(5)) - 0.04).abs() < 1e-12);
+        // 200 packets of 1000 B acked from cwnd 5000. At 25 ms: one MSS per window of acks,
+        // 5 + 6 + … + 20 = 200 acks give +16 MSS. At 12.5 ms: a quarter MSS per window, so
+        // 4·(5 + … + 10) = 180 acks give +6 MSS and the last 20 acks are not enough for another.
+        assert_eq!(growth_per_window(Dur::from_millis(25)), 16_000);
+        assert_eq!(growth_per_window(Dur::from_micros(12_500)), 6_000);
+        assert_eq!(c.ecn_codepoint(), Some(Ecn::Ect1));
+    }
+
+    #[test]
+    fn prague_first_ce_mark_halves_then_cuts_by_alpha() {
+        let mut c = Prague::new(&PragueConfig::default(), 1000);
+        let r = rtt_of(Dur::from_millis(20));
+        for pn in 0..10 {
+            c.on_packet_sent(Time::ZERO, pn, 1000, 0);
+        }
+        let a = [AckedPacket {
+            pn: 0,
+            bytes: 1000,
+            time_sent: Time::ZERO,
+        }];
+        let ev = CongestionEvent {
+            ecn_ce: 1,
+            ..event(Time(20_000_000), &a, &[], &r)
+        };
+        c.on_congestion_event(&ev);
+        // Slow start added 1000 B, then alpha = 1 (initial) cuts the window in half.
+        assert_eq!(c.window(), 5500);
+        assert_eq!(c.state(), CcState::Recovery);
+    }
+}
