@@ -123,6 +123,7 @@ fn tcp_syn_is_resent_after_one_second_and_data_follows_the_syn_ack() {
             mss: 1448,
             timestamps: true,
             ipv6: false,
+            accecn: false,
         }),
         3000,
     );

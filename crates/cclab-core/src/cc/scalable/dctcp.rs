@@ -146,6 +146,7 @@ mod tests {
             pn: 3,
             bytes: 1000,
             time_sent: Time(1),
+            ..Default::default()
         }];
         c.on_congestion_event(&event(Time(10_000_000), &[], &lost, &rtt));
         assert_eq!(c.window(), 5000);

@@ -118,6 +118,7 @@ mod tests {
             pn: 0,
             bytes: 1000,
             time_sent: Time(1),
+            ..Default::default()
         }];
         c.on_congestion_event(&event(Time(2), &[], &lost, &r));
         let start = c.window();
