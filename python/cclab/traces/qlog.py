@@ -29,10 +29,14 @@ import numpy.typing as npt
 
 #: The record separator of JSON-SEQ (RFC 7464 §2).
 RS = "\x1e"
-#: Bytes read at a time from a JSON document.
+#: Characters read at a time from a JSON document.
 CHUNK = 1 << 16
+#: A decode error this close to the end of the buffered text may be an event cut by the chunk boundary.
+MARGIN = 4096
 #: Short event names of the IETF schema that differ from qlog 0.3's (quic-events-12 §1 vs draft-02).
-IETF_ALIASES = {"recovery_metrics_updated": "metrics_updated", "recovery_parameters_set": "recovery_parameters_set"}
+IETF_ALIASES = {"recovery_metrics_updated": "metrics_updated"}
+#: qlog 0.3 names whose short form would collide with another event's (transport:parameters_set).
+V03_ALIASES = {"recovery:parameters_set": "recovery_parameters_set"}
 #: Metrics that carry a time (converted to seconds with the trace's time unit) and their column names.
 RTT_FIELDS = {"smoothed_rtt": "srtt_s", "min_rtt": "min_rtt_s", "latest_rtt": "latest_rtt_s"}
 #: Metrics in bytes or bit/s, and their columns; picoquic writes ``cwnd``, the schemas ``congestion_window``.
@@ -68,7 +72,7 @@ class Event:
 class QlogTrace:
     """A qlog trace as columnar tables (numpy arrays of equal length within a table).
 
-    - `sent`, `received`: ``time_s``, ``pn``, ``size`` (bytes; ``raw.length`` or ``header.packet_size``),
+    - `sent`, `received` (1-RTT packets; Initial and Handshake ones are left out): ``time_s``, ``pn``, ``size`` (bytes; ``raw.length`` or ``header.packet_size``),
       ``stream_bytes``, ``ack_eliciting`` (0/1), ``ack_only`` (0/1: only ACK and PADDING frames).
     - `metrics`: ``time_s`` and `METRIC_COLUMNS`, each carried forward from its last update (NaN before).
     - `lost`: ``time_s``, ``pn``; `lost_triggers` the matching trigger strings.
@@ -217,21 +221,22 @@ def _seq_records(path: Path, f: IO[str]) -> Iterator[tuple[int, dict[str, Any]]]
                 pending = ""
                 if text.startswith(RS):
                     if buf:
-                        yield start, _decode_record(path, start, "".join(buf))
+                        yield start, _decode_record(path, start, "".join(buf), last=False)
                     buf, start = [text[1:]], lineno
                 else:
                     buf.append(text)
         except UnicodeDecodeError:
             raise QlogError(f"{path}:{lineno + 1}: not UTF-8 text") from None
         if buf and "".join(buf).strip():
-            yield start, _decode_record(path, start, "".join(buf))
+            yield start, _decode_record(path, start, "".join(buf), last=True)
 
 
-def _decode_record(path: Path, line: int, text: str) -> dict[str, Any]:
+def _decode_record(path: Path, line: int, text: str, last: bool) -> dict[str, Any]:
+    """One record; a bad last record without its closing newline is a truncated file, any other a malformed one."""
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as e:
-        what = "truncated record" if e.pos >= len(text.rstrip()) else "malformed record"
+        what = "truncated record" if last and not text.endswith("\n") else "malformed record"
         raise QlogError(f"{path}:{line + e.lineno - 1}: {what}: {e.msg} (column {e.colno})") from None
     if not isinstance(obj, dict):
         raise QlogError(f"{path}:{line}: record is not a JSON object")
@@ -286,7 +291,11 @@ def _closers(prefix: str) -> str:
 
 
 def _document_events(path: Path, f: IO[str], buf: str, line: int) -> Iterator[tuple[int, Any]]:
-    """(line, element) for each element of the events array; `line` counts newlines consumed before `buf`."""
+    """(line, element) for each element of the events array; `line` counts newlines consumed before `buf`.
+
+    An element that fails to decode well before the end of the buffered text is malformed; one that fails near
+    the end may continue in the next chunk, and at the end of the file it is truncated.
+    """
     dec = json.JSONDecoder()
     pos = 0
     line += 1
@@ -296,33 +305,35 @@ def _document_events(path: Path, f: IO[str], buf: str, line: int) -> Iterator[tu
             while pos < len(buf) and buf[pos] in " \t\r\n,":
                 line += buf[pos] == "\n"
                 pos += 1
-            if pos >= len(buf) or (not eof and len(buf) - pos < CHUNK // 4):
-                if not eof:
-                    try:
-                        chunk = f.read(CHUNK)
-                    except UnicodeDecodeError:
-                        raise QlogError(f"{path}:{line}: not UTF-8 text") from None
-                    buf, pos, eof = buf[pos:] + chunk, 0, not chunk
-                    continue
+            if not eof and len(buf) - pos < CHUNK // 4:
+                buf, pos, eof = _refill(path, f, buf, pos, line)
+                continue
+            if pos >= len(buf):
                 raise QlogError(f"{path}:{line}: truncated file: the events array is not closed")
             if buf[pos] == "]":
                 return
             try:
                 obj, end = dec.raw_decode(buf, pos)
             except json.JSONDecodeError as e:
-                if not eof:  # the element may continue in the next chunk
-                    chunk = f.read(CHUNK)
-                    if chunk:
-                        buf, pos = buf[pos:] + chunk, 0
-                        continue
-                    eof = True
+                near_end = e.pos + MARGIN >= len(buf)
+                if near_end and not eof:
+                    buf, pos, eof = _refill(path, f, buf, pos, line)
                     continue
                 bad = line + buf.count("\n", pos, e.pos)
-                what = "truncated event" if e.pos >= len(buf.rstrip()) else "malformed event"
+                what = "truncated event" if near_end else "malformed event"
                 raise QlogError(f"{path}:{bad}: {what}: {e.msg}") from None
             yield line, obj
             line += buf.count("\n", pos, end)
             pos = end
+
+
+def _refill(path: Path, f: IO[str], buf: str, pos: int, line: int) -> tuple[str, int, bool]:
+    """Drops the consumed text and appends the next chunk; returns (buffer, 0, end of file reached)."""
+    try:
+        chunk = f.read(CHUNK)
+    except UnicodeDecodeError:
+        raise QlogError(f"{path}:{line}: not UTF-8 text") from None
+    return buf[pos:] + chunk, 0, not chunk
 
 
 def _events(path: Path, header: _Header, records: Iterator[tuple[int, Any]]) -> Iterator[Event]:
@@ -348,7 +359,15 @@ def _events(path: Path, header: _Header, records: Iterator[tuple[int, Any]]) -> 
             t -= t_first
         short = name.rsplit(":", 1)[-1]
         data = rec.get("data")
-        yield Event(t * header.unit_s, IETF_ALIASES.get(short, short), data if isinstance(data, dict) else {}, line)
+        short = V03_ALIASES.get(name) or IETF_ALIASES.get(short, short)
+        yield Event(t * header.unit_s, short, data if isinstance(data, dict) else {}, line)
+
+
+def _application_space(data: dict[str, Any], hdr: dict[str, Any]) -> bool:
+    """A 1-RTT (or untyped) packet: the number space whose packets carry the data and whose ACKs the tables
+    keep (Initial and Handshake packets have their own packet numbers, RFC 9000 §12.3)."""
+    kind = hdr.get("packet_type", data.get("packet_type", "1RTT"))
+    return kind in ("1RTT", "1rtt", "0RTT")
 
 
 def _num(v: Any) -> float | None:
@@ -382,8 +401,11 @@ class _Builder:
             handler(ev)
 
     def _packet(self, ev: Event, table: dict[str, list[float]]) -> list[dict[str, Any]]:
+        """Appends a 1-RTT packet to `table` and returns its frames; packets of other number spaces are skipped."""
         d = ev.data
         hdr = d.get("header") if isinstance(d.get("header"), dict) else {}
+        if not _application_space(d, hdr):
+            return []
         raw = d.get("raw") if isinstance(d.get("raw"), dict) else {}
         frames = [fr for fr in d.get("frames") or [] if isinstance(fr, dict)]
         pn = _num(hdr.get("packet_number"))
@@ -435,6 +457,8 @@ class _Builder:
 
     def _on_packet_lost(self, ev: Event) -> None:
         hdr = ev.data.get("header") if isinstance(ev.data.get("header"), dict) else {}
+        if not _application_space(ev.data, hdr):
+            return
         pn = _num(hdr.get("packet_number"))
         trigger = str(ev.data.get("trigger", ""))
         self.lost["time_s"].append(ev.time_s)
