@@ -9,6 +9,8 @@ from cclab.doctor.finding import Finding
 
 #: Spans narrower than this share of the x range are drawn as lines, so they stay visible.
 THIN = 0.002
+#: Rates and sizes whose positive values span more than this factor get a log axis.
+SPAN_LOG = 100.0
 
 
 def draw(finding: Finding, out_dir: Path, stem: str) -> list[Path]:
@@ -38,8 +40,9 @@ def draw(finding: Finding, out_dir: Path, stem: str) -> list[Path]:
             else:
                 ax.axvspan(a, b, color="tab:red", alpha=0.15, lw=0)
         ax.set_ylabel(unit)
-        if unit in ("bit/s", "bytes") and all(s.y.min() > 0 for s in finding.series if s.unit == unit and len(s.y)):
-            ax.set_yscale("log")
+        positive = [y for s in finding.series if s.unit == unit for y in s.y if y > 0]
+        if unit in ("bit/s", "bytes") and positive and max(positive) > SPAN_LOG * min(positive):
+            ax.set_yscale("log", nonpositive="mask")
         ax.legend(loc="best", fontsize=8)
         ax.grid(alpha=0.3)
     axes[-1, 0].set_xlabel("time (s)")
