@@ -17,16 +17,28 @@ EXIT_FINDING = 1
 
 
 def doctor(
-    paths: Annotated[list[Path], typer.Argument(help="Run directories, directories of qlog files, or qlog files.", metavar="TRACE_OR_RUN_DIR...")],
+    paths: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Run directories, directories of qlog files, or qlog files.", metavar="TRACE_OR_RUN_DIR..."
+        ),
+    ],
     json_out: Annotated[bool, typer.Option("--json", help="Print the findings as JSON instead of tables.")] = False,
     out: Annotated[
         Path | None,
-        typer.Option("--out", "-o", help="Directory for the figures (default: a doctor/ directory beside each input).", metavar="DIR"),
+        typer.Option(
+            "--out",
+            "-o",
+            help="Directory for the figures (default: a doctor/ directory beside each input).",
+            metavar="DIR",
+        ),
     ] = None,
     no_figures: Annotated[bool, typer.Option("--no-figures", help="Do not draw figures.")] = False,
     fail_on: Annotated[
         list[str] | None,
-        typer.Option("--fail-on", help="Exit 1 if this finding (a name, or 'any') is made; repeatable.", metavar="NAME|any"),
+        typer.Option(
+            "--fail-on", help="Exit 1 if this finding (a name, or 'any') is made; repeatable.", metavar="NAME|any"
+        ),
     ] = None,
 ) -> None:
     """Name the pathologies in runs and traces, with the evidence, a figure and the fix to try."""
@@ -62,7 +74,7 @@ def doctor(
         raise typer.Exit(EXIT_FINDING)
 
 
-def _print(d) -> None:  # noqa: ANN001 - a cclab.doctor.Diagnosis, imported lazily
+def _print(d) -> None:
     head = f"[bold]{escape(d.label)}[/] [dim]({d.mode}; read: {', '.join(d.inputs) or 'nothing'})[/]"
     if not d.findings:
         console.print(f"{head}: [green]no finding[/]")

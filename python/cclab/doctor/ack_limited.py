@@ -19,7 +19,10 @@ from cclab.traces.rundir import FlowView
 
 NAME = "ack-limited-forward-rate"
 SEED = "seed-003"
-FIX = "ACK less often (ACK frequency / a higher ACK ratio, e.g. 1:10 for QUIC; RFC 3449 §5.2 ACK thinning), or make ACKs smaller."
+FIX = (
+    "ACK less often (ACK frequency / a higher ACK ratio, e.g. 1:10 for QUIC; RFC 3449 §5.2 ACK thinning), or "
+    "make ACKs smaller."
+)
 #: Reverse utilisation at or above this counts as saturated (a link this busy queues its ACKs).
 RETURN_BUSY = 0.85
 #: Forward utilisation at or below this leaves capacity unused.
@@ -58,7 +61,10 @@ def detect(view: FlowView) -> Finding | None:
         ]
     return Finding(
         NAME,
-        f"the return link is {ur:.0%} busy with ACKs while the forward path is at most {uf:.0%} used: ACKs cap the rate",
+        (
+            f"the return link is {ur:.0%} busy with ACKs while the forward path is at most {uf:.0%} used: ACKs "
+            "cap the rate"
+        ),
         evidence,
         SEED,
         FIX,

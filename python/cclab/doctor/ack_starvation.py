@@ -21,7 +21,10 @@ from cclab.traces.rundir import FlowView
 
 NAME = "ack-starvation"
 SEED = "seed-000"
-FIX = "Cap the ACK-frequency gap (e.g. 32 packets when min RTT < 4 × ACK delay, picoquic PR #1764) or lower the peer's max ACK delay."
+FIX = (
+    "Cap the ACK-frequency gap (e.g. 32 packets when min RTT < 4 × ACK delay, picoquic PR #1764) or lower the "
+    "peer's max ACK delay."
+)
 #: A path whose min RTT is at most this is "low-RTT" (s).
 LOW_RTT_S = 1e-3
 #: ACK interval / min RTT above which ACKs are starved.
@@ -30,7 +33,7 @@ INTERVAL_RTTS = 10.0
 MAX_GAP = 32
 #: Without ACK_FREQUENCY frames: an ACK interval this long means the peer ACKs on its timer (s).
 TIMER_INTERVAL_S = 0.5e-3
-#: delivery rate ≥ this × cwnd·8 / ACK interval counts as window-bound.
+#: delivery rate ≥ this times cwnd·8 / ACK interval counts as window-bound.
 WINDOW_BOUND_RATIO = 0.5
 #: Share of the measured samples that must be window-bound.
 WINDOW_BOUND_SHARE = 0.25
@@ -65,13 +68,21 @@ def detect(view: FlowView) -> Finding | None:
     ratio = float(np.median(rate[window_bound] / bound[window_bound]))
     evidence = [
         ("min RTT", fmt_s(rtt), f"≤ {fmt_s(LOW_RTT_S)}"),
-        ("median ACK interval", f"{fmt_s(interval)} ({interval / rtt:.0f} × min RTT)", f"≥ {INTERVAL_RTTS:g} × min RTT"),
+        (
+            "median ACK interval",
+            f"{fmt_s(interval)} ({interval / rtt:.0f} × min RTT)",
+            f"≥ {INTERVAL_RTTS:g} × min RTT",
+        ),
         (
             "largest ACK gap requested",
             f"{gap:.0f} packets" if gap is not None else "no ACK_FREQUENCY in trace",
             f"> {MAX_GAP}" if gap is not None else f"interval ≥ {fmt_s(TIMER_INTERVAL_S)}",
         ),
-        ("samples with rate ≈ cwnd / ACK interval", f"{share:.0%} (median ratio {ratio:.2f})", f"≥ {WINDOW_BOUND_SHARE:.0%} at ≥ {WINDOW_BOUND_RATIO}"),
+        (
+            "samples with rate ≈ cwnd / ACK interval",
+            f"{share:.0%} (median ratio {ratio:.2f})",
+            f"≥ {WINDOW_BOUND_SHARE:.0%} at ≥ {WINDOW_BOUND_RATIO}",
+        ),
         ("goodput", fmt_bps(signals.goodput_bps(view) or 0.0), "—"),
     ]
     return Finding(

@@ -15,7 +15,10 @@ from cclab.traces.rundir import FlowView
 
 NAME = "bufferbloat"
 SEED = "—"
-FIX = "Shrink the bottleneck buffer or run AQM there (CoDel/FQ-CoDel, RFC 8290; PIE, RFC 8033), or use a delay-aware controller (BBR)."
+FIX = (
+    "Shrink the bottleneck buffer or run AQM there (CoDel/FQ-CoDel, RFC 8290; PIE, RFC 8033), or use a "
+    "delay-aware controller (BBR)."
+)
 BLOAT_RATIO = 2.0
 #: Ignore inflation smaller than this (s): a few ms of queue is no one's problem.
 MIN_EXCESS_S = 5e-3
@@ -39,7 +42,10 @@ def detect(view: FlowView) -> Finding | None:
         return None
     return Finding(
         NAME,
-        f"srtt stayed ≥ {BLOAT_RATIO:g}× min RTT for {covered / total:.0%} of the run (median {fmt_s(float(np.median(srtt)))} vs {fmt_s(rtt)})",
+        (
+            f"srtt stayed ≥ {BLOAT_RATIO:g}× min RTT for {covered / total:.0%} of the run (median "
+            f"{fmt_s(float(np.median(srtt)))} vs {fmt_s(rtt)})"
+        ),
         [
             ("min RTT", fmt_s(rtt), "—"),
             ("median srtt", fmt_s(float(np.median(srtt))), f"≥ {BLOAT_RATIO:g} × min RTT and +{fmt_s(MIN_EXCESS_S)}"),

@@ -14,6 +14,8 @@ interrupts does not count):
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from cclab.doctor import signals
@@ -22,7 +24,9 @@ from cclab.traces.rundir import FlowView
 
 NAME = "clock-granularity-stall"
 SEED = "seed-001"
-FIX = "Read time and RTT in µs for the window update (FreeBSD a3aa6f6 and later), or grow W_est per ACK (RFC 9438 §4.3)."
+FIX = (
+    "Read time and RTT in µs for the window update (FreeBSD a3aa6f6 and later), or grow W_est per ACK (RFC 9438 §4.3)."
+)
 #: ACK-weighted median flat stretch at least this many ACKs.
 MIN_ACKS = 8
 #: The stretch holds at least this many cwnd/MSS worth of ACKs (Reno would have grown ≥ 1 MSS).
@@ -46,7 +50,7 @@ def flat_stretches(view: FlowView) -> list[tuple[float, float, int, float]]:
     state_ca = np.asarray([s[1] == "congestion_avoidance" for s in tr.states])
     lost_t = tr.lost["time_s"]
     out = []
-    for a, b in zip(change_t[:-1], change_t[1:], strict=True):
+    for a, b in itertools.pairwise(change_t):
         k = np.searchsorted(state_t, a, side="right") - 1
         if k < 0 or not state_ca[k] or (k + 1 < len(state_t) and state_t[k + 1] <= b):
             continue
@@ -83,12 +87,19 @@ def detect(view: FlowView) -> Finding | None:
     evidence = [
         ("ACK-weighted median flat stretch in CA", f"{n} ACKs", f"≥ {MIN_ACKS}"),
         ("ACKs Reno needs to grow 1 MSS there", f"{reno_acks:.1f} (cwnd {cwnd:.0f} B / MSS {mss:.0f} B)", "< stretch"),
-        ("median stretch duration", f"{fmt_s(float(np.median(durs)))} = {np.median(durs) / rtt:.0f} × srtt", f"≥ {MIN_RTTS:g} × srtt ({fmt_s(rtt)})"),
+        (
+            "median stretch duration",
+            f"{fmt_s(float(np.median(durs)))} = {np.median(durs) / rtt:.0f} × srtt",
+            f"≥ {MIN_RTTS:g} × srtt ({fmt_s(rtt)})",
+        ),
         ("flat stretches of that kind", f"{len(long_runs)} of {len(runs)}", "—"),
     ]
     return Finding(
         NAME,
-        f"cwnd stays flat for {n} ACKs (~{fmt_s(float(np.median(durs)))}) at a time: the window only moves on clock ticks",
+        (
+            f"cwnd stays flat for {n} ACKs (~{fmt_s(float(np.median(durs)))}) at a time: the window only moves on "
+            "clock ticks"
+        ),
         evidence,
         SEED,
         FIX,

@@ -21,7 +21,10 @@ from cclab.traces.rundir import FlowView
 
 NAME = "feedback-collapse"
 SEED = "seed-004"
-FIX = "Keep feedback flowing: clamp RTT samples to a sane minimum (Linux DCCP_SANE_RTT_MIN, 100 µs) so the window counter advances; check the receiver's feedback trigger."
+FIX = (
+    "Keep feedback flowing: clamp RTT samples to a sane minimum (Linux DCCP_SANE_RTT_MIN, 100 µs) so the window "
+    "counter advances; check the receiver's feedback trigger."
+)
 #: Consecutive halvings without feedback that make a collapse (one could be a real nofeedback after a burst).
 MIN_HALVINGS = 3
 #: new / old rate of one nofeedback expiry (RFC 5348 §4.4 step 2: X / 2, allowing for the s/t_mbi floor steps).
@@ -57,7 +60,11 @@ def detect(view: FlowView) -> Finding | None:
         ("consecutive rate halvings without feedback", f"{len(best)} ({fmt_s(t0)} … {fmt_s(t1)})", f"≥ {MIN_HALVINGS}"),
         ("rate before → after", f"{fmt_bps(float(x[best[0] - 1]))} → {fmt_bps(float(x[best[-1]]))}", "—"),
         ("bytes acknowledged during the halvings", "0 more", "none"),
-        ("RTT estimate at the collapse", fmt_s(r), f"< {fmt_s(TINY_RTT_S)}: below the window counter's resolution" if r < TINY_RTT_S else "—"),
+        (
+            "RTT estimate at the collapse",
+            fmt_s(r),
+            f"< {fmt_s(TINY_RTT_S)}: below the window counter's resolution" if r < TINY_RTT_S else "—",
+        ),
     ]
     cause = " with an RTT estimate of " + fmt_s(r) if r < TINY_RTT_S else ""
     return Finding(

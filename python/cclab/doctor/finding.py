@@ -52,7 +52,9 @@ class Finding:
         }
 
 
-def spans_where(t: npt.NDArray[np.float64], mask: npt.NDArray[np.bool_], min_len_s: float = 0.0) -> list[tuple[float, float]]:
+def spans_where(
+    t: npt.NDArray[np.float64], mask: npt.NDArray[np.bool_], min_len_s: float = 0.0
+) -> list[tuple[float, float]]:
     """Maximal time ranges [t_i, t_j] over which `mask` holds, at least `min_len_s` long."""
     out: list[tuple[float, float]] = []
     start = None

@@ -17,7 +17,10 @@ from cclab.traces.rundir import FlowView
 
 NAME = "app-or-flow-control-limited"
 SEED = "seed-003"
-FIX = "Check the application's write rate and the peer's flow-control windows (initial_max_data / stream data, SO_SNDBUF/SO_RCVBUF); raise them to at least the BDP."
+FIX = (
+    "Check the application's write rate and the peer's flow-control windows (initial_max_data / stream data, "
+    "SO_SNDBUF/SO_RCVBUF); raise them to at least the BDP."
+)
 IDLE_SHARE = 0.5
 MIN_SHARE = 0.3
 MIN_SPAN_RTTS = 4.0
@@ -41,10 +44,21 @@ def detect(view: FlowView) -> Finding | None:
         return None
     return Finding(
         NAME,
-        f"bytes in flight stayed below half of cwnd for {covered / total:.0%} of the transfer: the sender (application, host or flow control), not cwnd, limited it",
+        (
+            f"bytes in flight stayed below half of cwnd for {covered / total:.0%} of the transfer: the sender "
+            "(application, host or flow control), not cwnd, limited it"
+        ),
         [
-            ("time with flight ≤ ½ cwnd", f"{covered:.3g} s of {total:.3g} s ({covered / total:.0%})", f"≥ {MIN_SHARE:.0%}"),
-            ("median flight / cwnd there", f"{float(np.median(flight[limited] / cwnd[limited])):.2f}", f"≤ {IDLE_SHARE}"),
+            (
+                "time with flight ≤ ½ cwnd",
+                f"{covered:.3g} s of {total:.3g} s ({covered / total:.0%})",
+                f"≥ {MIN_SHARE:.0%}",
+            ),
+            (
+                "median flight / cwnd there",
+                f"{float(np.median(flight[limited] / cwnd[limited])):.2f}",
+                f"≤ {IDLE_SHARE}",
+            ),
         ],
         SEED,
         FIX,

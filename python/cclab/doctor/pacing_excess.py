@@ -18,7 +18,10 @@ from cclab.traces.rundir import FlowView
 
 NAME = "pacing-exceeds-delivery"
 SEED = "—"
-FIX = "Derive the pacing rate from the delivery rate (BBR) or cwnd/srtt with a small gain (RFC 9002 §7.7); check that pacing is not left at its initial value."
+FIX = (
+    "Derive the pacing rate from the delivery rate (BBR) or cwnd/srtt with a small gain (RFC 9002 §7.7); check "
+    "that pacing is not left at its initial value."
+)
 #: Pacing / delivery above this (BBR's startup gain 2.89 rounded up: even startup stays under it).
 EXCESS = 3.0
 MIN_SHARE = 0.5
@@ -52,7 +55,11 @@ def detect(view: FlowView) -> Finding | None:
         [
             ("median pacing / delivery where excessive", f"{ratio:.1f}×", f"≥ {EXCESS:g}×"),
             ("time excessive", f"{covered:.3g} s of {total:.3g} s", f"≥ {MIN_SHARE:.0%}"),
-            ("median pacing, delivery", f"{fmt_bps(float(np.median(pacing[ok])))}, {fmt_bps(float(np.median(rate[ok])))}", "—"),
+            (
+                "median pacing, delivery",
+                f"{fmt_bps(float(np.median(pacing[ok])))}, {fmt_bps(float(np.median(rate[ok])))}",
+                "—",
+            ),
         ],
         SEED,
         FIX,

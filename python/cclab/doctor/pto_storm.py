@@ -16,7 +16,10 @@ from cclab.traces.rundir import FlowView
 
 NAME = "pto-storm"
 SEED = "—"
-FIX = "Find why ACKs stop (return-path loss, black-holed packet size, stalled peer); check max_ack_delay vs the peer's real ACK delay."
+FIX = (
+    "Find why ACKs stop (return-path loss, black-holed packet size, stalled peer); check max_ack_delay vs the "
+    "peer's real ACK delay."
+)
 MIN_PTOS = 3
 
 

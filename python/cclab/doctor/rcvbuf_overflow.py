@@ -17,7 +17,10 @@ from cclab.traces.rundir import FlowView
 
 NAME = "rcvbuf-overflow"
 SEED = "seed-000"
-FIX = "Enlarge the receive socket buffer (SO_RCVBUF), read faster (batching, GRO), or pace below the receiver's drain rate."
+FIX = (
+    "Enlarge the receive socket buffer (SO_RCVBUF), read faster (batching, GRO), or pace below the receiver's "
+    "drain rate."
+)
 #: Fewer losses than this are noise.
 MIN_LOSSES = 10
 #: Socket drops / lost packets at or above this: the receiver's buffer, not the path, lost most packets.

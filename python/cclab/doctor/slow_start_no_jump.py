@@ -27,10 +27,13 @@ from cclab.traces.rundir import FlowView
 
 NAME = "slow-start-no-bandwidth-jump"
 SEED = "seed-002"
-FIX = "Let the bandwidth estimator see packet trains: pause pacing until a train's worth of credit is due (picoquic), or send the first RTTs unpaced."
+FIX = (
+    "Let the bandwidth estimator see packet trains: pause pacing until a train's worth of credit is due "
+    "(picoquic), or send the first RTTs unpaced."
+)
 #: Paths with a min RTT at least this long (s) are where slow start's RTT count costs seconds.
 LONG_RTT_S = 0.1
-#: Largest per-RTT growth of cwnd that is still plain doubling (2×, plus the IW rounding of the first RTT).
+#: Largest per-RTT growth of cwnd that is still plain doubling (2 per RTT, with some rounding).
 MAX_GROWTH_PER_RTT = 3.0
 #: A jump must reach this share of the BDP to count as a bandwidth estimate (seed 002's fix reaches 0.5).
 JUMP_BDP = 0.1
@@ -82,10 +85,19 @@ def detect(view: FlowView) -> Finding | None:
     ideal = size * 8 / float(rate.max()) + 2 * rtt
     if completion < SLOW_COMPLETION * ideal:
         return None
-    evidence.append(("completion / ideal", f"{completion:.2f} s / {ideal:.2f} s = {completion / ideal:.2f}", f"≥ {SLOW_COMPLETION:g}"))
+    evidence.append(
+        (
+            "completion / ideal",
+            f"{completion:.2f} s / {ideal:.2f} s = {completion / ideal:.2f}",
+            f"≥ {SLOW_COMPLETION:g}",
+        )
+    )
     return Finding(
         NAME,
-        f"paced slow start on a {fmt_s(rtt)} path only doubled per RTT for {ss_rtts:.0f} RTTs: no bandwidth estimate raised cwnd",
+        (
+            f"paced slow start on a {fmt_s(rtt)} path only doubled per RTT for {ss_rtts:.0f} RTTs: no bandwidth "
+            "estimate raised cwnd"
+        ),
         evidence,
         SEED,
         FIX,

@@ -14,7 +14,10 @@ from cclab.traces.rundir import FlowView
 
 NAME = "spurious-retransmissions"
 SEED = "—"
-FIX = "Raise the reordering/time thresholds adaptively (RFC 9002 §6.1; RACK-TLP's reordering window, RFC 8985 §6.2), or undo the cwnd reduction on a spurious loss."
+FIX = (
+    "Raise the reordering/time thresholds adaptively (RFC 9002 §6.1; RACK-TLP's reordering window, RFC 8985 "
+    "§6.2), or undo the cwnd reduction on a spurious loss."
+)
 MIN_SPURIOUS = 5
 MIN_SHARE = 0.1
 
@@ -33,12 +36,18 @@ def detect(view: FlowView) -> Finding | None:
         NAME,
         f"{len(sp)} of {n_lost} packets declared lost were acknowledged later",
         [
-            ("lost then acknowledged", f"{len(sp)} ({len(sp) / max(n_lost, 1):.0%} of losses)", f"≥ {MIN_SPURIOUS} and ≥ {MIN_SHARE:.0%}"),
+            (
+                "lost then acknowledged",
+                f"{len(sp)} ({len(sp) / max(n_lost, 1):.0%} of losses)",
+                f"≥ {MIN_SPURIOUS} and ≥ {MIN_SHARE:.0%}",
+            ),
             ("loss triggers", ", ".join(f"{k or '?'}: {v}" for k, v in triggers.items()), "—"),
         ],
         SEED,
         FIX,
         [(float(a), float(a)) for a in sp[:200]],
-        [Series("spurious loss (packet number)", sp, tr.acked_after_loss["pn"], "pn", points=True), Series("declared loss", tr.lost["time_s"], tr.lost["pn"], "pn", points=True)],
+        [
+            Series("spurious loss (packet number)", sp, tr.acked_after_loss["pn"], "pn", points=True),
+            Series("declared loss", tr.lost["time_s"], tr.lost["pn"], "pn", points=True),
+        ],
     )
-

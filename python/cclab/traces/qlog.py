@@ -72,7 +72,8 @@ class Event:
 class QlogTrace:
     """A qlog trace as columnar tables (numpy arrays of equal length within a table).
 
-    - `sent`, `received` (1-RTT packets; Initial and Handshake ones are left out): ``time_s``, ``pn``, ``size`` (bytes; ``raw.length`` or ``header.packet_size``),
+    - `sent`, `received` (1-RTT packets; Initial and Handshake ones are left out): ``time_s``, ``pn``,
+      ``size`` (bytes; ``raw.length`` or ``header.packet_size``),
       ``stream_bytes``, ``ack_eliciting`` (0/1), ``ack_only`` (0/1: only ACK and PADDING frames).
     - `metrics`: ``time_s`` and `METRIC_COLUMNS`, each carried forward from its last update (NaN before).
     - `lost`: ``time_s``, ``pn``; `lost_triggers` the matching trigger strings.
@@ -364,8 +365,10 @@ def _events(path: Path, header: _Header, records: Iterator[tuple[int, Any]]) -> 
 
 
 def _application_space(data: dict[str, Any], hdr: dict[str, Any]) -> bool:
-    """A 1-RTT (or untyped) packet: the number space whose packets carry the data and whose ACKs the tables
-    keep (Initial and Handshake packets have their own packet numbers, RFC 9000 §12.3)."""
+    """A 1-RTT (or untyped) packet: the number space that carries the data.
+
+    Initial and Handshake packets have their own packet numbers (RFC 9000 §12.3); the tables leave them out.
+    """
     kind = hdr.get("packet_type", data.get("packet_type", "1RTT"))
     return kind in ("1RTT", "1rtt", "0RTT")
 
@@ -423,7 +426,9 @@ class _Builder:
         table["size"].append(size)
         table["stream_bytes"].append(stream)
         table["ack_eliciting"].append(float(eliciting))
-        table["ack_only"].append(float(bool(frames) and not eliciting and any(f.get("frame_type") == "ack" for f in frames)))
+        table["ack_only"].append(
+            float(bool(frames) and not eliciting and any(f.get("frame_type") == "ack" for f in frames))
+        )
         return frames
 
     def _on_packet_sent(self, ev: Event) -> None:

@@ -18,7 +18,9 @@ FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 def sim_trace(tmp_path_factory) -> Path:
     """A short simulated run's sender trace (JSON-SEQ, qlog 0.3)."""
     out = tmp_path_factory.mktemp("doctor-err")
-    sc = cclab.load(Path(__file__).resolve().parents[3] / "scenarios" / "bulk-newreno.toml", set=['scenario.duration="0.2s"'])
+    sc = cclab.load(
+        Path(__file__).resolve().parents[3] / "scenarios" / "bulk-newreno.toml", set=['scenario.duration="0.2s"']
+    )
     cclab.run(sc, out=out, qlog="draft-02")
     return out / "trace.sqlog"
 

@@ -18,9 +18,9 @@ def both(tmp_path_factory):
     out = tmp_path_factory.mktemp("doctor-formats")
     runs = {}
     for fmt in ("draft-02", "ietf"):
-        runs[fmt] = cclab.run(
-            cclab.load(SCENARIO, set=['scenario.duration="0.5s"']), out=out / fmt, qlog=fmt
-        ).summary["flows"][0]
+        runs[fmt] = cclab.run(cclab.load(SCENARIO, set=['scenario.duration="0.5s"']), out=out / fmt, qlog=fmt).summary[
+            "flows"
+        ][0]
     return out, runs
 
 
