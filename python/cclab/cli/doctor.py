@@ -14,6 +14,8 @@ from cclab.cli._common import EXIT_INVALID, console, error
 
 #: Exit code when a finding named by ``--fail-on`` was made.
 EXIT_FINDING = 1
+#: Time ranges printed per finding (all of them are in the JSON and the figure).
+SPANS_SHOWN = 5
 
 
 def doctor(
@@ -88,6 +90,10 @@ def _print(d) -> None:
         for q, v, t in f.evidence:
             table.add_row(escape(q), escape(v), escape(t))
         console.print(table)
+        if f.spans:
+            shown = ", ".join(f"{a:.6g}–{b:.6g} s" if b > a else f"{a:.6g} s" for a, b in f.spans[:SPANS_SHOWN])
+            more = f" … ({len(f.spans)} in all)" if len(f.spans) > SPANS_SHOWN else ""
+            console.print(f"  [dim]time ranges:[/] {shown}{more}")
         console.print(f"  [dim]seed report:[/] {f.seed}   [dim]fix:[/] {escape(f.fix)}")
         for p in f.figures:
             console.print(f"  [dim]figure:[/] {escape(p)}")

@@ -45,3 +45,15 @@ def test_qlog_tables_match_the_summary_counters(both):
     assert int(receiver.sent["ack_only"].sum()) == summary["acks_sent"]
     assert len(sender.lost["time_s"]) == summary["lost_packets"]
     assert np.nanmax(sender.metrics["cwnd_bytes"]) == summary["cwnd_max_bytes"]
+
+
+@pytest.mark.parametrize(
+    ("file", "capped"), [("seed-000-loopback-ack-gap.toml", False), ("seed-000-loopback-ack-gap-capped.toml", True)]
+)
+def test_qlog_ack_frequency_frames_give_the_requested_gap(tmp_path, file, capped):
+    # 20 ms of seed 000's loopback transfer: slow start has raised cwnd/4 far above 32 packets.
+    sc = cclab.load(SCENARIO.parent / "seeds" / file, set=['scenario.duration="20ms"'])
+    cclab.run(sc, out=tmp_path, qlog="ietf")
+    gaps = read_qlog(tmp_path / "trace.sqlog").ack_frequency["threshold"]
+    assert len(gaps) > 0
+    assert (gaps.max() <= 32) == capped
