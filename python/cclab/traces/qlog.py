@@ -48,6 +48,11 @@ SIZE_FIELDS = {
     "pacing_rate": "pacing_rate_bps",
 }
 METRIC_COLUMNS = ("cwnd_bytes", "bytes_in_flight", "ssthresh_bytes", "pacing_rate_bps", *RTT_FIELDS.values())
+#: Mean sent packet size (bytes) above which a trace without frames is the data sender (half of QUIC's minimum
+#: 1200-byte datagram, RFC 9000 §14; ACK-only packets are tens of bytes).
+DATA_PACKET_MIN_MEAN = 600.0
+#: RFC 9002 §6.2.2's initial RTT, s: a first smoothed RTT of this number means the trace writes seconds.
+INITIAL_RTT_S = 0.333
 #: Frame type of ACK_FREQUENCY (draft-ietf-quic-ack-frequency §4), as ``raw_frame_type``/``frame_type_bytes``.
 ACK_FREQUENCY_TYPE = 0xAF
 #: Frames that do not make a packet ack-eliciting (RFC 9002 §2).
@@ -81,8 +86,8 @@ class QlogTrace:
       from this endpoint's received ACK frames.
     - `ack_frequency`: ``time_s``, ``threshold`` (ack-eliciting packets per ACK), ``max_ack_delay_s``, from the
       ACK_FREQUENCY frames this endpoint sent.
-    - `pto_expired_s`: times of PTO expiries (``loss_timer_updated`` ``expired`` events with timer ``pto``, or
-      losses with trigger ``pto_expired``).
+    - `pto_expired_s`: times of PTO expiries (``loss_timer_updated`` ``expired`` events with timer ``pto``,
+      losses with trigger ``pto_expired``, or increases of ``metrics_updated``'s ``pto_count``).
     - `states`: (time_s, new state) pairs of ``congestion_state_updated``.
     """
 
@@ -114,8 +119,15 @@ class QlogTrace:
 
     @property
     def is_data_sender(self) -> bool:
-        """The endpoint that sent more stream data than it received (the vantage point's name cannot tell)."""
-        return self.stream_bytes_sent > self.stream_bytes_received
+        """The endpoint that sent more stream data than it received (the vantage point's name cannot tell).
+
+        A trace without frames (quinn's, which also leaves received sizes out) is judged by the mean size of the
+        1-RTT packets it sent: data packets are near the MTU, ACK-only ones tens of bytes.
+        """
+        if self.stream_bytes_sent or self.stream_bytes_received:
+            return self.stream_bytes_sent > self.stream_bytes_received
+        sizes = self.sent.get("size", np.zeros(0))
+        return bool(len(sizes)) and float(sizes.mean()) >= DATA_PACKET_MIN_MEAN
 
 
 @dataclass
@@ -141,8 +153,13 @@ def iter_events(path: str | Path) -> Iterator[Event]:
     yield from events
 
 
-def read_qlog(path: str | Path) -> QlogTrace:
+def read_qlog(path: str | Path, rtt_unit_s: float | None = None) -> QlogTrace:
     """Read a qlog file into a `QlogTrace`.
+
+    RTTs in ``metrics_updated`` are in the trace's time unit (ms; picoquic's µs) unless `rtt_unit_s` says
+    otherwise. Without it, a trace whose first smoothed RTT is 0.333 (RFC 9002 §6.2.2's initial 333 ms written
+    in seconds, as quinn-proto 0.11 does: ``paths.rs`` uses ``as_secs_f32``) is read in seconds, and its RTTs
+    stay unset (NaN) until the first value that is not that initial RTT.
 
     Raises
     ------
@@ -151,7 +168,7 @@ def read_qlog(path: str | Path) -> QlogTrace:
     """
     path = Path(path)
     header, events = _open(path)
-    b = _Builder(path, header)
+    b = _Builder(path, header, rtt_unit_s)
     for ev in events:
         b.add(ev)
     if not b.counts:
@@ -380,8 +397,11 @@ def _num(v: Any) -> float | None:
 class _Builder:
     """Accumulates columns event by event; `finish` turns them into numpy arrays."""
 
-    def __init__(self, path: Path, header: _Header) -> None:
-        self.path, self.header = path, header
+    def __init__(self, path: Path, header: _Header, rtt_unit_s: float | None) -> None:
+        self.path, self.header, self.rtt_unit_s = path, header, rtt_unit_s
+        self.pto_count = 0.0
+        #: RTT fields still hold the initial 333 ms a stack logs before its first sample.
+        self.placeholder = False
         self.counts: dict[str, int] = {}
         self.params: dict[str, Any] = {}
         pkt_cols = ("time_s", "pn", "size", "stream_bytes", "ack_eliciting", "ack_only")
@@ -412,7 +432,8 @@ class _Builder:
         raw = d.get("raw") if isinstance(d.get("raw"), dict) else {}
         frames = [fr for fr in d.get("frames") or [] if isinstance(fr, dict)]
         pn = _num(hdr.get("packet_number"))
-        size = _num(raw.get("length")) or _num(hdr.get("packet_size")) or _num(d.get("packet_size")) or 0.0
+        # raw.length (qlog 0.3, IETF), header.packet_size (picoquic), header.length (quinn).
+        size = _num(raw.get("length")) or _num(hdr.get("packet_size")) or _num(hdr.get("length")) or 0.0
         stream = 0.0
         eliciting = False
         for fr in frames:
@@ -481,11 +502,24 @@ class _Builder:
 
     def _on_metrics_updated(self, ev: Event) -> None:
         changed = False
+        first = _num(ev.data.get("smoothed_rtt"))
+        if self.rtt_unit_s is None and first is not None:
+            self.placeholder = abs(first - INITIAL_RTT_S) < 1e-6
+            self.rtt_unit_s = 1.0 if self.placeholder else self.header.unit_s
         for key, col in RTT_FIELDS.items():
             v = _num(ev.data.get(key))
             if v is not None:
-                self.current[col] = v * self.header.unit_s
+                v *= self.rtt_unit_s or self.header.unit_s
+                # The initial RTT logged before any sample is not a measurement (RFC 9002 §5.3).
+                self.placeholder &= abs(v - INITIAL_RTT_S) < 1e-6
+                self.current[col] = float("nan") if self.placeholder else v
                 changed = True
+        # quinn logs no PTO event, but counts PTOs in its metrics: each increase is an expiry.
+        pto = _num(ev.data.get("pto_count"))
+        if pto is not None:
+            if pto > self.pto_count:
+                self.pto.append(ev.time_s)
+            self.pto_count = pto
         for key, col in SIZE_FIELDS.items():
             v = _num(ev.data.get(key))
             if v is not None:
