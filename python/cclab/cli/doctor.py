@@ -61,6 +61,9 @@ def doctor(
     except (QlogError, RunDirError) as e:
         error(str(e))
         raise typer.Exit(EXIT_INVALID) from None
+    except OSError as e:
+        error(f"{e.filename or ''}: {e.strerror or e}")
+        raise typer.Exit(EXIT_INVALID) from None
     if not no_figures:
         for d in diagnoses:
             fig_dir = out or (d.source if d.source.is_dir() else d.source.parent) / "doctor"

@@ -35,9 +35,9 @@ def detect(view: FlowView) -> Finding | None:
     rev = [lk for lk in view.links if lk.get("direction") == "reverse"]
     if not fwd or not rev:
         return None
-    busy = max(rev, key=lambda lk: float(lk.get("utilisation", 0)))
-    ur = float(busy.get("utilisation", 0))
-    uf = max(float(lk.get("utilisation", 0)) for lk in fwd)
+    busy = max(rev, key=lambda lk: _num(lk, "utilisation"))
+    ur = _num(busy, "utilisation")
+    uf = max(_num(lk, "utilisation") for lk in fwd)
     if ur < RETURN_BUSY or uf > FORWARD_IDLE:
         return None
     ack_bytes = signals.flow_value(view, "ack_bytes") or 0.0
@@ -49,11 +49,11 @@ def detect(view: FlowView) -> Finding | None:
     ]
     if acks and sent and view.duration_s:
         a, d = ack_bytes / acks, sent / acks
-        fwd_link = max(fwd, key=lambda lk: float(lk.get("bytes", 0)))
-        x = float(fwd_link.get("bytes", 0)) / max(float(fwd_link.get("packets", 1)), 1.0)
-        c_return = float(busy.get("bytes", 0)) * 8 / (ur * view.duration_s)
+        fwd_link = max(fwd, key=lambda lk: _num(lk, "bytes"))
+        x = _num(fwd_link, "bytes") / max(_num(fwd_link, "packets"), 1.0)
+        c_return = _num(busy, "bytes") * 8 / (ur * view.duration_s)
         cap = c_return / (8 * a) * d * 8 * x
-        rate = float(fwd_link.get("bytes", 0)) * 8 / view.duration_s
+        rate = _num(fwd_link, "bytes") * 8 / view.duration_s
         evidence += [
             ("mean ACK size A, data packets per ACK d", f"{a:.1f} B, {d:.2f}", "—"),
             ("RFC 3449 cap C_return/(8·A)·d·8·X", fmt_bps(cap), "—"),
@@ -69,3 +69,9 @@ def detect(view: FlowView) -> Finding | None:
         SEED,
         FIX,
     )
+
+
+def _num(link: dict, key: str) -> float:
+    """A numeric link field, 0 when absent or not a number."""
+    v = link.get(key)
+    return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else 0.0

@@ -196,10 +196,14 @@ def _open(path: Path) -> tuple[_Header, Iterator[Event]]:
     raise QlogError(f"{path}:1: not a qlog file (expected JSON-SEQ records or a JSON document)")
 
 
-def _header_from(doc: dict[str, Any], trace: dict[str, Any]) -> _Header:
-    vp = trace.get("vantage_point") or {}
-    common = trace.get("common_fields") or {}
-    config = trace.get("configuration") or {}
+def _obj(value: Any) -> dict[str, Any]:
+    """`value` if it is a JSON object, else an empty one (a header field of the wrong type is ignored)."""
+    return value if isinstance(value, dict) else {}
+
+
+def _header_from(doc: dict[str, Any], trace: Any) -> _Header:
+    trace = _obj(trace)
+    vp, common, config = (_obj(trace.get(k)) for k in ("vantage_point", "common_fields", "configuration"))
     proto = common.get("protocol_type") or common.get("protocol_types") or ""
     version = str(doc.get("qlog_version") or doc.get("file_schema") or "")
     return _Header(
@@ -220,7 +224,8 @@ def _open_seq(path: Path, f: IO[str]) -> tuple[_Header, Iterator[Event]]:
         raise QlogError(f"{path}:1: empty JSON-SEQ file") from None
     if "trace" not in head and "traces" not in head:
         raise QlogError(f"{path}:{line}: the first record is not a qlog header (no 'trace')")
-    trace = head.get("trace") or (head.get("traces") or [{}])[0]
+    traces = head.get("traces")
+    trace = head.get("trace") or (traces[0] if isinstance(traces, list) and traces else {})
     header = _header_from(head, trace)
     return header, _events(path, header, records)
 
@@ -286,8 +291,8 @@ def _open_document(path: Path, f: IO[str]) -> tuple[_Header, Iterator[Event]]:
     except json.JSONDecodeError as e:
         f.close()
         raise QlogError(f"{path}:{e.lineno}: malformed qlog header: {e.msg}") from None
-    traces = doc.get("traces") or [{}]
-    header = _header_from(doc, traces[0] if isinstance(traces[0], dict) else {})
+    traces = doc.get("traces")
+    header = _header_from(doc, traces[0] if isinstance(traces, list) and traces else {})
     lines_before = text[: j + 1].count("\n")
     return header, _events(path, header, _document_events(path, f, text[j + 1 :], lines_before))
 

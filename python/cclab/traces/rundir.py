@@ -89,12 +89,16 @@ def _run_dir(path: Path) -> list[FlowView]:
         raise RunDirError(f"{path / 'summary.json'}: {e}") from None
     except json.JSONDecodeError as e:
         raise RunDirError(f"{path / 'summary.json'}:{e.lineno}: malformed JSON: {e.msg}") from None
-    flows = summary.get("flows") if isinstance(summary, dict) else None
+    if not isinstance(summary, dict):
+        raise RunDirError(f"{path / 'summary.json'}: not a JSON object")
+    flows = summary.get("flows")
     if not isinstance(flows, list):
         raise RunDirError(f"{path / 'summary.json'}: no 'flows' list")
     ts = _timeseries(path)
     views = []
-    for f in flows:
+    for i, f in enumerate(flows):
+        if not isinstance(f, dict) or not isinstance(f.get("flow", 0), int):
+            raise RunDirError(f"{path / 'summary.json'}: flows[{i}] is not a flow object with an integer 'flow'")
         fid = int(f.get("flow", 0))
         suffix = f"-flow{fid}" if len(flows) > 1 else ""
         view = FlowView(
@@ -103,8 +107,8 @@ def _run_dir(path: Path) -> list[FlowView]:
             str(summary.get("mode", "sim")),
             str(summary.get("scenario", "")),
             f,
-            list(summary.get("links") or []),
-            (summary.get("sim") or {}).get("sim_time_s"),
+            [lk for lk in summary.get("links") or [] if isinstance(lk, dict)],
+            _number((summary.get("sim") or {}).get("sim_time_s") if isinstance(summary.get("sim"), dict) else None),
         )
         if ts is not None and "flow" in ts:
             rows = ts["flow"] == fid
@@ -116,6 +120,10 @@ def _run_dir(path: Path) -> list[FlowView]:
     return views
 
 
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
 def _timeseries(path: Path) -> dict[str, npt.NDArray[np.float64]] | None:
     pq, csv_path = path / "timeseries.parquet", path / "timeseries.csv"
     if pq.is_file():
@@ -123,9 +131,9 @@ def _timeseries(path: Path) -> dict[str, npt.NDArray[np.float64]] | None:
 
         try:
             df = pl.read_parquet(pq)
-        except Exception as e:  # polars raises several exception types for a damaged file
-            raise RunDirError(f"{pq}: unreadable parquet: {e}") from None
-        return {c: df[c].cast(pl.Float64).to_numpy() for c in df.columns}
+            return {c: df[c].cast(pl.Float64).to_numpy() for c in df.columns}
+        except Exception as e:  # polars raises several exception types for a damaged file or column
+            raise RunDirError(f"{pq}: unreadable time series: {e}") from None
     if csv_path.is_file():
         return _read_csv(csv_path)
     return None

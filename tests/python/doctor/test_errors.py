@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -110,3 +111,27 @@ def test_cli_reports_malformed_summary_and_missing_path(tmp_path, cli):
     (tmp_path / "summary.json").write_text(json.dumps({"flows": [{"flow": 0}]}))
     (tmp_path / "timeseries.csv").write_text("time_s,flow\n0.1,0\n0.2\n")
     assert_clean_error(cli("doctor", tmp_path), 2, "timeseries.csv:3: 1 fields")
+
+
+@pytest.mark.parametrize(
+    ("summary", "needle"),
+    [
+        ("[]", "not a JSON object"),
+        ('{"scenario": "x"}', "no 'flows' list"),
+        ('{"flows": [1]}', "flows[0] is not a flow object"),
+        ('{"flows": [{"flow": "a"}]}', "flows[0] is not a flow object"),
+    ],
+)
+def test_malformed_summary_gives_run_dir_error(tmp_path, summary, needle):
+    from cclab.doctor import diagnose
+    from cclab.traces.rundir import RunDirError
+
+    (tmp_path / "summary.json").write_text(summary)
+    with pytest.raises(RunDirError, match=re.escape(needle)):
+        diagnose(tmp_path)
+
+
+def test_header_fields_of_the_wrong_type_are_ignored(tmp_path):
+    path = tmp_path / "odd.sqlog"
+    path.write_text('\x1e{"trace": {"vantage_point": "x", "common_fields": 3}}\n\x1e{"time": 1, "name": "a:b"}\n')
+    assert read_qlog(path).event_counts == {"b": 1}
