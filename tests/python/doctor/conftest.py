@@ -67,7 +67,10 @@ MODELS: dict[str, dict[str, str]] = {
     "bloat": {"forward": 'queue = { kind = "droptail", limit_packets = 2000 }'},
     "short-queue": {"forward": 'queue = { kind = "droptail", limit_packets = 20 }'},
     "reorder": {"forward": 'reorder = { p = 0.02, delay = "8ms" }', "rate": "20Mbps"},
-    "ack-blackout": {"ret": 'loss = { model = "gilbert-elliott", p = 0.002, r = 0.03 }'},
+    "ack-blackout": {
+        "forward": 'queue = { kind = "droptail", limit_packets = 20 }',
+        "ret": 'loss = { model = "gilbert-elliott", p = 0.005, r = 0.01 }',
+    },
     "app-limited": {"source": '{ kind = "cbr", packet_size = "1200B", rate = "2Mbps" }'},
 }
 DEFAULTS = {
