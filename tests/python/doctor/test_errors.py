@@ -11,6 +11,7 @@ import pytest
 
 import cclab
 from cclab.traces.qlog import QlogError, read_qlog
+from conftest import assert_clean_error
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
@@ -88,13 +89,6 @@ def test_not_a_trace_gives_qlog_error(tmp_path, content, needle):
     path.write_text(content)
     with pytest.raises(QlogError, match=needle):
         read_qlog(path)
-
-
-def assert_clean_error(proc, code: int, needle: str) -> None:
-    """Exit `code`, no traceback, `needle` in stderr (as tests/python/conftest.py's helper of that name)."""
-    assert proc.returncode == code, (proc.returncode, proc.stdout, proc.stderr)
-    assert "Traceback" not in proc.stderr + proc.stdout
-    assert needle in proc.stderr, proc.stderr
 
 
 def test_cli_reports_truncated_trace_without_traceback(tmp_path, sim_trace, cli):
