@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import bisect
 import json
+from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -395,6 +396,10 @@ def _application_space(data: dict[str, Any], hdr: dict[str, Any]) -> bool:
     return kind in ("1RTT", "1rtt", "0RTT")
 
 
+def _columns(names: tuple[str, ...]) -> dict[str, array[float]]:
+    return {k: array("d") for k in names}
+
+
 def _num(v: Any) -> float | None:
     return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else None
 
@@ -410,15 +415,17 @@ class _Builder:
         self.counts: dict[str, int] = {}
         self.params: dict[str, Any] = {}
         pkt_cols = ("time_s", "pn", "size", "stream_bytes", "ack_eliciting", "ack_only")
-        self.sent: dict[str, list[float]] = {k: [] for k in pkt_cols}
-        self.received: dict[str, list[float]] = {k: [] for k in pkt_cols}
-        self.metrics: dict[str, list[float]] = {k: [] for k in ("time_s", *METRIC_COLUMNS)}
+        # Columns are arrays of doubles (8 bytes a value, a quarter of a list of floats): a trace of
+        # hundreds of MB keeps tables of tens of MB.
+        self.sent = _columns(pkt_cols)
+        self.received = _columns(pkt_cols)
+        self.metrics = _columns(("time_s", *METRIC_COLUMNS))
         self.current = dict.fromkeys(METRIC_COLUMNS, float("nan"))
-        self.lost: dict[str, list[float]] = {"time_s": [], "pn": []}
+        self.lost = _columns(("time_s", "pn"))
         self.triggers: list[str] = []
         self.lost_sorted: list[int] = []
-        self.spurious: dict[str, list[float]] = {"time_s": [], "pn": []}
-        self.ack_freq: dict[str, list[float]] = {"time_s": [], "threshold": [], "max_ack_delay_s": []}
+        self.spurious = _columns(("time_s", "pn"))
+        self.ack_freq = _columns(("time_s", "threshold", "max_ack_delay_s"))
         self.pto: list[float] = []
         self.states: list[tuple[float, str]] = []
 
@@ -428,7 +435,7 @@ class _Builder:
         if handler is not None:
             handler(ev)
 
-    def _packet(self, ev: Event, table: dict[str, list[float]]) -> list[dict[str, Any]]:
+    def _packet(self, ev: Event, table: dict[str, array[float]]) -> list[dict[str, Any]]:
         """Appends a 1-RTT packet to `table` and returns its frames; packets of other number spaces are skipped."""
         d = ev.data
         hdr = d.get("header") if isinstance(d.get("header"), dict) else {}
@@ -545,7 +552,7 @@ class _Builder:
         self.params.update(ev.data)
 
     def finish(self) -> QlogTrace:
-        def arrays(cols: dict[str, list[float]]) -> dict[str, npt.NDArray[np.float64]]:
+        def arrays(cols: dict[str, array[float]]) -> dict[str, npt.NDArray[np.float64]]:
             return {k: np.asarray(v, dtype=np.float64) for k, v in cols.items()}
 
         h = self.header
