@@ -104,6 +104,7 @@ fn events() -> Vec<TraceEvent> {
             pn: 1,
             trigger: "time_threshold",
         },
+        TraceEvent::PtoExpired { time: t },
         TraceEvent::Metrics { time: t, metrics: m },
         TraceEvent::Metrics { time: t, metrics: m2 },
         TraceEvent::Metrics { time: t, metrics: m2 },
@@ -153,7 +154,7 @@ fn records(bytes: &[u8]) -> Vec<&str> {
 
 /// Header, then 2 parameter events, 3 packets, 1 loss, 2 metrics (the third changes nothing),
 /// 2 state changes.
-const EXPECTED_EVENTS: usize = 10;
+const EXPECTED_EVENTS: usize = 11;
 
 #[test]
 fn qlog_v03_events_parse_as_typed_qlog_015_events() {
@@ -283,7 +284,14 @@ fn qlog_v03_events_parse_as_typed_qlog_015_events() {
         }
         d => panic!("expected packet_lost, got {d:?}"),
     }
-    match (&evs[6].data, &evs[7].data) {
+    match &evs[6].data {
+        EventData::LossTimerUpdated(l) => {
+            assert_eq!(l.timer_type, Some(qlog::events::quic::TimerType::Pto));
+            assert_eq!(l.event_type, qlog::events::quic::LossTimerEventType::Expired);
+        }
+        d => panic!("expected loss_timer_updated, got {d:?}"),
+    }
+    match (&evs[7].data, &evs[8].data) {
         (EventData::MetricsUpdated(a), EventData::MetricsUpdated(b)) => {
             assert_eq!(
                 (a.congestion_window, a.bytes_in_flight, a.pacing_rate),
@@ -298,7 +306,7 @@ fn qlog_v03_events_parse_as_typed_qlog_015_events() {
         }
         d => panic!("expected two metrics_updated, got {d:?}"),
     }
-    match &evs[9].data {
+    match &evs[10].data {
         EventData::CongestionStateUpdated(c) => {
             assert_eq!((c.old.as_deref(), c.new.as_str()), (Some("recovery"), "probe_bw"))
         }
@@ -335,6 +343,7 @@ fn qlog_ietf_uses_draft_names_and_fields() {
             "quic:packet_sent",
             "quic:packet_received",
             "quic:packet_lost",
+            "quic:loss_timer_updated",
             "quic:recovery_metrics_updated",
             "quic:recovery_metrics_updated",
             "quic:congestion_state_updated",

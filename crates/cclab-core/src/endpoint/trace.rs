@@ -57,6 +57,12 @@ pub enum TraceEvent {
         /// `"reordering_threshold"`, `"time_threshold"` or `"pto_expired"`.
         trigger: &'static str,
     },
+    /// The probe timeout fired (`recovery:loss_timer_updated`, `expired`): RFC 9002 §6.2.4 probes follow and
+    /// nothing is declared lost, so without this event a run of PTOs leaves no trace.
+    PtoExpired {
+        /// When.
+        time: Time,
+    },
     /// Metrics changed (`recovery:metrics_updated`).
     Metrics {
         /// When.

@@ -29,6 +29,7 @@ struct Names {
     packet_sent: &'static str,
     packet_received: &'static str,
     packet_lost: &'static str,
+    loss_timer_updated: &'static str,
     metrics_updated: &'static str,
     congestion_state_updated: &'static str,
 }
@@ -39,6 +40,7 @@ const V03_NAMES: Names = Names {
     packet_sent: "transport:packet_sent",
     packet_received: "transport:packet_received",
     packet_lost: "recovery:packet_lost",
+    loss_timer_updated: "recovery:loss_timer_updated",
     metrics_updated: "recovery:metrics_updated",
     congestion_state_updated: "recovery:congestion_state_updated",
 };
@@ -49,6 +51,7 @@ const IETF_NAMES: Names = Names {
     packet_sent: "quic:packet_sent",
     packet_received: "quic:packet_received",
     packet_lost: "quic:packet_lost",
+    loss_timer_updated: "quic:loss_timer_updated",
     metrics_updated: "quic:recovery_metrics_updated",
     congestion_state_updated: "quic:congestion_state_updated",
 };
@@ -309,6 +312,14 @@ pub(super) fn packet_lost(buf: &mut String, f: QlogFormat, time_ns: u64, pn: u64
     packet_header(buf, pn);
     push_key(buf, false, "trigger");
     push_str(buf, trigger);
+    close(buf);
+}
+
+/// `loss_timer_updated` for an expired probe timeout (RFC 9002 §6.2): `timer_type` `pto`, `event_type`
+/// `expired`, in the application-data number space (the only one the endpoints model).
+pub(super) fn pto_expired(buf: &mut String, f: QlogFormat, time_ns: u64) {
+    open(buf, time_ns, names(f).loss_timer_updated);
+    buf.push_str("\"timer_type\":\"pto\",\"packet_number_space\":\"application_data\",\"event_type\":\"expired\"");
     close(buf);
 }
 

@@ -94,6 +94,9 @@ impl Sender {
             }
             LossTimer::Pto => {
                 // §6.2.4: back off and send probes; nothing is declared lost.
+                if self.trace.is_on() {
+                    self.trace.push(TraceEvent::PtoExpired { time: now });
+                }
                 self.loss.on_pto();
                 self.cc.on_pto(t);
                 self.probes = PTO_PROBES;

@@ -1,0 +1,102 @@
+"""``cclab doctor``: findings per flow on the terminal or as JSON, figures on disk, an exit code for CI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from cclab.cli._common import EXIT_INVALID, console, error
+
+#: Exit code when a finding named by ``--fail-on`` was made.
+EXIT_FINDING = 1
+#: Time ranges printed per finding (all of them are in the JSON and the figure).
+SPANS_SHOWN = 5
+
+
+def doctor(
+    paths: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Run directories, directories of qlog files, or qlog files.", metavar="TRACE_OR_RUN_DIR..."
+        ),
+    ],
+    json_out: Annotated[bool, typer.Option("--json", help="Print the findings as JSON instead of tables.")] = False,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            help="Directory for the figures (default: a doctor/ directory beside each input).",
+            metavar="DIR",
+        ),
+    ] = None,
+    no_figures: Annotated[bool, typer.Option("--no-figures", help="Do not draw figures.")] = False,
+    fail_on: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--fail-on", help="Exit 1 if this finding (a name, or 'any') is made; repeatable.", metavar="NAME|any"
+        ),
+    ] = None,
+) -> None:
+    """Name the pathologies in runs and traces, with the evidence, a figure and the fix to try."""
+    from cclab.doctor import NAMES, diagnose
+    from cclab.doctor.figures import draw
+    from cclab.traces.qlog import QlogError
+    from cclab.traces.rundir import RunDirError
+
+    wanted = set(fail_on or [])
+    unknown = wanted - {*NAMES, "any"}
+    if unknown:
+        error(f"--fail-on: unknown finding {', '.join(sorted(unknown))}; expected one of {', '.join(NAMES)} or 'any'")
+        raise typer.Exit(EXIT_INVALID)
+    diagnoses = []
+    try:
+        for p in paths:
+            diagnoses += diagnose(p)
+    except (QlogError, RunDirError) as e:
+        error(str(e))
+        raise typer.Exit(EXIT_INVALID) from None
+    except OSError as e:
+        error(f"{e.filename or ''}: {e.strerror or e}")
+        raise typer.Exit(EXIT_INVALID) from None
+    if not no_figures:
+        for d in diagnoses:
+            fig_dir = out or (d.source if d.source.is_dir() else d.source.parent) / "doctor"
+            for f in d.findings:
+                f.figures = [str(p) for p in draw(f, fig_dir, d.label)]
+    if json_out:
+        print(json.dumps([d.to_json() for d in diagnoses], indent=2))
+    else:
+        for d in diagnoses:
+            _print(d)
+    made = {f.name for d in diagnoses for f in d.findings}
+    if ("any" in wanted and made) or (wanted & made):
+        raise typer.Exit(EXIT_FINDING)
+
+
+def _print(d) -> None:
+    head = f"[bold]{escape(d.label)}[/] [dim]({d.mode}; read: {', '.join(d.inputs) or 'nothing'})[/]"
+    if not d.findings:
+        console.print(f"{head}: [green]no finding[/]")
+        return
+    console.print(f"{head}: [red]{len(d.findings)} finding(s)[/]")
+    for f in d.findings:
+        table = Table(title=f"[bold red]{f.name}[/] — {escape(f.verdict)}", title_justify="left", show_edge=False)
+        table.add_column("evidence")
+        table.add_column("value", justify="right")
+        table.add_column("threshold")
+        for q, v, t in f.evidence:
+            table.add_row(escape(q), escape(v), escape(t))
+        console.print(table)
+        if f.spans:
+            shown = ", ".join(f"{a:.6g}–{b:.6g} s" if b > a else f"{a:.6g} s" for a, b in f.spans[:SPANS_SHOWN])
+            more = f" … ({len(f.spans)} in all)" if len(f.spans) > SPANS_SHOWN else ""
+            console.print(f"  [dim]time ranges:[/] {shown}{more}")
+        console.print(f"  [dim]seed report:[/] {f.seed}   [dim]fix:[/] {escape(f.fix)}")
+        for p in f.figures:
+            console.print(f"  [dim]figure:[/] {escape(p)}")

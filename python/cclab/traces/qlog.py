@@ -1,0 +1,575 @@
+"""qlog reader: any qlog flavour in, one normalized event stream and columnar tables out.
+
+Flavours read (detected from the file, not its name):
+
+- **JSON-SEQ** (RFC 7464, ``.sqlog``): a header record, then one event per record; qlog 0.3 (our default,
+  quinn's ``qlog`` crate) or the IETF draft schema (``quic:`` names, as quiche and ``--qlog-format ietf`` write).
+- **JSON** (``.qlog``): one document ``{"traces": [{…, "events": [...]}]}``; events are objects (qlog 0.3) or
+  arrays described by the trace's ``event_fields`` (picoquic's form, times in ``configuration.time_units``).
+
+Both are parsed incrementally: a JSON-SEQ file line by line, a JSON document one event at a time with
+`json.JSONDecoder.raw_decode`, so memory grows with the tables kept, not with the file. Only the first trace of
+a JSON document is read. A malformed or truncated record raises `QlogError` naming the file and line.
+
+API: `iter_events(path)` yields `Event` (time in seconds, short name, data dict, line); `read_qlog(path)`
+builds a `QlogTrace` with the tables below, times in seconds, sizes in bytes, rates in bit/s.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+from array import array
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+import numpy.typing as npt
+
+#: The record separator of JSON-SEQ (RFC 7464 §2).
+RS = "\x1e"
+#: Characters read at a time from a JSON document.
+CHUNK = 1 << 16
+#: A decode error this close to the end of the buffered text may be an event cut by the chunk boundary.
+MARGIN = 4096
+#: Short event names of the IETF schema that differ from qlog 0.3's (quic-events-12 §1 vs draft-02).
+IETF_ALIASES = {"recovery_metrics_updated": "metrics_updated"}
+#: qlog 0.3 names whose short form would collide with another event's (transport:parameters_set).
+V03_ALIASES = {"recovery:parameters_set": "recovery_parameters_set"}
+#: Metrics that carry a time (converted to seconds with the trace's time unit) and their column names.
+RTT_FIELDS = {"smoothed_rtt": "srtt_s", "min_rtt": "min_rtt_s", "latest_rtt": "latest_rtt_s"}
+#: Metrics in bytes or bit/s, and their columns; picoquic writes ``cwnd``, the schemas ``congestion_window``.
+SIZE_FIELDS = {
+    "congestion_window": "cwnd_bytes",
+    "cwnd": "cwnd_bytes",
+    "bytes_in_flight": "bytes_in_flight",
+    "ssthresh": "ssthresh_bytes",
+    "pacing_rate": "pacing_rate_bps",
+}
+METRIC_COLUMNS = ("cwnd_bytes", "bytes_in_flight", "ssthresh_bytes", "pacing_rate_bps", *RTT_FIELDS.values())
+#: Mean sent packet size (bytes) above which a trace without frames is the data sender (half of QUIC's minimum
+#: 1200-byte datagram, RFC 9000 §14; ACK-only packets are tens of bytes).
+DATA_PACKET_MIN_MEAN = 600.0
+#: RFC 9002 §6.2.2's initial RTT, s: a first smoothed RTT of this number means the trace writes seconds.
+INITIAL_RTT_S = 0.333
+#: Frame type of ACK_FREQUENCY (draft-ietf-quic-ack-frequency §4), as ``raw_frame_type``/``frame_type_bytes``.
+ACK_FREQUENCY_TYPE = 0xAF
+#: Frames that do not make a packet ack-eliciting (RFC 9002 §2).
+NON_ELICITING = {"ack", "padding", "connection_close"}
+
+
+class QlogError(ValueError):
+    """A qlog file that cannot be read; the message names the file and, when known, the line."""
+
+
+@dataclass(frozen=True)
+class Event:
+    """One event: `time_s` since the trace's reference, short `name` (``packet_sent``), its `data`, its line."""
+
+    time_s: float
+    name: str
+    data: dict[str, Any]
+    line: int
+
+
+@dataclass
+class QlogTrace:
+    """A qlog trace as columnar tables (numpy arrays of equal length within a table).
+
+    - `sent`, `received` (1-RTT packets; Initial and Handshake ones are left out): ``time_s``, ``pn``,
+      ``size`` (bytes; ``raw.length`` or ``header.packet_size``),
+      ``stream_bytes``, ``ack_eliciting`` (0/1), ``ack_only`` (0/1: only ACK and PADDING frames).
+    - `metrics`: ``time_s`` and `METRIC_COLUMNS`, each carried forward from its last update (NaN before).
+    - `lost`: ``time_s``, ``pn``; `lost_triggers` the matching trigger strings.
+    - `acked_after_loss`: ``time_s``, ``pn`` of packets acknowledged after being declared lost (spurious losses),
+      from this endpoint's received ACK frames.
+    - `ack_frequency`: ``time_s``, ``threshold`` (ack-eliciting packets per ACK), ``max_ack_delay_s``, from the
+      ACK_FREQUENCY frames this endpoint sent.
+    - `pto_expired_s`: times of PTO expiries (``loss_timer_updated`` ``expired`` events with timer ``pto``,
+      losses with trigger ``pto_expired``, or increases of ``metrics_updated``'s ``pto_count``).
+    - `states`: (time_s, new state) pairs of ``congestion_state_updated``.
+    """
+
+    path: Path
+    vantage: str = ""
+    protocol: str = ""
+    schema: str = ""
+    params: dict[str, Any] = field(default_factory=dict)
+    sent: dict[str, npt.NDArray[np.float64]] = field(default_factory=dict)
+    received: dict[str, npt.NDArray[np.float64]] = field(default_factory=dict)
+    metrics: dict[str, npt.NDArray[np.float64]] = field(default_factory=dict)
+    lost: dict[str, npt.NDArray[np.float64]] = field(default_factory=dict)
+    lost_triggers: list[str] = field(default_factory=list)
+    acked_after_loss: dict[str, npt.NDArray[np.float64]] = field(default_factory=dict)
+    ack_frequency: dict[str, npt.NDArray[np.float64]] = field(default_factory=dict)
+    pto_expired_s: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
+    states: list[tuple[float, str]] = field(default_factory=list)
+    event_counts: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def stream_bytes_sent(self) -> float:
+        """Stream payload bytes this endpoint sent (retransmissions included)."""
+        return float(self.sent["stream_bytes"].sum()) if len(self.sent.get("stream_bytes", ())) else 0.0
+
+    @property
+    def stream_bytes_received(self) -> float:
+        """Stream payload bytes this endpoint received."""
+        return float(self.received["stream_bytes"].sum()) if len(self.received.get("stream_bytes", ())) else 0.0
+
+    @property
+    def is_data_sender(self) -> bool:
+        """The endpoint that sent more stream data than it received (the vantage point's name cannot tell).
+
+        A trace without frames (quinn's, which also leaves received sizes out) is judged by the mean size of the
+        1-RTT packets it sent: data packets are near the MTU, ACK-only ones tens of bytes.
+        """
+        if self.stream_bytes_sent or self.stream_bytes_received:
+            return self.stream_bytes_sent > self.stream_bytes_received
+        sizes = self.sent.get("size", np.zeros(0))
+        return bool(len(sizes)) and float(sizes.mean()) >= DATA_PACKET_MIN_MEAN
+
+
+@dataclass
+class _Header:
+    vantage: str = ""
+    protocol: str = ""
+    schema: str = ""
+    #: Seconds per unit of event time (ms unless ``configuration.time_units`` says ``us``).
+    unit_s: float = 1e-3
+    time_format: str = "relative"
+    event_fields: list[str] | None = None
+
+
+def iter_events(path: str | Path) -> Iterator[Event]:
+    """Yield the events of a qlog file in file order; see `read_qlog` for the header.
+
+    Raises
+    ------
+    QlogError
+        The file is not qlog, or a record is malformed or truncated (the message names the file and line).
+    """
+    _, events = _open(Path(path))
+    yield from events
+
+
+def read_qlog(path: str | Path, rtt_unit_s: float | None = None) -> QlogTrace:
+    """Read a qlog file into a `QlogTrace`.
+
+    RTTs in ``metrics_updated`` are in the trace's time unit (ms; picoquic's µs) unless `rtt_unit_s` says
+    otherwise. Without it, a trace whose first smoothed RTT is 0.333 (RFC 9002 §6.2.2's initial 333 ms written
+    in seconds, as quinn-proto 0.11 does: ``paths.rs`` uses ``as_secs_f32``) is read in seconds, and its RTTs
+    stay unset (NaN) until the first value that is not that initial RTT.
+
+    Raises
+    ------
+    QlogError
+        As `iter_events`; also when the file holds no event.
+    """
+    path = Path(path)
+    header, events = _open(path)
+    b = _Builder(path, header, rtt_unit_s)
+    for ev in events:
+        b.add(ev)
+    if not b.counts:
+        raise QlogError(f"{path}: no qlog events")
+    return b.finish()
+
+
+def _open(path: Path) -> tuple[_Header, Iterator[Event]]:
+    try:
+        f = path.open(encoding="utf-8", errors="strict", newline="")
+    except OSError as e:
+        raise QlogError(f"{path}: {e.strerror or e}") from None
+    try:
+        first = f.read(1)
+        while first and first in " \t\r\n":  # not str.isspace(): that counts RS as space
+            first = f.read(1)
+    except UnicodeDecodeError:
+        f.close()
+        raise QlogError(f"{path}:1: not UTF-8 text, not a qlog file") from None
+    if first == RS:
+        return _open_seq(path, f)
+    if first == "{":
+        return _open_document(path, f)
+    f.close()
+    raise QlogError(f"{path}:1: not a qlog file (expected JSON-SEQ records or a JSON document)")
+
+
+def _obj(value: Any) -> dict[str, Any]:
+    """`value` if it is a JSON object, else an empty one (a header field of the wrong type is ignored)."""
+    return value if isinstance(value, dict) else {}
+
+
+def _header_from(doc: dict[str, Any], trace: Any) -> _Header:
+    trace = _obj(trace)
+    vp, common, config = (_obj(trace.get(k)) for k in ("vantage_point", "common_fields", "configuration"))
+    proto = common.get("protocol_type") or common.get("protocol_types") or ""
+    version = str(doc.get("qlog_version") or doc.get("file_schema") or "")
+    return _Header(
+        vantage=str(vp.get("type") or vp.get("name") or ""),
+        protocol=",".join(proto) if isinstance(proto, list) else str(proto),
+        schema=version,
+        unit_s={"us": 1e-6, "ms": 1e-3, "s": 1.0}.get(str(config.get("time_units", "ms")), 1e-3),
+        time_format=str(common.get("time_format", "relative")),
+        event_fields=trace.get("event_fields") or common.get("event_fields"),
+    )
+
+
+def _open_seq(path: Path, f: IO[str]) -> tuple[_Header, Iterator[Event]]:
+    records = _seq_records(path, f)
+    try:
+        line, head = next(records)
+    except StopIteration:
+        raise QlogError(f"{path}:1: empty JSON-SEQ file") from None
+    if "trace" not in head and "traces" not in head:
+        raise QlogError(f"{path}:{line}: the first record is not a qlog header (no 'trace')")
+    traces = head.get("traces")
+    trace = head.get("trace") or (traces[0] if isinstance(traces, list) and traces else {})
+    header = _header_from(head, trace)
+    return header, _events(path, header, records)
+
+
+def _seq_records(path: Path, f: IO[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line, object) per JSON-SEQ record; a record may span lines and ends at the next RS."""
+    buf: list[str] = []
+    start = 1
+    lineno = 0
+    with f:
+        pending = RS
+        try:
+            for raw in f:
+                lineno += 1
+                text = pending + raw if pending else raw
+                pending = ""
+                if text.startswith(RS):
+                    if buf:
+                        yield start, _decode_record(path, start, "".join(buf), last=False)
+                    buf, start = [text[1:]], lineno
+                else:
+                    buf.append(text)
+        except UnicodeDecodeError:
+            raise QlogError(f"{path}:{lineno + 1}: not UTF-8 text") from None
+        if buf and "".join(buf).strip():
+            yield start, _decode_record(path, start, "".join(buf), last=True)
+
+
+def _decode_record(path: Path, line: int, text: str, last: bool) -> dict[str, Any]:
+    """One record; a bad last record without its closing newline is a truncated file, any other a malformed one."""
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as e:
+        what = "truncated record" if last and not text.endswith("\n") else "malformed record"
+        raise QlogError(f"{path}:{line + e.lineno - 1}: {what}: {e.msg} (column {e.colno})") from None
+    if not isinstance(obj, dict):
+        raise QlogError(f"{path}:{line}: record is not a JSON object")
+    return obj
+
+
+def _open_document(path: Path, f: IO[str]) -> tuple[_Header, Iterator[Event]]:
+    """Reads up to the first trace's ``"events": [``, parses that prefix as the header, streams the rest."""
+    text, lines_before = "{", 0
+    key = '"events"'
+    while True:
+        i = text.find(key)
+        if i >= 0:
+            j = text.find("[", i + len(key))
+            if j >= 0:
+                break
+        try:
+            chunk = f.read(CHUNK)
+        except UnicodeDecodeError:
+            f.close()
+            raise QlogError(f"{path}: not UTF-8 text") from None
+        if not chunk:
+            f.close()
+            raise QlogError(f"{path}:{text.count(chr(10)) + 1}: JSON document without an 'events' array")
+        text += chunk
+    prefix = text[:i].rstrip().rstrip(",")
+    try:
+        doc = json.loads(prefix + _closers(prefix))
+    except json.JSONDecodeError as e:
+        f.close()
+        raise QlogError(f"{path}:{e.lineno}: malformed qlog header: {e.msg}") from None
+    traces = doc.get("traces")
+    header = _header_from(doc, traces[0] if isinstance(traces, list) and traces else {})
+    lines_before = text[: j + 1].count("\n")
+    return header, _events(path, header, _document_events(path, f, text[j + 1 :], lines_before))
+
+
+def _closers(prefix: str) -> str:
+    """The brackets that close every object and array still open at the end of `prefix`."""
+    stack: list[str] = []
+    in_str = esc = False
+    for c in prefix:
+        if in_str:
+            esc, in_str = (False, True) if esc else (c == "\\", c != '"')
+        elif c == '"':
+            in_str = True
+        elif c in "{[":
+            stack.append("}" if c == "{" else "]")
+        elif c in "}]" and stack:
+            stack.pop()
+    return "".join(reversed(stack))
+
+
+def _document_events(path: Path, f: IO[str], buf: str, line: int) -> Iterator[tuple[int, Any]]:
+    """(line, element) for each element of the events array; `line` counts newlines consumed before `buf`.
+
+    An element that fails to decode well before the end of the buffered text is malformed; one that fails near
+    the end may continue in the next chunk, and at the end of the file it is truncated.
+    """
+    dec = json.JSONDecoder()
+    pos = 0
+    line += 1
+    eof = False
+    with f:
+        while True:
+            while pos < len(buf) and buf[pos] in " \t\r\n,":
+                line += buf[pos] == "\n"
+                pos += 1
+            if not eof and len(buf) - pos < CHUNK // 4:
+                buf, pos, eof = _refill(path, f, buf, pos, line)
+                continue
+            if pos >= len(buf):
+                raise QlogError(f"{path}:{line}: truncated file: the events array is not closed")
+            if buf[pos] == "]":
+                return
+            try:
+                obj, end = dec.raw_decode(buf, pos)
+            except json.JSONDecodeError as e:
+                near_end = e.pos + MARGIN >= len(buf)
+                if near_end and not eof:
+                    buf, pos, eof = _refill(path, f, buf, pos, line)
+                    continue
+                bad = line + buf.count("\n", pos, e.pos)
+                what = "truncated event" if near_end else "malformed event"
+                raise QlogError(f"{path}:{bad}: {what}: {e.msg}") from None
+            yield line, obj
+            line += buf.count("\n", pos, end)
+            pos = end
+
+
+def _refill(path: Path, f: IO[str], buf: str, pos: int, line: int) -> tuple[str, int, bool]:
+    """Drops the consumed text and appends the next chunk; returns (buffer, 0, end of file reached)."""
+    try:
+        chunk = f.read(CHUNK)
+    except UnicodeDecodeError:
+        raise QlogError(f"{path}:{line}: not UTF-8 text") from None
+    return buf[pos:] + chunk, 0, not chunk
+
+
+def _events(path: Path, header: _Header, records: Iterator[tuple[int, Any]]) -> Iterator[Event]:
+    fields = header.event_fields
+    t_first: float | None = None
+    t_prev = 0.0
+    for line, rec in records:
+        if fields and isinstance(rec, list):
+            rec = dict(zip(fields, rec, strict=False))
+        if not isinstance(rec, dict):
+            raise QlogError(f"{path}:{line}: event is not a JSON object or an event_fields array")
+        name = rec.get("name")
+        if name is None and "event" in rec:
+            name = f"{rec.get('category', '')}:{rec['event']}"
+        raw_t = rec.get("time", rec.get("relative_time"))
+        if not isinstance(name, str) or not isinstance(raw_t, int | float) or isinstance(raw_t, bool):
+            raise QlogError(f"{path}:{line}: event without a name and a numeric time")
+        t = float(raw_t)
+        if header.time_format == "delta":
+            t_prev = t = t_prev + t
+        elif header.time_format == "absolute":
+            t_first = t if t_first is None else t_first
+            t -= t_first
+        short = name.rsplit(":", 1)[-1]
+        data = rec.get("data")
+        short = V03_ALIASES.get(name) or IETF_ALIASES.get(short, short)
+        yield Event(t * header.unit_s, short, data if isinstance(data, dict) else {}, line)
+
+
+def _application_space(data: dict[str, Any], hdr: dict[str, Any]) -> bool:
+    """A 1-RTT (or untyped) packet: the number space that carries the data.
+
+    Initial and Handshake packets have their own packet numbers (RFC 9000 §12.3); the tables leave them out.
+    """
+    kind = hdr.get("packet_type", data.get("packet_type", "1RTT"))
+    return kind in ("1RTT", "1rtt", "0RTT")
+
+
+def _columns(names: tuple[str, ...]) -> dict[str, array[float]]:
+    return {k: array("d") for k in names}
+
+
+def _num(v: Any) -> float | None:
+    return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else None
+
+
+class _Builder:
+    """Accumulates columns event by event; `finish` turns them into numpy arrays."""
+
+    def __init__(self, path: Path, header: _Header, rtt_unit_s: float | None) -> None:
+        self.path, self.header, self.rtt_unit_s = path, header, rtt_unit_s
+        self.pto_count = 0.0
+        #: RTT fields still hold the initial 333 ms a stack logs before its first sample.
+        self.placeholder = False
+        self.counts: dict[str, int] = {}
+        self.params: dict[str, Any] = {}
+        pkt_cols = ("time_s", "pn", "size", "stream_bytes", "ack_eliciting", "ack_only")
+        # Columns are arrays of doubles (8 bytes a value, a quarter of a list of floats): a trace of
+        # hundreds of MB keeps tables of tens of MB.
+        self.sent = _columns(pkt_cols)
+        self.received = _columns(pkt_cols)
+        self.metrics = _columns(("time_s", *METRIC_COLUMNS))
+        self.current = dict.fromkeys(METRIC_COLUMNS, float("nan"))
+        self.lost = _columns(("time_s", "pn"))
+        self.triggers: list[str] = []
+        self.lost_sorted: list[int] = []
+        self.spurious = _columns(("time_s", "pn"))
+        self.ack_freq = _columns(("time_s", "threshold", "max_ack_delay_s"))
+        self.pto: list[float] = []
+        self.states: list[tuple[float, str]] = []
+
+    def add(self, ev: Event) -> None:
+        self.counts[ev.name] = self.counts.get(ev.name, 0) + 1
+        handler = getattr(self, f"_on_{ev.name}", None)
+        if handler is not None:
+            handler(ev)
+
+    def _packet(self, ev: Event, table: dict[str, array[float]]) -> list[dict[str, Any]]:
+        """Appends a 1-RTT packet to `table` and returns its frames; packets of other number spaces are skipped."""
+        d = ev.data
+        hdr = d.get("header") if isinstance(d.get("header"), dict) else {}
+        if not _application_space(d, hdr):
+            return []
+        raw = d.get("raw") if isinstance(d.get("raw"), dict) else {}
+        frames = [fr for fr in d.get("frames") or [] if isinstance(fr, dict)]
+        pn = _num(hdr.get("packet_number"))
+        # raw.length (qlog 0.3, IETF), header.packet_size (picoquic), header.length (quinn).
+        size = _num(raw.get("length")) or _num(hdr.get("packet_size")) or _num(hdr.get("length")) or 0.0
+        stream = 0.0
+        eliciting = False
+        for fr in frames:
+            kind = fr.get("frame_type")
+            if kind == "stream":
+                fraw = fr.get("raw") if isinstance(fr.get("raw"), dict) else {}
+                stream += _num(fr.get("length")) or _num(fraw.get("payload_length")) or 0.0
+            eliciting |= kind not in NON_ELICITING
+        table["time_s"].append(ev.time_s)
+        table["pn"].append(pn if pn is not None else -1.0)
+        table["size"].append(size)
+        table["stream_bytes"].append(stream)
+        table["ack_eliciting"].append(float(eliciting))
+        table["ack_only"].append(
+            float(bool(frames) and not eliciting and any(f.get("frame_type") == "ack" for f in frames))
+        )
+        return frames
+
+    def _on_packet_sent(self, ev: Event) -> None:
+        for fr in self._packet(ev, self.sent):
+            if fr.get("frame_type") == "unknown" and ACK_FREQUENCY_TYPE in (
+                fr.get("raw_frame_type"),
+                fr.get("frame_type_bytes"),
+            ):
+                self.ack_freq["time_s"].append(ev.time_s)
+                self.ack_freq["threshold"].append(_num(fr.get("ack_eliciting_threshold")) or 0.0)
+                self.ack_freq["max_ack_delay_s"].append((_num(fr.get("request_max_ack_delay")) or 0.0) * 1e-3)
+
+    def _on_packet_received(self, ev: Event) -> None:
+        for fr in self._packet(ev, self.received):
+            if fr.get("frame_type") == "ack" and self.lost_sorted:
+                self._check_spurious(ev.time_s, fr.get("acked_ranges") or [])
+
+    def _check_spurious(self, t: float, ranges: list[Any]) -> None:
+        for r in ranges:
+            if not isinstance(r, list) or not r:
+                continue
+            lo, hi = _num(r[0]), _num(r[-1])
+            if lo is None or hi is None:
+                continue
+            i = bisect.bisect_left(self.lost_sorted, int(lo))
+            j = bisect.bisect_right(self.lost_sorted, int(hi))
+            for pn in self.lost_sorted[i:j]:
+                self.spurious["time_s"].append(t)
+                self.spurious["pn"].append(float(pn))
+            del self.lost_sorted[i:j]
+
+    def _on_packet_lost(self, ev: Event) -> None:
+        hdr = ev.data.get("header") if isinstance(ev.data.get("header"), dict) else {}
+        if not _application_space(ev.data, hdr):
+            return
+        pn = _num(hdr.get("packet_number"))
+        trigger = str(ev.data.get("trigger", ""))
+        self.lost["time_s"].append(ev.time_s)
+        self.lost["pn"].append(pn if pn is not None else -1.0)
+        self.triggers.append(trigger)
+        if pn is not None:
+            bisect.insort(self.lost_sorted, int(pn))
+        if trigger == "pto_expired":
+            self.pto.append(ev.time_s)
+
+    def _on_loss_timer_updated(self, ev: Event) -> None:
+        kind = ev.data.get("event_type") or ev.data.get("type")
+        if kind == "expired" and ev.data.get("timer_type") == "pto":
+            self.pto.append(ev.time_s)
+
+    def _on_metrics_updated(self, ev: Event) -> None:
+        changed = False
+        first = _num(ev.data.get("smoothed_rtt"))
+        if self.rtt_unit_s is None and first is not None:
+            self.placeholder = abs(first - INITIAL_RTT_S) < 1e-6
+            self.rtt_unit_s = 1.0 if self.placeholder else self.header.unit_s
+        for key, col in RTT_FIELDS.items():
+            v = _num(ev.data.get(key))
+            if v is not None:
+                v *= self.rtt_unit_s or self.header.unit_s
+                # The initial RTT logged before any sample is not a measurement (RFC 9002 §5.3).
+                self.placeholder &= abs(v - INITIAL_RTT_S) < 1e-6
+                self.current[col] = float("nan") if self.placeholder else v
+                changed = True
+        # quinn logs no PTO event, but counts PTOs in its metrics: each increase is an expiry.
+        pto = _num(ev.data.get("pto_count"))
+        if pto is not None:
+            if pto > self.pto_count:
+                self.pto.append(ev.time_s)
+            self.pto_count = pto
+        for key, col in SIZE_FIELDS.items():
+            v = _num(ev.data.get(key))
+            if v is not None:
+                self.current[col] = v
+                changed = True
+        if changed:
+            self.metrics["time_s"].append(ev.time_s)
+            for col in METRIC_COLUMNS:
+                self.metrics[col].append(self.current[col])
+
+    def _on_congestion_state_updated(self, ev: Event) -> None:
+        self.states.append((ev.time_s, str(ev.data.get("new", ""))))
+
+    def _on_parameters_set(self, ev: Event) -> None:
+        self.params.update(ev.data)
+
+    def _on_recovery_parameters_set(self, ev: Event) -> None:
+        self.params.update(ev.data)
+
+    def finish(self) -> QlogTrace:
+        def arrays(cols: dict[str, array[float]]) -> dict[str, npt.NDArray[np.float64]]:
+            return {k: np.asarray(v, dtype=np.float64) for k, v in cols.items()}
+
+        h = self.header
+        return QlogTrace(
+            path=self.path,
+            vantage=h.vantage,
+            protocol=h.protocol,
+            schema=h.schema,
+            params=self.params,
+            sent=arrays(self.sent),
+            received=arrays(self.received),
+            metrics=arrays(self.metrics),
+            lost=arrays(self.lost),
+            lost_triggers=self.triggers,
+            acked_after_loss=arrays(self.spurious),
+            ack_frequency=arrays(self.ack_freq),
+            pto_expired_s=np.asarray(sorted(self.pto), dtype=np.float64),
+            states=self.states,
+            event_counts=self.counts,
+        )
