@@ -36,6 +36,10 @@ SWEEP_PARQUET = "sweep.parquet"
 
 ProgressFn = Callable[[int, int], None]
 
+#: The command that installs Dask as pinned in pyproject.toml. Not ``cclab[dask]``: cclab is installed from
+#: this source tree, and the PyPI project of that name is someone else's.
+DASK_INSTALL = "pip install 'dask[distributed]==2026.8.0'"
+
 
 class SweepError(Exception):
     """A sweep is mis-specified, or its backend is unavailable."""
@@ -122,7 +126,7 @@ def run_all(
         the number of workers of the local cluster.
     dask
         A Dask scheduler address (``tcp://host:8786``), or ``"local"`` for a local cluster; needs the
-        ``dask`` extra (``pip install 'cclab[dask]'``).
+        Dask (`DASK_INSTALL`).
     progress
         Called as ``progress(done, total)`` after each finished run.
     """
@@ -169,7 +173,7 @@ def _run_dask(
     try:
         from dask.distributed import Client, LocalCluster, as_completed
     except ImportError as e:
-        raise SweepError("--dask needs the optional dask extra: pip install 'cclab[dask]'") from e
+        raise SweepError(f"--dask needs Dask; install it into cclab's environment: {DASK_INSTALL}") from e
     if address == "local":
         cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True)
         client = Client(cluster)

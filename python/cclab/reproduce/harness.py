@@ -17,6 +17,8 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
+from cclab.sweep import DASK_INSTALL
+
 ROOT = Path(__file__).resolve().parents[3]
 SEED_DIR = ROOT / "scenarios" / "seeds"
 
@@ -102,7 +104,7 @@ def execute(
         try:
             from dask.distributed import Client
         except ImportError as e:  # pragma: no cover - optional extra
-            raise RuntimeError("--dask needs the optional extra: pip install 'cclab[dask]'") from e
+            raise RuntimeError(f"--dask needs Dask; install it into cclab's environment: {DASK_INSTALL}") from e
         client = Client(dask)
         futures = client.map(_execute, specs, pure=False)
         results = client.gather(futures)
