@@ -4,6 +4,8 @@ To add a command group, write ``cclab/cli/<name>.py`` defining a ``typer.Typer``
 ``app.add_typer(...)`` (or ``app.command(...)``) line below.
 """
 
+from typing import Annotated
+
 import typer
 
 from cclab.cli import plot, reproduce, run, scenarios, sweep, validate
@@ -16,6 +18,26 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+def _version(value: bool) -> None:
+    if value:
+        from cclab import __version__
+
+        typer.echo(f"cclab {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", "-V", callback=_version, is_eager=True, help="Print the cclab version and exit."),
+    ] = False,
+) -> None:
+    """cclab: a congestion-control laboratory (deterministic simulator, TOML scenarios)."""
+
+
 app.command("run")(run.run)
 app.command("validate")(validate.validate)
 app.command("scenarios")(scenarios.scenarios)
