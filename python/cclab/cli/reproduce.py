@@ -69,7 +69,8 @@ def reproduce(
                 f"figures and verdicts.json in {report.out_dir}"
             )
             for f in report.figures:
-                console.print(f"  figure: {f}")
+                kind = "figure" if Path(f).suffix in (".png", ".svg") else "table"
+                console.print(f"  {kind}: {f}")
             if not report.passed:
                 failed.append(c)
     if failed:

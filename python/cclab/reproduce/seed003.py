@@ -270,6 +270,14 @@ def tables(results: list[RunResult]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def ack_ratio_axis(row: str) -> tuple[list[str], str]:
+    """Tick labels and axis label of one ACK-traffic panel: only TCP's 1:4 column is thinned 1:1 ACKs; the QUIC
+    rows' 1:4 is the receiver's own ratio, so their ticks must not say "Thinned"."""
+    if row == "TCP":
+        return list(RATIOS), "ACK ratio (1:4: 1:1 ACKs thinned on the return link)"
+    return [r.replace(" (Thinned)", "") for r in RATIOS], "ACK ratio (receiver's; 1:4 not thinned)"
+
+
 def figures(results: list[RunResult], out_dir: Path) -> list[Path]:
     """Both tables as bar charts (ours beside the report's), and the tables as markdown."""
     import matplotlib
@@ -310,9 +318,10 @@ def figures(results: list[RunResult], out_dir: Path) -> list[Path]:
         ours = [steady(g, _pct_cell(row, r), PCT_PATH).ack_pct for r in RATIOS]
         ax.bar([k + 0.2 for k in x], ours, 0.4, label="model", color="tab:blue")
         ax.bar([k - 0.2 for k in x], values, 0.4, label="report", color="tab:gray")
-        ax.set_xticks(list(x), RATIOS, fontsize=8)
+        ticks, xlabel = ack_ratio_axis(row)
+        ax.set_xticks(list(x), ticks, fontsize=8)
         ax.set_title(row, fontsize=10)
-        ax.set_xlabel("ACK ratio (QUIC: receiver 1:4, not thinned)" if row != "TCP" else "ACK ratio")
+        ax.set_xlabel(xlabel)
     axes[0].set_ylabel("ACK bytes / forward data bytes (%)")
     axes[0].legend(fontsize=8)
     fig.suptitle("ACK traffic as percentage of forward data traffic")

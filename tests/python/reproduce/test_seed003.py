@@ -71,3 +71,12 @@ def test_seed003_judge_flags_an_exception_that_starts_passing(results):
     verdicts = {v.quantity: v for v in seed003.judge(perturbed)}
     v = verdicts["forward rate, QUIC 1:10, 10/0.1"]
     assert v.status == "unexpected pass" and not v.ok
+
+
+def test_seed003_only_tcp_ack_ticks_say_thinned():
+    tcp_ticks, tcp_label = seed003.ack_ratio_axis("TCP")
+    assert "1:4 (Thinned)" in tcp_ticks and "thinned" in tcp_label
+    for row in seed003.REPORT_PCT:
+        if row != "TCP":
+            ticks, label = seed003.ack_ratio_axis(row)
+            assert not any("Thinned" in t for t in ticks) and "not thinned" in label
