@@ -56,8 +56,10 @@ pub struct Arrival<'a> {
     pub largest_unacked: u64,
     /// Largest Acked (§6.2): the largest packet number reported in an ACK sent so far.
     pub largest_acked: Option<u64>,
-    /// The packet carries a full-sized segment (TCP: payload = MSS; QUIC: a full datagram).
-    pub full_sized: bool,
+    /// The packet's size in the unit of `mss` (TCP: payload bytes; QUIC: bytes in flight).
+    pub bytes: u64,
+    /// Size of a full-sized packet in the same unit (Linux `rcv_mss`).
+    pub mss: u64,
     /// Every packet number received (this one included), for the §6.2 Unreported Missing test.
     pub received: &'a RangeSet,
 }

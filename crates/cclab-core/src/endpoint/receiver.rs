@@ -170,8 +170,12 @@ impl Receiver {
         };
         AckFrame {
             ranges,
-            // RFC 9000 §13.2.5: the delay since the largest acknowledged packet arrived.
-            ack_delay_ns: self.clock.elapsed(now, self.largest_time).as_nanos(),
+            // RFC 9000 §13.2.5: the delay since the largest acknowledged packet arrived. TCP has
+            // no such field (RFC 9293 §3.1): its sender's RTT samples include the ACK delay.
+            ack_delay_ns: match self.profile {
+                Profile::Tcp(_) => 0,
+                _ => self.clock.elapsed(now, self.largest_time).as_nanos(),
+            },
             ecn: (self.ecn_reporting && self.ecn_counts != [0; 3]).then(|| Box::new(self.ecn_counts)),
             sack_blocks,
         }
@@ -240,7 +244,8 @@ impl Endpoint for Receiver {
             has_holes: stream_gaps_before || self.stream.has_gaps(),
             largest_unacked,
             largest_acked: self.largest_acked,
-            full_sized: self.profile.in_flight_size(p) >= self.profile.mss(),
+            bytes: self.profile.in_flight_size(p).into(),
+            mss: self.profile.mss().into(),
             received: &self.received,
         };
         let mut now_ack = self.policy.on_packet(&arrival);
