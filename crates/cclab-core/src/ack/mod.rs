@@ -16,6 +16,7 @@ use crate::time::{Dur, Time};
 use crate::wire::packet::AckFrequencyFrame;
 
 pub mod ack_frequency;
+pub mod ack_of_ack;
 pub mod frequency_sender;
 pub mod ranges;
 pub mod ratio;
@@ -24,6 +25,7 @@ pub mod rfc9000;
 pub mod tcp_delayed;
 
 pub use ack_frequency::{AckFrequencyPolicy, AckFrequencyPolicyConfig};
+pub use ack_of_ack::AckOfAck;
 pub use ranges::RangeSet;
 pub use ratio::{Ratio, RatioConfig};
 pub use ratio_after::{RatioAfter, RatioAfterConfig};

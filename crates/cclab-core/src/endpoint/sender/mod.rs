@@ -15,6 +15,7 @@ use self::stream::SendStream;
 use super::source::{Source, SourceConfig};
 use super::{Endpoint, EndpointStats, Metrics, TraceEvent, TraceLog};
 use crate::ack::frequency_sender::{AckFrequencySender, AckFrequencySenderConfig};
+use crate::ack::RangeSet;
 use crate::cc::{AckedPacket, CcConfig, CcState, CongestionController, LostPacket, RateSample};
 use crate::clock::{Clock, ClockConfig};
 use crate::recovery::delivery_rate::DeliveryRate;
@@ -74,6 +75,9 @@ impl Default for SenderConfig {
 
 /// Ack-eliciting probe packets sent per PTO expiry (RFC 9002 §6.2.4: one or two).
 const PTO_PROBES: u8 = 2;
+/// Ranges of the receiver's packet numbers the sender remembers and acknowledges (its ACK-only
+/// packets rarely leave gaps, so a few suffice).
+const PEER_ACK_RANGES: usize = 4;
 
 /// A data sender. See the module doc for the driving contract (`Endpoint`).
 pub struct Sender {
@@ -117,6 +121,11 @@ pub struct Sender {
     /// Reused per-ACK buffers (no allocation per ACK).
     acked_buf: Vec<AckedPacket>,
     lost_buf: Vec<LostPacket>,
+    /// QUIC: the receiver's packets seen, acknowledged in an ACK frame on the next data packet
+    /// after an ack-eliciting one (RFC 9000 §13.2.1; the receiver's PINGs, §13.2.4).
+    peer_received: RangeSet,
+    /// An ack-eliciting packet from the receiver awaits acknowledgement, since this clock reading.
+    peer_ack_due: Option<Time>,
 }
 
 impl Sender {
@@ -184,6 +193,8 @@ impl Sender {
             trace: TraceLog::default(),
             acked_buf: Vec::new(),
             lost_buf: Vec::new(),
+            peer_received: RangeSet::new(),
+            peer_ack_due: None,
         };
         s.pump_source(t);
         s.stats.cwnd_max_bytes = s.cc.window();
@@ -245,6 +256,13 @@ impl Endpoint for Sender {
     fn handle_datagram(&mut self, now: Time, dgram: Datagram) {
         if let Some(ack) = &dgram.packet.ack {
             self.on_ack_frame(now, ack);
+        }
+        if matches!(self.profile, Profile::Quic(_)) {
+            self.peer_received.insert(dgram.packet.pn, dgram.packet.pn);
+            self.peer_received.trim(PEER_ACK_RANGES);
+            if dgram.packet.is_ack_eliciting() {
+                self.peer_ack_due.get_or_insert(self.clock.read(now));
+            }
         }
         if self.trace.is_on() {
             self.trace.push(TraceEvent::PacketReceived {

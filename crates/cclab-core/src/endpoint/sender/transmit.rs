@@ -6,7 +6,7 @@ use super::Sender;
 use crate::endpoint::TraceEvent;
 use crate::recovery::sent::SentPacket;
 use crate::time::Time;
-use crate::wire::packet::{AckFrequencyFrame, DataChunk, Datagram, Ecn, Packet};
+use crate::wire::packet::{AckFrame, AckFrequencyFrame, DataChunk, Datagram, Ecn, Packet};
 
 /// Largest QUIC varint (RFC 9000 §16): an ACK_FREQUENCY frame with every field at this value
 /// bounds the frame's size before the real frame is chosen.
@@ -146,6 +146,15 @@ impl Sender {
             ..Default::default()
         };
         p.ack_frequency = self.next_ack_frequency(t).map(Box::new);
+        if let Some(since) = self.peer_ack_due.take() {
+            // RFC 9000 §13.2.1: acknowledge the receiver's ack-eliciting packet (its PING) on the next
+            // packet; the receiver learns from it which ranges to stop reporting (§13.2.4).
+            p.ack = Some(AckFrame {
+                ranges: self.peer_received.iter_desc().collect(),
+                ack_delay_ns: t.saturating_since(since).as_nanos(),
+                ..Default::default()
+            });
+        }
         let retransmission = next.is_some_and(|n| n.retransmission);
         match next {
             Some(n) => {
