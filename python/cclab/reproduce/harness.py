@@ -86,7 +86,7 @@ def _execute(spec: RunSpec) -> RunResult:
         scenario,
         seed=spec.seed,
         out=out,
-        qlog="draft-02" if spec.trace else None,
+        qlog="0.3" if spec.trace else False,
         timeseries_interval=spec.timeseries_interval,
     )
     ts = {k: v.tolist() for k, v in res.timeseries.items()}

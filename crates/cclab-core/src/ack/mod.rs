@@ -117,6 +117,17 @@ impl Default for AckPolicyConfig {
 }
 
 impl AckPolicyConfig {
+    /// The policy's name as a scenario writes it (`policy = "…"`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            AckPolicyConfig::Rfc9000(_) => "rfc9000",
+            AckPolicyConfig::Ratio(_) => "ratio",
+            AckPolicyConfig::RatioAfter(_) => "ratio-after",
+            AckPolicyConfig::TcpDelayed(_) => "tcp-delayed",
+            AckPolicyConfig::AckFrequency(_) => "ack-frequency",
+        }
+    }
+
     /// Builds the policy.
     pub fn build(&self) -> Box<dyn AckPolicy> {
         match self {

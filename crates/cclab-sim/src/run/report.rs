@@ -2,13 +2,21 @@
 
 use super::build::LinkNames;
 use crate::network::Network;
-use crate::scenario::ScenarioFile;
+use crate::scenario::{ProfileKind, ScenarioFile};
 use crate::summary::{FlowSummary, LinkSummary, SimStats, Summary};
 use cclab_core::endpoint::Endpoint;
 use cclab_core::wire::packet::FlowId;
 
-/// The summary of `net` after a run of `file` seeded `seed` that took `wall_s` seconds.
-pub(crate) fn summarise(net: &Network, file: &ScenarioFile, names: &LinkNames, seed: u64, wall_s: f64) -> Summary {
+/// The summary of `net` after a run of `file` seeded `seed` that took `wall_s` seconds; `cc_names` holds
+/// each flow's controller name as its sender reported it.
+pub(crate) fn summarise(
+    net: &Network,
+    file: &ScenarioFile,
+    names: &LinkNames,
+    cc_names: &[Option<String>],
+    seed: u64,
+    wall_s: f64,
+) -> Summary {
     let end = net.now();
     let elapsed = end.saturating_since(cclab_core::time::Time::ZERO);
     let busy_share = |busy: cclab_core::time::Dur| {
@@ -43,6 +51,12 @@ pub(crate) fn summarise(net: &Network, file: &ScenarioFile, names: &LinkNames, s
         fs.cpu_waking_receiver = (!cr.idle_states.is_empty()).then(|| busy_share(hr.waking));
         let buffers = file.hosts.sender.socket_buffer.is_some() || file.hosts.receiver.socket_buffer.is_some();
         fs.socket_drops = buffers.then(|| net.socket_drops(flow));
+        fs.name = f.name.clone().unwrap_or(fs.name);
+        fs.cc = cc_names.get(i).cloned().flatten().unwrap_or_default();
+        fs.ack_policy = match f.profile {
+            ProfileKind::Dccp => "ccid3".into(),
+            _ => f.receiver.clone().unwrap_or_default().ack.name().into(),
+        };
         let ecn = f.sender.as_ref().is_some_and(|c| c.ecn);
         fs.ecn_marks = ecn.then(|| net.ce_marks(flow));
         flows.push(fs);
