@@ -52,8 +52,10 @@ def test_dask_backend_without_dask_gives_the_pinned_install_command(monkeypatch)
         return real_import(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", no_dask)
+    from cclab import sweep_store
+
     with pytest.raises(sweep.SweepError) as err:
-        sweep._run_dask([], "tcp://127.0.0.1:1", None, None)
+        sweep_store._run_dask([], "tcp://127.0.0.1:1", None, None, lambda row: None)
     assert "cclab[dask]" not in str(err.value)
     # The hint installs exactly the version pyproject.toml pins for the dev environment.
     project = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())["project"]
