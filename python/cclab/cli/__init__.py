@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from cclab.cli import plot, reproduce, run, scenarios, sweep, validate
+from cclab.cli import compare, plot, report, reproduce, run, scenarios, sweep, validate
 
 app = typer.Typer(
     name="cclab",
@@ -32,7 +32,9 @@ def _version(value: bool) -> None:
 def _root(
     version: Annotated[
         bool,
-        typer.Option("--version", "-V", callback=_version, is_eager=True, help="Print the cclab version and exit."),
+        typer.Option(
+            "--version", "-V", callback=_version, is_eager=True, help="Print the cclab version and exit.", metavar=""
+        ),
     ] = False,
 ) -> None:
     """cclab: a congestion-control laboratory (deterministic simulator, TOML scenarios)."""
@@ -44,6 +46,8 @@ app.command("scenarios")(scenarios.scenarios)
 app.command("plot")(plot.plot)
 app.command("sweep")(sweep.sweep)
 app.command("reproduce")(reproduce.reproduce)
+app.command("compare")(compare.compare)
+app.command("report")(report.report)
 
 
 def main() -> None:
