@@ -271,8 +271,11 @@ def tables(results: list[RunResult]) -> str:
 
 
 def ack_ratio_axis(row: str) -> tuple[list[str], str]:
-    """Tick labels and axis label of one ACK-traffic panel: only TCP's 1:4 column is thinned 1:1 ACKs; the QUIC
-    rows' 1:4 is the receiver's own ratio, so their ticks must not say "Thinned"."""
+    """Tick labels and axis label of one ACK-traffic panel.
+
+    Only TCP's 1:4 column is thinned 1:1 ACKs; the QUIC
+    rows' 1:4 is the receiver's own ratio, so their ticks must not say "Thinned".
+    """
     if row == "TCP":
         return list(RATIOS), "ACK ratio (1:4: 1:1 ACKs thinned on the return link)"
     return [r.replace(" (Thinned)", "") for r in RATIOS], "ACK ratio (receiver's; 1:4 not thinned)"
