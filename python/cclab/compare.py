@@ -91,7 +91,7 @@ def _with_ack_intervals(df: pl.DataFrame, run_dir: Path) -> pl.DataFrame:
     import polars as pl
 
     parts = []
-    for flow in df["flow"].unique().sort().to_list() if "flow" in df.columns else []:
+    for flow in df["flow"].drop_nulls().unique().sort().to_list() if "flow" in df.columns else []:
         traces = [run_dir / "trace-receiver.sqlog", run_dir / f"trace-receiver-flow{int(flow)}.sqlog"]
         trace = next((t for t in traces if t.is_file()), None)
         part = df.filter(pl.col("flow") == flow)
@@ -220,7 +220,7 @@ def plot(entries: Sequence[Entry], dest: Path) -> list[Path]:
             frames = [s for s in e.series if column in s.columns]
             if not frames:
                 continue
-            for flow in sorted({int(f) for s in frames for f in s["flow"].unique().to_list()}):
+            for flow in sorted({int(f) for s in frames for f in s["flow"].drop_nulls().unique().to_list()}):
                 per_seed = [s.filter(pl.col("flow") == flow).select("time_s", column) for s in frames]
                 both = pl.concat(per_seed).with_columns(pl.col(column).cast(pl.Float64))
                 if column == "srtt_s":
@@ -229,7 +229,7 @@ def plot(entries: Sequence[Entry], dest: Path) -> list[Path]:
                 stats = [mean_ci(v) for v in agg[column].to_list()]
                 t = agg["time_s"].to_numpy()
                 mean = [m * scale if m is not None else math.nan for m, _, _ in stats]
-                label = e.label if len(e.series[0]["flow"].unique()) == 1 else f"{e.label} flow {flow}"
+                label = e.label if e.series[0]["flow"].drop_nulls().n_unique() == 1 else f"{e.label} flow {flow}"
                 (line,) = ax.plot(t, mean, linewidth=1.0, label=label)
                 if len(frames) > 1:
                     lo = [(m - (h or 0)) * scale if m is not None else math.nan for m, h, _ in stats]

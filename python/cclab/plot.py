@@ -1,7 +1,7 @@
 """Figures from a run's ``timeseries.parquet``.
 
 Cwnd, bytes in flight, srtt, pacing rate and throughput over
-time, plus queue and capacity panels when the time series has link columns.
+time, plus queue, capacity and utilisation panels when the time series has link rows (``link`` column).
 
 Uses matplotlib's object API (no pyplot, no global backend state), so it works headless and in worker processes.
 """
@@ -54,19 +54,17 @@ METRICS = (
 )
 
 
-def link_metrics(columns: list[str]) -> list[Metric]:
-    """Queue and capacity panels for whichever link columns the time series has (none in older files).
+#: Link columns drawn when the time series has link rows (a ``link`` column; ``flow`` is null there).
+LINK_METRICS = (
+    Metric("queue", "queue_bytes", "Queue", "queue (kB)", 1e-3),
+    Metric("capacity", "capacity_bps", "Capacity", "capacity (Mbit/s)", 1e-6),
+    Metric("utilisation", "utilisation", "Link utilisation", "utilisation (0..1)", 1.0),
+)
 
-    A queue panel per column naming a queue in bytes (``…queue…_bytes``), a capacity panel per column naming a
-    capacity in bit/s (``…capacity…_bps``).
-    """
-    found = []
-    for c in columns:
-        if "queue" in c and c.endswith("_bytes"):
-            found.append(Metric(f"queue_{c}", c, f"Queue ({c})", "queue (kB)", 1e-3))
-        elif "capacity" in c and c.endswith("_bps"):
-            found.append(Metric(f"capacity_{c}", c, f"Capacity ({c})", "capacity (Mbit/s)", 1e-6))
-    return found
+
+def link_metrics(columns: list[str]) -> list[Metric]:
+    """The link panels this time series can fill: none unless it has link rows and the column."""
+    return [m for m in LINK_METRICS if "link" in columns and m.column in columns]
 
 
 def flow_labels(summary: Mapping[str, Any] | None) -> dict[int, str]:
@@ -86,21 +84,25 @@ def with_throughput(df: pl.DataFrame) -> pl.DataFrame:
     if "bytes_acked" not in df.columns:
         return df
     rate = (pl.col("bytes_acked").diff() * 8 / pl.col("time_s").diff()).over("flow")
-    return df.sort("flow", "time_s", maintain_order=True).with_columns(rate.fill_null(0.0).alias(THROUGHPUT))
+    df = df.sort("flow", "time_s", maintain_order=True, nulls_last=True)
+    return df.with_columns(pl.when(pl.col("flow").is_not_null()).then(rate.fill_null(0.0)).alias(THROUGHPUT))
 
 
 def draw(ax: Axes, df: pl.DataFrame, metric: Metric, labels: Mapping[int, str], prefix: str = "") -> None:
-    """Draw ``metric`` per flow (or once for a link column) on ``ax``."""
+    """Draw ``metric`` on ``ax``: one line per flow, or per link for a link metric."""
     import polars as pl
 
-    per_flow = "flow" in df.columns and not metric.stem.startswith(("queue_", "capacity_"))
-    groups = df["flow"].unique().sort().to_list() if per_flow else [None]
-    for flow in groups:
-        part = df.filter(pl.col("flow") == flow) if flow is not None else df.unique("time_s", keep="first")
+    by = "link" if metric in LINK_METRICS else "flow"
+    rows = df.filter(pl.col(by).is_not_null()) if by in df.columns else df
+    for key in rows[by].unique().sort().to_list() if by in rows.columns else [None]:
+        part = rows.filter(pl.col(by) == key) if key is not None else rows
         y = part[metric.column].cast(pl.Float64) * metric.scale
         if metric.zero_is_missing:
             y = y.replace(0.0, None)
-        label = labels.get(int(flow), f"flow {int(flow)}") if flow is not None else metric.column
+        if by == "link":
+            label = str(key)
+        else:
+            label = labels.get(int(key), f"flow {int(key)}") if key is not None else metric.column
         ax.plot(part["time_s"].to_numpy(), y.to_numpy(), linewidth=1.0, label=f"{prefix}{label}")
     ax.set_ylabel(metric.ylabel)
     ax.grid(True, alpha=0.3)
@@ -152,7 +154,7 @@ def plot_frame(df: pl.DataFrame, dest: Path, summary: Mapping[str, Any] | None =
             fig.savefig(path, dpi=150)
             written.append(path)
 
-    many = df["flow"].n_unique() > 1 if "flow" in df.columns else False
+    many = df["flow"].drop_nulls().n_unique() > 1 if "flow" in df.columns else False
     for metric in metrics:
         fig = Figure(figsize=(8, 3.5))
         ax = fig.add_subplot()
