@@ -28,7 +28,9 @@ pub(super) fn refine(tree: &Table, key: &str, msg: &str) -> String {
     let Some(quoted) = quoted_value(msg) else {
         return key.to_string();
     };
-    let mut hits = table.iter().filter(|(_, v)| describe(v).as_deref() == Some(quoted.as_str()));
+    let mut hits = table
+        .iter()
+        .filter(|(_, v)| describe(v).as_deref() == Some(quoted.as_str()));
     match (hits.next(), hits.next()) {
         (Some((child, _)), None) if key == "." => child.clone(),
         (Some((child, _)), None) => format!("{key}.{child}"),

@@ -52,16 +52,17 @@ impl Scenario {
             applied.push((arg.clone(), o));
         }
         let resolved = toml::to_string(&tree).unwrap_or_default();
-        let mut file: ScenarioFile = serde_path_to_error::deserialize(toml::Value::Table(tree.clone())).map_err(|e| {
-            let msg = e.inner().message().to_string();
-            // Name the key itself, not only the table holding it.
-            let key = locate::refine(&tree, &e.path().to_string(), &msg);
-            let msg = match locate::set_by(&applied, &key) {
-                Some(arg) => format!("{msg} (from --set {arg})"),
-                None => msg,
-            };
-            err(Some(key).filter(|k| k != "."), msg)
-        })?;
+        let mut file: ScenarioFile =
+            serde_path_to_error::deserialize(toml::Value::Table(tree.clone())).map_err(|e| {
+                let msg = e.inner().message().to_string();
+                // Name the key itself, not only the table holding it.
+                let key = locate::refine(&tree, &e.path().to_string(), &msg);
+                let msg = match locate::set_by(&applied, &key) {
+                    Some(arg) => format!("{msg} (from --set {arg})"),
+                    None => msg,
+                };
+                err(Some(key).filter(|k| k != "."), msg)
+            })?;
         let base = Path::new(origin).parent().map_or_else(PathBuf::new, Path::to_path_buf);
         validate(&mut file, &base).map_err(|(key, msg)| {
             let msg = match locate::set_by(&applied, &key) {
