@@ -75,6 +75,8 @@ impl Default for SenderConfig {
 
 /// Ack-eliciting probe packets sent per PTO expiry (RFC 9002 §6.2.4: one or two).
 const PTO_PROBES: u8 = 2;
+/// RFC 8985 §7.2 WCDelAckT: the worst-case delayed-ACK timer a TCP sender assumes, 200 ms.
+const TCP_WORST_CASE_DELACK: Dur = Dur::from_millis(200);
 /// Ranges of the receiver's packet numbers the sender remembers and acknowledges (its ACK-only
 /// packets rarely leave gaps, so a few suffice).
 const PEER_ACK_RANGES: usize = 4;
@@ -221,6 +223,17 @@ impl Sender {
         self.loss.pto_count()
     }
 
+    /// The max_ack_delay the probe timeout allows for. TCP has no max_ack_delay parameter: RFC 8985
+    /// §7.2 allows for the worst-case delayed ACK (WCDelAckT) when one segment is in flight, and
+    /// otherwise sets the timeout to 2·SRTT, which SRTT + 4·RTTVAR approximates.
+    fn pto_max_ack_delay(&self) -> Dur {
+        match self.profile {
+            Profile::Tcp(_) if self.sent.ack_eliciting_in_flight() <= 1 => TCP_WORST_CASE_DELACK,
+            Profile::Tcp(_) => Dur::ZERO,
+            _ => self.max_ack_delay(),
+        }
+    }
+
     /// max_ack_delay the peer may be using: the ACK-frequency requests in force, else the
     /// transport parameter (draft-ietf-quic-ack-frequency §7; RFC 9002 §6.2.1).
     fn max_ack_delay(&self) -> Dur {
@@ -284,7 +297,7 @@ impl Endpoint for Sender {
     fn poll_timeout(&self) -> Option<Time> {
         let loss = self
             .loss
-            .timer(&self.sent, &self.rtt, self.max_ack_delay())
+            .timer(&self.sent, &self.rtt, self.pto_max_ack_delay())
             .map(|(t, _)| t);
         // Pairwise rather than through an iterator over an array: that went through the stack and stalled on
         // store forwarding in profiles (this runs on every host wake-up).

@@ -7,6 +7,7 @@ use crate::endpoint::TraceEvent;
 use crate::recovery::sent::SentPacket;
 use crate::time::Time;
 use crate::wire::packet::{AckFrame, AckFrequencyFrame, DataChunk, Datagram, Ecn, Packet};
+use crate::wire::size::Profile;
 
 /// Largest QUIC varint (RFC 9000 §16): an ACK_FREQUENCY frame with every field at this value
 /// bounds the frame's size before the real frame is chosen.
@@ -35,7 +36,15 @@ impl Sender {
         if self.probes > 0 {
             // RFC 9002 §6.2.4, §7.5: probes bypass the window and the pacer.
             self.probes -= 1;
-            let next = self.stream.peek();
+            let mut next = self.stream.peek();
+            if next.is_none() && matches!(self.profile, Profile::Tcp(_)) {
+                // TCP has no PING: with no new data its probe retransmits the most recent segment
+                // (tail loss probe, RFC 8985 §7.3).
+                if let Some(c) = self.sent.iter().filter_map(|(_, p)| p.data).last() {
+                    self.stream.queue_retransmission(c);
+                    next = self.stream.peek();
+                }
+            }
             return Some(self.send(now, t, next));
         }
         let Some(next) = self.stream.peek() else {
