@@ -14,7 +14,7 @@ SHELL := bash
 # Cargo and maturin see the same interpreter, so pyo3 is configured once.
 export PYO3_PYTHON := $(abspath $(BIN)/python)
 
-.PHONY: install demo test lint bench bench-real wheel figures
+.PHONY: install browser demo test lint bench bench-real wheel figures
 
 install: $(VENV)/.built
 
@@ -37,7 +37,13 @@ $(VENV)/.built: $(VENV)/.deps $(RUST_SRC)
 demo: install
 	$(DEMO_CMD)
 
-test: install
+# The headless browser the report test drives (playwright uses it through executable_path: its own browser
+# download is not needed). Debian's package; installed once, with root, from the distribution's registry.
+CHROMIUM ?= /usr/bin/chromium
+browser:
+	@test -x $(CHROMIUM) || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; }
+
+test: install browser
 	$(CARGO) clippy --workspace --all-targets --quiet -- -D warnings
 	$(CARGO) test --workspace --profile ci
 	$(BIN)/pytest -q tests/python

@@ -4,7 +4,7 @@ Load a TOML scenario, run the deterministic simulator, and get the summary and t
 
     import cclab
 
-    result = cclab.run("scenarios/example.toml", seed=7, out="out/example")
+    result = cclab.run("scenarios/bulk-newreno.toml", seed=7, out="out/example")
     result.summary["flows"][0]["goodput_bps"]
     result.timeseries["cwnd_bytes"]  # numpy array, one row per (sample time, flow)
 

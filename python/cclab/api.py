@@ -19,10 +19,29 @@ if TYPE_CHECKING:
     import polars as pl
 
 StrPath = str | PathLike[str]
-QlogFormat = Literal["draft-02", "ietf"]
+#: qlog formats: ``"0.3"`` (what qvis reads; ``"draft-02"`` is the same) and ``"ietf"``.
+QlogFormat = Literal["0.3", "draft-02", "ietf"]
 
 #: File the `Result` time series is written to, next to the simulator's own outputs.
 TIMESERIES_PARQUET = "timeseries.parquet"
+#: The scenario as run: the file's TOML with every override applied.
+RESOLVED_TOML = "scenario.resolved.toml"
+#: What identifies a run: seed, overrides, scenario hash, cclab version (see `run_record`).
+RUN_JSON = "run.json"
+#: Every name a run writes into its directory; a new run removes them first so no stale file survives.
+RUN_OUTPUTS = (
+    "summary.json",
+    "timeseries.csv",
+    TIMESERIES_PARQUET,
+    RESOLVED_TOML,
+    RUN_JSON,
+    "report.html",
+    "plots",
+    "trace.sqlog",
+    "trace-receiver.sqlog",
+    "trace-flow*.sqlog",
+    "trace-receiver-flow*.sqlog",
+)
 
 
 class Scenario:
@@ -53,6 +72,25 @@ class Scenario:
     def description(self) -> str:
         """The one-line ``[scenario].description``."""
         return self._sc.description
+
+    @property
+    def resolved_toml(self) -> str:
+        """The scenario as TOML with every override applied; loading it without overrides gives this scenario."""
+        return self._sc.resolved_toml
+
+    @property
+    def wants_qlog(self) -> bool:
+        """The scenario's ``[output] qlog``: whether it asks for qlog traces."""
+        import tomllib
+
+        return bool(tomllib.loads(self.resolved_toml).get("output", {}).get("qlog", False))
+
+    @property
+    def hash(self) -> str:
+        """SHA-256 (hex) of `resolved_toml`: equal for equal scenarios, whatever file and overrides made them."""
+        import hashlib
+
+        return hashlib.sha256(self.resolved_toml.encode()).hexdigest()
 
     def __repr__(self) -> str:
         return f"Scenario(name={self.name!r}, path={str(self.path)!r}, overrides={list(self.overrides)!r})"
@@ -98,8 +136,12 @@ class Result:
     ``delivery_rate_bps``, ``bytes_sent`` and ``bytes_acked`` (units in the names; see docs/outputs.md).
     """
 
-    def __init__(self, out: _core.RunOutput) -> None:
+    def __init__(self, out: _core.RunOutput, out_dir: Path | None = None, files: tuple[str, ...] = ()) -> None:
         self._out = out
+        self.out_dir = out_dir
+        """The output directory, if the run wrote one."""
+        self.files = files
+        """Names of the files this run wrote into `out_dir` (sorted)."""
 
     @cached_property
     def summary(self) -> dict[str, Any]:
@@ -118,6 +160,43 @@ class Result:
 
         df = pl.DataFrame(self.timeseries)
         return df.with_columns(pl.col("flow").cast(pl.UInt32)) if "flow" in df.columns else df
+
+    def to_pandas(self) -> Any:
+        """The time series as a pandas DataFrame (needs pandas, which cclab does not install).
+
+        Raises
+        ------
+        ImportError
+            pandas is not installed; the message gives the command.
+        """
+        try:
+            import pandas as pd
+        except ImportError as e:
+            raise ImportError("Result.to_pandas needs pandas: pip install pandas") from e
+        df = pd.DataFrame(self.timeseries)
+        if "flow" in df.columns:
+            df["flow"] = df["flow"].astype("uint32")
+        return df
+
+    def plot(self, out: StrPath | None = None) -> list[Path]:
+        """Draw the per-run figures (see `cclab.plot.plot_dir`) and return their paths.
+
+        Parameters
+        ----------
+        out
+            Where to write them; by default ``plots/`` in the run's output directory.
+
+        Raises
+        ------
+        ValueError
+            The run wrote no output directory and no ``out`` was given.
+        """
+        from cclab.plot import plot_frame
+
+        if out is None and self.out_dir is None:
+            raise ValueError("Result.plot needs out=DIR for a run without an output directory")
+        dest = Path(out) if out is not None else Path(self.out_dir or ".") / "plots"
+        return plot_frame(self.to_polars(), dest, self.summary)
 
     def write_parquet(self, path: StrPath) -> None:
         """Write the time series to a parquet file."""
@@ -149,7 +228,7 @@ def run(
     set: Iterable[str] = (),  # noqa: A002 - mirrors the CLI's --set
     seed: int | None = None,
     out: StrPath | None = None,
-    qlog: QlogFormat | None = "draft-02",
+    qlog: bool | QlogFormat | None = None,
     timeseries_interval: str | float | None = None,
     progress: Callable[[float], bool | None] | None = None,
     real: bool = False,
@@ -168,11 +247,13 @@ def run(
     seed
         Overrides the scenario's seed.
     out
-        Output directory: the simulator writes ``summary.json``, ``timeseries.csv`` and the qlog traces
-        (``trace.sqlog`` and ``trace-receiver.sqlog``, or ``trace[-receiver]-flow<i>.sqlog`` per flow when there
-        are several), and this function adds ``timeseries.parquet``.
+        Output directory. The run first removes what an earlier run left there (`RUN_OUTPUTS`), then the
+        simulator writes ``summary.json``, ``timeseries.csv`` and the qlog traces (``trace.sqlog`` and
+        ``trace-receiver.sqlog``, or ``trace[-receiver]-flow<i>.sqlog`` per flow when there are several), and
+        this function adds ``timeseries.parquet``, ``scenario.resolved.toml`` and ``run.json``.
     qlog
-        qlog flavour of the traces; None writes none unless the scenario says ``[output] qlog = true``.
+        Whether to write qlog traces (with ``out``): None (the default) lets the scenario's ``[output] qlog``
+        decide, True or a format (``"0.3"``, ``"ietf"``) writes them, False writes none.
     timeseries_interval
         Sampling interval, as ``"10ms"`` or seconds; the scenario's by default.
     progress
@@ -203,23 +284,74 @@ def run(
         sc = scenario
     else:
         sc = load(scenario, overrides)
+    qlog_arg = {None: None, False: "off", True: "0.3"}.get(qlog, qlog)  # type: ignore[call-overload]
     out_dir = Path(out) if out is not None else None
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
+        clear_outputs(out_dir)
+        others = {p.name for p in out_dir.iterdir()}
     if bind is not None and not real:
         raise ValueError("bind= applies only to real runs (real=True)")
     common = {
         "seed": seed,
         "out_dir": out_dir,
-        "qlog": qlog,
+        "qlog": qlog_arg,
         "timeseries_interval_ns": interval_ns(timeseries_interval),
         "progress": progress,
     }
     core_out = _core.run_real(sc._sc, bind=bind, **common) if real else _core.run(sc._sc, **common)
-    result = Result(core_out)
+    result = Result(core_out, out_dir)
     if out_dir is not None:
         result.write_parquet(out_dir / TIMESERIES_PARQUET)
+        (out_dir / RESOLVED_TOML).write_text(sc.resolved_toml)
+        record = run_record(sc, result.summary, seed, timeseries_interval)
+        (out_dir / RUN_JSON).write_text(json.dumps(record, indent=2) + "\n")
+        result.files = tuple(sorted(p.name for p in out_dir.iterdir() if p.is_file() and p.name not in others))
     return result
+
+
+def clear_outputs(out_dir: Path) -> None:
+    """Remove what an earlier run wrote into ``out_dir`` (only `RUN_OUTPUTS` names; other files stay)."""
+    import shutil
+
+    for pattern in RUN_OUTPUTS:
+        for p in out_dir.glob(pattern):
+            if p.is_dir():
+                shutil.rmtree(p)
+            else:
+                p.unlink()
+
+
+def run_key(scenario_hash: str, seed: int | None, interval_ns_: int | None) -> str:
+    """The run hash, which names a run in a results store.
+
+    SHA-256 over the scenario hash, the seed argument (None: the scenario's own, which the
+    scenario hash covers) and the sampling interval. Equal hashes give byte-identical deterministic outputs.
+    """
+    import hashlib
+
+    return hashlib.sha256(json.dumps([scenario_hash, seed, interval_ns_]).encode()).hexdigest()
+
+
+def run_record(
+    sc: Scenario, summary: Mapping[str, Any], seed: int | None, interval: str | float | None
+) -> dict[str, Any]:
+    """The content of ``run.json``.
+
+    What reproduces the run (file, overrides, seed), its hashes, the cclab
+    version, and each flow's name, controller and ACK policy.
+    """
+    return {
+        "cclab_version": _core.__version__,
+        "scenario": sc.name,
+        "scenario_file": str(sc.path),
+        "overrides": list(sc.overrides),
+        "seed": summary.get("seed", seed),
+        "timeseries_interval_ns": interval_ns(interval),
+        "scenario_hash": sc.hash,
+        "run_hash": run_key(sc.hash, seed, interval_ns(interval)),
+        "flows": [{k: f.get(k) for k in ("flow", "name", "cc", "ack_policy")} for f in summary.get("flows", [])],
+    }
 
 
 def flatten(summary: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:

@@ -1,4 +1,7 @@
-"""Figures from a run's ``timeseries.parquet``: cwnd, bytes in flight, srtt and pacing rate over time.
+"""Figures from a run's ``timeseries.parquet``.
+
+Cwnd, bytes in flight, srtt, pacing rate and throughput over
+time, plus queue, capacity and utilisation panels when the time series has link rows (``link`` column).
 
 Uses matplotlib's object API (no pyplot, no global backend state), so it works headless and in worker processes.
 """
@@ -6,10 +9,11 @@ Uses matplotlib's object API (no pyplot, no global backend state), so it works h
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from cclab.api import TIMESERIES_PARQUET
 
@@ -38,43 +42,84 @@ class Metric:
     """The column reads 0 until it has a value (e.g. srtt before the first RTT sample)."""
 
 
+#: Derived column: bytes acknowledged per sampling interval times 8 over the interval, per flow.
+THROUGHPUT = "throughput_bps"
+
 METRICS = (
     Metric("cwnd", "cwnd_bytes", "Congestion window", "cwnd (kB)", 1e-3),
     Metric("bytes_in_flight", "bytes_in_flight", "Bytes in flight", "bytes in flight (kB)", 1e-3),
     Metric("srtt", "srtt_s", "Smoothed RTT", "srtt (ms)", 1e3, zero_is_missing=True),
-    Metric("pacing_rate", "pacing_rate_bps", "Pacing rate", "pacing rate (Mbit/s)", 1e-6),
+    Metric("pacing_rate", "pacing_rate_bps", "Pacing rate", "pacing rate (Mbit/s)", 1e-6, zero_is_missing=True),
+    Metric("throughput", THROUGHPUT, "Throughput (bytes acknowledged per interval)", "throughput (Mbit/s)", 1e-6),
 )
 
 
-def _draw(ax: Axes, df: pl.DataFrame, metric: Metric) -> None:
+#: Link columns drawn when the time series has link rows (a ``link`` column; ``flow`` is null there).
+LINK_METRICS = (
+    Metric("queue", "queue_bytes", "Queue", "queue (kB)", 1e-3),
+    Metric("capacity", "capacity_bps", "Capacity", "capacity (Mbit/s)", 1e-6),
+    Metric("utilisation", "utilisation", "Link utilisation", "utilisation (0..1)", 1.0),
+)
+
+
+def link_metrics(columns: list[str]) -> list[Metric]:
+    """The link panels this time series can fill: none unless it has link rows and the column."""
+    return [m for m in LINK_METRICS if "link" in columns and m.column in columns]
+
+
+def flow_labels(summary: Mapping[str, Any] | None) -> dict[int, str]:
+    """``{flow id: "name (cc, ACK policy)"}`` from a summary; flows it does not name get ``flow N``."""
+    labels = {}
+    for f in (summary or {}).get("flows", []):
+        parts = [p for p in (f.get("cc"), f.get("ack_policy")) if p]
+        name = f.get("name") or f"flow {f.get('flow')}"
+        labels[int(f.get("flow", 0))] = f"{name} ({', '.join(parts)})" if parts else name
+    return labels
+
+
+def with_throughput(df: pl.DataFrame) -> pl.DataFrame:
+    """Add `THROUGHPUT`: per flow, the growth of ``bytes_acked`` between samples × 8 / the time between them."""
     import polars as pl
 
-    flows = df["flow"].unique().sort().to_list()
-    for flow in flows:
-        part = df.filter(pl.col("flow") == flow)
+    if "bytes_acked" not in df.columns:
+        return df
+    rate = (pl.col("bytes_acked").diff() * 8 / pl.col("time_s").diff()).over("flow")
+    df = df.sort("flow", "time_s", maintain_order=True, nulls_last=True)
+    return df.with_columns(pl.when(pl.col("flow").is_not_null()).then(rate.fill_null(0.0)).alias(THROUGHPUT))
+
+
+def draw(ax: Axes, df: pl.DataFrame, metric: Metric, labels: Mapping[int, str], prefix: str = "") -> None:
+    """Draw ``metric`` on ``ax``: one line per flow, or per link for a link metric."""
+    import polars as pl
+
+    by = "link" if metric in LINK_METRICS else "flow"
+    rows = df.filter(pl.col(by).is_not_null()) if by in df.columns else df
+    for key in rows[by].unique().sort().to_list() if by in rows.columns else [None]:
+        part = rows.filter(pl.col(by) == key) if key is not None else rows
         y = part[metric.column].cast(pl.Float64) * metric.scale
         if metric.zero_is_missing:
             y = y.replace(0.0, None)
-        ax.plot(part["time_s"].to_numpy(), y.to_numpy(), linewidth=1.0, label=f"flow {flow}")
+        if by == "link":
+            label = str(key)
+        else:
+            label = labels.get(int(key), f"flow {int(key)}") if key is not None else metric.column
+        ax.plot(part["time_s"].to_numpy(), y.to_numpy(), linewidth=1.0, label=f"{prefix}{label}")
     ax.set_ylabel(metric.ylabel)
     ax.grid(True, alpha=0.3)
-    if len(flows) > 1:
-        ax.legend(loc="best", fontsize="small")
 
 
-def _run_label(run_dir: Path) -> str | None:
-    """``scenario (seed N)`` from the run's summary.json, when there is one."""
+def _read_summary(run_dir: Path) -> dict[str, Any] | None:
     try:
-        summary = json.loads((run_dir / "summary.json").read_text())
-        return f"{summary['scenario']} (seed {summary['seed']})"
-    except (OSError, ValueError, KeyError):
+        summary: dict[str, Any] = json.loads((run_dir / "summary.json").read_text())
+        return summary
+    except (OSError, ValueError):
         return None
 
 
 def plot_dir(run_dir: str | PathLike[str], out: str | PathLike[str] | None = None) -> list[Path]:
     """Plot ``run_dir/timeseries.parquet`` into ``out`` (default ``run_dir/plots``).
 
-    Writes one figure per metric plus ``overview`` (all four stacked on one time axis), each as PNG and SVG,
+    Writes one figure per metric plus ``overview`` (all stacked on one time axis), each as PNG and SVG,
     and returns the written paths.
 
     Raises
@@ -83,14 +128,22 @@ def plot_dir(run_dir: str | PathLike[str], out: str | PathLike[str] | None = Non
         ``run_dir`` has no ``timeseries.parquet``.
     """
     import polars as pl
-    from matplotlib.figure import Figure
 
     src = Path(run_dir) / TIMESERIES_PARQUET
     if not src.is_file():
         raise FileNotFoundError(f"{src}: no such file (run `cclab run SCENARIO --out {run_dir}` first)")
-    df = pl.read_parquet(src)
-    label = _run_label(Path(run_dir))
     dest = Path(out) if out is not None else Path(run_dir) / "plots"
+    return plot_frame(pl.read_parquet(src), dest, _read_summary(Path(run_dir)))
+
+
+def plot_frame(df: pl.DataFrame, dest: Path, summary: Mapping[str, Any] | None = None) -> list[Path]:
+    """Plot a run's time series into ``dest``; `plot_dir` without the file reading."""
+    from matplotlib.figure import Figure
+
+    df = with_throughput(df)
+    labels = flow_labels(summary)
+    label = f"{summary['scenario']} (seed {summary['seed']})" if summary and "scenario" in summary else None
+    metrics = [m for m in METRICS if m.column in df.columns] + link_metrics(df.columns)
     dest.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
 
@@ -101,18 +154,23 @@ def plot_dir(run_dir: str | PathLike[str], out: str | PathLike[str] | None = Non
             fig.savefig(path, dpi=150)
             written.append(path)
 
-    for metric in METRICS:
+    many = df["flow"].drop_nulls().n_unique() > 1 if "flow" in df.columns else False
+    for metric in metrics:
         fig = Figure(figsize=(8, 3.5))
         ax = fig.add_subplot()
-        _draw(ax, df, metric)
+        draw(ax, df, metric, labels)
         ax.set_title(f"{metric.title}, {label}" if label else metric.title)
         ax.set_xlabel("time (s)")
+        ax.legend(loc="best", fontsize="small")
         save(fig, metric.stem)
 
-    fig = Figure(figsize=(8, 10))
-    axes = fig.subplots(len(METRICS), 1, sharex=True)
-    for ax, metric in zip(axes, METRICS, strict=True):
-        _draw(ax, df, metric)
+    fig = Figure(figsize=(8, 2.2 * len(metrics) + 1))
+    axes = fig.subplots(len(metrics), 1, sharex=True, squeeze=False)[:, 0]
+    for ax, metric in zip(axes, metrics, strict=True):
+        draw(ax, df, metric, labels)
+        if many:
+            ax.legend(loc="best", fontsize="small")
+    axes[0].legend(loc="best", fontsize="small")
     axes[-1].set_xlabel("time (s)")
     if label:
         fig.suptitle(label)

@@ -1,32 +1,32 @@
-"""Parameter sweeps: the cartesian product of overrides × seeds, run in local processes or on a Dask cluster.
+"""Parameter sweeps: the cartesian product of overrides × seeds, from flags or a sweep file.
 
-One row per run: ``run`` (index in the grid), one column per swept key (numbers when every value of that key
-is a plain number, else the strings as given), ``seed``, and the summary's scalars flattened with `flatten`
+One row per run: ``run`` (index in the grid), one column per swept key (the values as given), for keys whose
+values carry a unit also ``<key>_s``, ``<key>_bps`` or ``<key>_bytes`` with the numbers, ``seed``, ``status``
+(``ok`` or ``failed``), ``error``, ``run_hash`` and the summary's scalars flattened with `flatten`
 (``flows.0.goodput_bps``, ``links.path.forward.forward.drops``, ...). Rows come back in grid order whatever the
-order of completion, so a sweep's table is deterministic apart from the wall-clock ``sim.*`` columns.
+order of completion. Running and the results store are in `cclab.sweep_store`.
 
 Example::
 
     from cclab import sweep
 
     specs = sweep.grid("s.toml", {"path.forward.rate": ["10Mbps", "50Mbps"]}, seeds=[1, 2])
-    rows = sweep.run_all(specs, workers=2)
-    sweep.write_parquet(rows, "out/sweep/sweep.parquet")
+    rows = sweep.run_all(specs, workers=2, store="out/sweep")
+    sweep.write_parquet(rows, "out/sweep/sweep.parquet", ["path.forward.rate"])
 """
 
 from __future__ import annotations
 
 import itertools
-import multiprocessing
-import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from dataclasses import dataclass
+import tomllib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cclab.api import flatten, load, run
+from cclab import _core
+from cclab.api import load, run_key
 
 if TYPE_CHECKING:
     import polars as pl
@@ -34,7 +34,9 @@ if TYPE_CHECKING:
 #: File a sweep's table is written to.
 SWEEP_PARQUET = "sweep.parquet"
 
-ProgressFn = Callable[[int, int], None]
+#: The command that installs Dask as pinned in pyproject.toml. Not ``cclab[dask]``: cclab is installed from
+#: this source tree, and the PyPI project of that name is someone else's.
+DASK_INSTALL = "pip install 'dask[distributed]==2026.8.0'"
 
 
 class SweepError(Exception):
@@ -55,6 +57,22 @@ class RunSpec:
     """The swept ``(key, value)`` pairs."""
     seed: int | None
     """Seed, or None for the scenario's own."""
+    key: str = field(default="")
+    """The run's hash (`cclab.api.run_key`), filled in by `check`; names its directory in a results store."""
+
+
+@dataclass(frozen=True)
+class SweepPlan:
+    """What a sweep file (or the command-line flags) asks for."""
+
+    scenario: Path
+    params: dict[str, list[str]]
+    seeds: list[int | None]
+    overrides: list[str]
+
+    def specs(self) -> list[RunSpec]:
+        """The grid of this plan."""
+        return grid(self.scenario, self.params, seeds=self.seeds, overrides=self.overrides)
 
 
 def parse_param(text: str) -> tuple[str, list[str]]:
@@ -65,6 +83,73 @@ def parse_param(text: str) -> tuple[str, list[str]]:
     if not sep or not key or not all(items):
         raise SweepError(f"--param {text!r}: expected key.path=v1,v2,... with non-empty values")
     return key, items
+
+
+def is_sweep_file(path: str | PathLike[str]) -> bool:
+    """Whether ``path`` is a sweep file (top-level ``scenario = "file.toml"``) rather than a scenario."""
+    try:
+        doc = tomllib.loads(Path(path).read_text())
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return False
+    return isinstance(doc.get("scenario"), str)
+
+
+def load_sweep_file(path: str | PathLike[str]) -> SweepPlan:
+    """Read a sweep file.
+
+    Keys: ``scenario`` (relative to the file), ``seeds`` (N for 1..N, or a list), ``set``
+    (fixed overrides) and a ``[grid]`` table of ``"key.path" = [values]``.
+
+    Raises
+    ------
+    SweepError
+        The file is unreadable or a key is missing or of the wrong type; the message names file and key.
+    """
+    p = Path(path)
+    try:
+        doc = tomllib.loads(p.read_text())
+    except (OSError, UnicodeDecodeError) as e:
+        raise SweepError(f"{p}: cannot read: {e}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise SweepError(f"{p}: {e}") from None
+    known = {"scenario", "seeds", "set", "grid"}
+    for k in doc:
+        if k not in known:
+            raise SweepError(f"{p}: {k}: unknown key, expected one of {', '.join(sorted(known))}")
+    scenario = doc.get("scenario")
+    if not isinstance(scenario, str):
+        raise SweepError(f"{p}: scenario: expected the scenario file's path as a string")
+    seeds_raw = doc.get("seeds")
+    seeds: list[int | None]
+    if seeds_raw is None:
+        seeds = [None]
+    elif isinstance(seeds_raw, int) and not isinstance(seeds_raw, bool) and seeds_raw >= 1:
+        seeds = list(range(1, seeds_raw + 1))
+    elif isinstance(seeds_raw, list) and seeds_raw and all(isinstance(s, int) and s >= 0 for s in seeds_raw):
+        seeds = list(seeds_raw)
+    else:
+        raise SweepError(f"{p}: seeds: expected a count N ≥ 1 (seeds 1..N) or a list of seeds ≥ 0")
+    fixed = doc.get("set", [])
+    if not isinstance(fixed, list) or not all(isinstance(s, str) for s in fixed):
+        raise SweepError(f'{p}: set: expected a list of "key.path=value" strings')
+    table = doc.get("grid", {})
+    if not isinstance(table, dict):
+        raise SweepError(f"{p}: grid: expected a table of key.path = [values]")
+    params: dict[str, list[str]] = {}
+    for key, values in table.items():
+        if not isinstance(values, list) or not values:
+            raise SweepError(f"{p}: grid.{key}: expected a non-empty list of values")
+        params[key] = [_toml_text(v) for v in values]
+    return SweepPlan((p.parent / scenario).resolve(), params, seeds, list(fixed))
+
+
+def _toml_text(v: Any) -> str:
+    """A grid value as the override text `--set` would take (strings as written, others as TOML)."""
+    if isinstance(v, str):
+        return v
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return repr(v) if isinstance(v, int | float) else str(v)
 
 
 def grid(
@@ -86,120 +171,63 @@ def grid(
     return specs
 
 
-def check(specs: Sequence[RunSpec]) -> None:
-    """Load every distinct parameter combination once, so a bad value fails before any run starts.
+def check(specs: Sequence[RunSpec]) -> list[RunSpec]:
+    """Check every distinct parameter combination and return the specs with their run hashes.
+
+    Each combination is loaded once, so a bad value fails before any run starts.
 
     Raises `cclab.ScenarioError` naming the key.
     """
-    for overrides in dict.fromkeys(s.overrides for s in specs):
-        load(specs[0].scenario, overrides)
+    hashes = {o: load(specs[0].scenario, o).hash for o in dict.fromkeys(s.overrides for s in specs)}
+    return [replace(s, key=run_key(hashes[s.overrides], s.seed, None)) for s in specs]
 
 
-def run_one(spec: RunSpec) -> dict[str, Any]:
-    """Run one spec without writing files and return its row (used in worker processes)."""
-    result = run(spec.scenario, set=spec.overrides, seed=spec.seed, qlog=None)
-    summary = flatten(result.summary)
-    row: dict[str, Any] = {"run": spec.index, **dict(spec.params), "seed": summary.pop("seed", spec.seed)}
-    row.update(summary)
-    return row
+def run_all(specs: Sequence[RunSpec], **kwargs: Any) -> list[dict[str, Any]]:
+    """Run every spec and return the rows in grid order; see `cclab.sweep_store.run_all` for the options."""
+    from cclab import sweep_store
+
+    return sweep_store.run_all(specs, **kwargs)
 
 
-def run_all(
-    specs: Sequence[RunSpec],
-    *,
-    workers: int | None = None,
-    dask: str | None = None,
-    progress: ProgressFn | None = None,
-) -> list[dict[str, Any]]:
-    """Run every spec and return the rows in grid order.
-
-    Parameters
-    ----------
-    specs
-        From `grid`.
-    workers
-        Local worker processes (default: the CPU count, at most the number of runs); with ``dask="local"``
-        the number of workers of the local cluster.
-    dask
-        A Dask scheduler address (``tcp://host:8786``), or ``"local"`` for a local cluster; needs the
-        ``dask`` extra (``pip install 'cclab[dask]'``).
-    progress
-        Called as ``progress(done, total)`` after each finished run.
-    """
-    if not specs:
-        return []
-    check(specs)
-    if dask is not None:
-        rows = _run_dask(specs, dask, workers, progress)
-    elif workers == 1 or len(specs) == 1:
-        rows = []
-        for spec in specs:
-            rows.append(run_one(spec))
-            if progress:
-                progress(len(rows), len(specs))
-    else:
-        rows = _run_processes(specs, workers, progress)
-    rows.sort(key=lambda r: r["run"])
-    return rows
+#: Unit suffix of a swept key's numeric column, and the parser that gives the number in that unit.
+_UNITS = (
+    ("_s", lambda v: _core.parse_duration_ns(v) / 1e9),
+    ("_bps", lambda v: float(_core.parse_rate_bps(v))),
+    ("_bytes", lambda v: float(_core.parse_size_bytes(v))),
+)
 
 
-def _run_processes(specs: Sequence[RunSpec], workers: int | None, progress: ProgressFn | None) -> list[dict[str, Any]]:
-    n = min(workers or os.cpu_count() or 1, len(specs))
-    rows: list[dict[str, Any]] = []
-    # spawn: no fork of a process that holds the GIL-released Rust runtime or rich's threads.
-    pool = ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("spawn"))
-    try:
-        pending = {pool.submit(run_one, spec) for spec in specs}
-        while pending:
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for fut in done:
-                rows.append(fut.result())
-                if progress:
-                    progress(len(rows), len(specs))
-    except BaseException:
-        pool.shutdown(wait=False, cancel_futures=True)
-        raise
-    pool.shutdown()
-    return rows
-
-
-def _run_dask(
-    specs: Sequence[RunSpec], address: str, workers: int | None, progress: ProgressFn | None
-) -> list[dict[str, Any]]:
-    try:
-        from dask.distributed import Client, LocalCluster, as_completed
-    except ImportError as e:
-        raise SweepError("--dask needs the optional dask extra: pip install 'cclab[dask]'") from e
-    if address == "local":
-        cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True)
-        client = Client(cluster)
-    else:
-        cluster, client = None, Client(address)
-    rows: list[dict[str, Any]] = []
-    try:
-        futures = client.map(run_one, list(specs), pure=False)
-        for fut in as_completed(futures):
-            rows.append(fut.result())
-            if progress:
-                progress(len(rows), len(specs))
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
-    return rows
+def unit_column(values: Sequence[str]) -> tuple[str, list[float]] | None:
+    """``(suffix, numbers)`` when every value is a duration, a rate or a size with its unit; else None."""
+    for suffix, parse in _UNITS:
+        try:
+            return suffix, [parse(v) for v in values]
+        except ValueError:
+            continue
+    return None
 
 
 def to_polars(rows: Sequence[Mapping[str, Any]], params: Iterable[str] = ()) -> pl.DataFrame:
-    """Rows as a DataFrame; swept columns become numbers when all their values are plain numbers."""
+    """Rows as a DataFrame.
+
+    Swept columns become numbers when all their values are plain numbers; values with
+    units stay as given and gain a numeric column named with the unit (``path.forward.rate_bps``).
+    """
     import polars as pl
 
     df = pl.from_dicts(list(rows), infer_schema_length=None)
     for key in params:
-        if key in df.columns and df[key].dtype == pl.String:
-            as_float = df[key].cast(pl.Float64, strict=False)
-            if as_float.null_count() == df[key].null_count():
-                as_int = df[key].cast(pl.Int64, strict=False)
-                df = df.with_columns(as_int if as_int.null_count() == df[key].null_count() else as_float)
+        if key not in df.columns or df[key].dtype != pl.String:
+            continue
+        as_float = df[key].cast(pl.Float64, strict=False)
+        if as_float.null_count() == df[key].null_count():
+            as_int = df[key].cast(pl.Int64, strict=False)
+            df = df.with_columns(as_int if as_int.null_count() == df[key].null_count() else as_float)
+            continue
+        numeric = unit_column(df[key].to_list())
+        if numeric is not None:
+            suffix, numbers = numeric
+            df = df.with_columns(pl.Series(f"{key}{suffix}", numbers, dtype=pl.Float64))
     return df
 
 

@@ -45,3 +45,11 @@ def test_plot_without_timeseries_names_the_file(tmp_path):
 
 def test_scenarios_of_a_missing_directory_exit_2(tmp_path):
     assert_clean_error(cclab_cli("scenarios", tmp_path / "none"), 2, "not a directory")
+
+
+def test_version_prints_the_package_version():
+    import cclab
+
+    proc = cclab_cli("--version")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == f"cclab {cclab.__version__}"

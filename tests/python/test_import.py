@@ -40,3 +40,12 @@ def test_parse_duration_uses_the_scenario_units():
         except ValueError:
             continue
         raise AssertionError(f"{bad!r} parsed")
+
+
+def test_package_docstring_example_names_a_scenario_that_exists():
+    import re
+
+    paths = re.findall(r'"(scenarios/[^"]+\.toml)"', cclab.__doc__ or "")
+    assert paths
+    root = Path(__file__).resolve().parents[2]
+    assert all((root / p).is_file() for p in paths), paths

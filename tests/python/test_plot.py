@@ -61,3 +61,26 @@ def test_plot_draws_the_scalable_controllers_like_the_others(tmp_path):
         cwnd = [c for f, c in zip(ts["flow"], ts["cwnd_bytes"], strict=True) if f == flow]
         assert any(b < a for a, b in itertools.pairwise(cwnd)), flow
     assert all(f["lost_packets"] == 0 and f["ecn_marks"] > 0 for f in result.summary["flows"])
+
+
+def test_plot_draws_link_panels_only_for_the_link_columns_present(tmp_path):
+    """Link rows (`link` set, `flow` null): queue and utilisation panels, no capacity (no such column)."""
+    import polars as pl
+
+    from cclab.plot import plot_frame
+
+    t = [0.0, 0.1, 0.2]
+    flows = pl.DataFrame(
+        {"time_s": t, "flow": [0, 0, 0], "cwnd_bytes": [1e4, 2e4, 3e4], "bytes_acked": [0.0, 1e5, 3e5]}
+    )
+    links = pl.DataFrame(
+        {"time_s": t, "link": ["path.forward"] * 3, "queue_bytes": [0.0, 5e3, 9e3], "utilisation": [0.2, 0.9, 1.0]}
+    )
+    df = pl.concat([flows.with_columns(pl.lit(None, pl.String).alias("link")), links], how="diagonal")
+    summary = {
+        "scenario": "s",
+        "seed": 1,
+        "flows": [{"flow": 0, "name": "bulk", "cc": "cubic", "ack_policy": "rfc9000"}],
+    }
+    stems = {p.stem for p in plot_frame(df, tmp_path, summary)}
+    assert stems == {"cwnd", "throughput", "queue", "utilisation", "overview"}

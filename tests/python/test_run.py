@@ -11,6 +11,9 @@ from conftest import TINY, assert_clean_error, cclab_cli, write_scenario
 
 FLOW_FIELDS = {
     "flow",
+    "name",
+    "cc",
+    "ack_policy",
     "goodput_bps",
     "completion_time_s",
     "bytes_delivered",
@@ -43,18 +46,87 @@ COLUMNS = [
 ]
 
 
+RUN_FILES = {"summary.json", "timeseries.csv", "timeseries.parquet", "scenario.resolved.toml", "run.json"}
+QLOG_FILES = {"trace.sqlog", "trace-receiver.sqlog"}
+
+
 def test_cli_run_writes_every_output_and_a_summary_table(tiny, tmp_path):
     out = tmp_path / "out"
-    proc = cclab_cli("run", tiny, "--out", out, "--seed", "3")
+    proc = cclab_cli("run", tiny, "--out", out, "--seed", "3", "--qlog")
     assert proc.returncode == 0, proc.stderr
     names = {p.name for p in out.iterdir()}
-    assert names == {"summary.json", "timeseries.csv", "timeseries.parquet", "trace.sqlog", "trace-receiver.sqlog"}
+    assert names == RUN_FILES | QLOG_FILES
     summary = json.loads((out / "summary.json").read_text())
     assert summary["seed"] == 3
     for header in ("goodput", "completion", "loss", "ACK interval", "srtt", "cwnd max", "utilisation", "drops"):
         assert header in proc.stdout
     first = (out / "trace.sqlog").read_text().split("\n")[0].lstrip("\x1e")
     assert json.loads(first)["qlog_version"] == "0.3"
+
+
+def test_qlog_rule_is_the_same_for_the_scenario_the_cli_and_python(tiny, tmp_path):
+    """One rule (docs/scenarios.md): traces only when asked for; the caller's choice wins over the scenario's."""
+    with_qlog = write_scenario(tmp_path, TINY + "\n[output]\nqlog = true\n", "q.toml")
+    without = write_scenario(tmp_path, TINY + "\n[output]\nqlog = false\n", "nq.toml")
+    sqlogs = lambda d: {p.name for p in d.glob("*.sqlog")}  # noqa: E731
+    # Nobody asks: none, from the CLI and from Python.
+    assert cclab_cli("run", tiny, "--out", tmp_path / "cli-default").returncode == 0
+    assert sqlogs(tmp_path / "cli-default") == set()
+    cclab.run(tiny, out=tmp_path / "py-default")
+    assert sqlogs(tmp_path / "py-default") == set()
+    # The scenario asks (and `qlog = false` is honoured, not ignored).
+    assert cclab_cli("run", with_qlog, "--out", tmp_path / "cli-scenario").returncode == 0
+    assert sqlogs(tmp_path / "cli-scenario") == QLOG_FILES
+    cclab.run(with_qlog, out=tmp_path / "py-scenario")
+    assert sqlogs(tmp_path / "py-scenario") == QLOG_FILES
+    cclab.run(without, out=tmp_path / "py-off")
+    assert sqlogs(tmp_path / "py-off") == set()
+    # The caller asks, or refuses.
+    assert cclab_cli("run", without, "--out", tmp_path / "cli-on", "--qlog").returncode == 0
+    assert sqlogs(tmp_path / "cli-on") == QLOG_FILES
+    cclab.run(without, out=tmp_path / "py-on", qlog=True)
+    assert sqlogs(tmp_path / "py-on") == QLOG_FILES
+    cclab.run(with_qlog, out=tmp_path / "py-refused", qlog=False)
+    assert sqlogs(tmp_path / "py-refused") == set()
+    # --help shows plain flags, not a boolean value.
+    line = next(x for x in cclab_cli("run", "--help").stdout.splitlines() if "--no-qlog" in x)
+    assert "--qlog" in line and "<bool>" not in line and "BOOLEAN" not in line
+
+
+def test_qlog_format_0_3_is_accepted_as_docs_outputs_names_it(tiny, tmp_path):
+    assert cclab_cli("run", tiny, "--out", tmp_path / "a", "--qlog", "--qlog-format", "0.3").returncode == 0
+    first = json.loads((tmp_path / "a" / "trace.sqlog").read_text().split("\n")[0].lstrip("\x1e"))
+    assert first["qlog_version"] == "0.3"
+    cclab.run(tiny, out=tmp_path / "b", qlog="0.3")
+    assert (tmp_path / "b" / "trace.sqlog").is_file()
+
+
+def test_a_run_removes_what_an_earlier_run_left_and_lists_only_its_files(tiny, tmp_path):
+    out = tmp_path / "out"
+    assert cclab_cli("run", tiny, "--out", out, "--qlog").returncode == 0
+    (out / "notes.txt").write_text("mine")  # not an output name: stays
+    proc = cclab_cli("run", tiny, "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    assert {p.name for p in out.iterdir()} == RUN_FILES | {"notes.txt"}
+    assert "trace.sqlog" not in proc.stdout and "notes.txt" not in proc.stdout
+
+
+def test_run_dir_holds_the_resolved_scenario_seed_overrides_hash_and_version(tiny, tmp_path):
+    named = write_scenario(tmp_path, TINY.replace("[[flow]]\n", '[[flow]]\nname = "bulk"\n'), "named.toml")
+    result = cclab.run(named, set=["path.forward.delay=15ms"], seed=9, out=tmp_path / "o")
+    record = json.loads((tmp_path / "o" / "run.json").read_text())
+    assert record["seed"] == 9 and record["overrides"] == ["path.forward.delay=15ms"]
+    assert record["cclab_version"] == cclab.__version__
+    assert record["flows"] == [{"flow": 0, "name": "bulk", "cc": "cubic", "ack_policy": "rfc9000"}]
+    resolved = (tmp_path / "o" / "scenario.resolved.toml").read_text()
+    assert 'delay = "15ms"' in resolved
+    # The resolved file is the same scenario without overrides: same hash, same results.
+    again = cclab.run(tmp_path / "o" / "scenario.resolved.toml", seed=9)
+    assert cclab.load(tmp_path / "o" / "scenario.resolved.toml").hash == record["scenario_hash"]
+    assert again.summary["flows"] == result.summary["flows"]
+    other = cclab.run(named, seed=9, out=tmp_path / "p")
+    assert json.loads((tmp_path / "p" / "run.json").read_text())["run_hash"] != record["run_hash"]
+    assert other.summary["flows"][0]["name"] == "bulk"
 
 
 def test_cli_run_qlog_flags(tiny, tmp_path):
@@ -64,7 +136,7 @@ def test_cli_run_qlog_flags(tiny, tmp_path):
     with_qlog = write_scenario(tmp_path, TINY + "\n[output]\nqlog = true\n", "q.toml")
     assert cclab_cli("run", with_qlog, "--out", tmp_path / "b", "--no-qlog").returncode == 0
     assert not list((tmp_path / "b").glob("*.sqlog"))
-    assert cclab_cli("run", tiny, "--out", tmp_path / "c", "--qlog-format", "ietf").returncode == 0
+    assert cclab_cli("run", tiny, "--out", tmp_path / "c", "--qlog", "--qlog-format", "ietf").returncode == 0
     first = json.loads((tmp_path / "c" / "trace.sqlog").read_text().split("\n")[0].lstrip("\x1e"))
     assert first["file_schema"] == "urn:ietf:params:qlog:file:sequential"
 

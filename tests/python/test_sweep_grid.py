@@ -1,5 +1,8 @@
 """Sweep specification without simulation: parsing, grid order, table typing."""
 
+import tomllib
+from pathlib import Path
+
 import pytest
 
 from cclab import sweep
@@ -38,7 +41,7 @@ def test_table_types_numeric_params_and_keeps_unit_strings():
     assert df["rate"].to_list() == ["10Mbps", "50Mbps"]
 
 
-def test_dask_backend_without_the_extra_is_a_clear_error(monkeypatch):
+def test_dask_backend_without_dask_gives_the_pinned_install_command(monkeypatch):
     import builtins
 
     real_import = builtins.__import__
@@ -49,8 +52,15 @@ def test_dask_backend_without_the_extra_is_a_clear_error(monkeypatch):
         return real_import(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", no_dask)
-    with pytest.raises(sweep.SweepError, match=r"cclab\[dask\]"):
-        sweep._run_dask([], "tcp://127.0.0.1:1", None, None)
+    from cclab import sweep_store
+
+    with pytest.raises(sweep.SweepError) as err:
+        sweep_store._run_dask([], "tcp://127.0.0.1:1", None, None, lambda row: None)
+    assert "cclab[dask]" not in str(err.value)
+    # The hint installs exactly the version pyproject.toml pins for the dev environment.
+    project = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())["project"]
+    pin = next(d for d in project["optional-dependencies"]["dev"] if d.startswith("dask"))
+    assert f"pip install '{pin}'" in str(err.value)
 
 
 def test_summary_flattens_to_stable_dotted_keys():

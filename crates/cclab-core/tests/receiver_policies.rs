@@ -6,7 +6,7 @@ mod receiver_util;
 
 use cclab_core::ack::{AckPolicyConfig, RatioAfterConfig, RatioConfig, Rfc9000Config, TcpDelayedConfig};
 use cclab_core::endpoint::Endpoint;
-use cclab_core::wire::packet::{Ecn, Packet};
+use cclab_core::wire::packet::{DataChunk, Ecn, Packet};
 use cclab_core::wire::size::{Profile, TcpProfile};
 use cclab_core::Dur;
 use receiver_util::{data, ms, quic, segment, us, Script};
@@ -134,6 +134,27 @@ fn tcp_delayed_quick_acks_then_every_second_segment() {
     assert_eq!(s.recv(ms(1), segment(36)), 0);
     s.advance(ms(41));
     assert_eq!(s.acks.last().unwrap().0, ms(41));
+}
+
+#[test]
+fn tcp_delayed_acks_a_short_last_segment_after_a_full_one_at_once() {
+    let mut s = Script::new(tcp(), AckPolicyConfig::TcpDelayed(TcpDelayedConfig::default()));
+    for i in 0..17 {
+        s.recv(us(10 * i), segment(i));
+    }
+    // 16 quick ACKs spent; segment 16 (full) waits. The last segment is shorter and carries the FIN:
+    // with it more than one MSS is unacknowledged, so Linux ACKs at once (`__tcp_ack_snd_check`),
+    // not after the 40 ms timer that would let the sender's probe fire first.
+    let mut last = segment(17);
+    last.data = Some(DataChunk {
+        offset: 17 * 1448,
+        len: 600,
+        fin: true,
+    });
+    assert_eq!(s.recv(us(200), last), 1);
+    assert_eq!(s.largests().last(), Some(&17));
+    // TCP has no ACK-delay field: the ACK reports none.
+    assert!(s.acks.iter().all(|(_, a)| a.ack_delay_ns == 0));
 }
 
 #[test]

@@ -31,12 +31,14 @@ fn receiver_quic_ack_sizes_follow_rfc9000_encoding() {
     assert_eq!(s.r.stats().ack_bytes, s.sizes.iter().map(|&x| x as u64).sum::<u64>());
 
     // pn 100000 alone, acked by the 25 ms timer: largest needs 4 B, delay 25000 µs >> 3 = 3125
-    // needs 2 B → 1 + 4 + 2 + 1 + 1 = 9 B again; two ECT(0) marks add three 1-byte counts.
+    // needs 2 B → 1 + 4 + 2 + 1 + 1 = 9 B again; two ECT(0) marks add three 1-byte counts. It is the
+    // receiver's first ACK, so it also carries the 1-byte PING that RFC 9000 §13.2.4 has it send about
+    // once per round trip.
     let mut t = Script::new(quic(), AckPolicyConfig::default());
     t.recv_ecn(ms(0), data(100_000), Ecn::Ect0);
     t.advance(ms(25));
     assert_eq!((t.acks.len(), t.acks[0].1.ack_delay_ns), (1, 25_000_000));
-    assert_eq!(t.sizes, vec![64 + 3]);
+    assert_eq!(t.sizes, vec![64 + 3 + 1]);
     let v6 = Profile::Quic(QuicProfile {
         ipv6: true,
         ..Default::default()
@@ -44,7 +46,7 @@ fn receiver_quic_ack_sizes_follow_rfc9000_encoding() {
     let mut u = Script::new(v6, AckPolicyConfig::default());
     u.recv(ms(0), data(100_000));
     u.advance(ms(25));
-    assert_eq!(u.sizes, vec![84]);
+    assert_eq!(u.sizes, vec![84 + 1]);
 }
 
 #[test]

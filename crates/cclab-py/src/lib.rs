@@ -24,5 +24,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run::run, m)?)?;
     m.add_function(wrap_pyfunction!(real::run_real, m)?)?;
     m.add_function(wrap_pyfunction!(units::parse_duration_ns, m)?)?;
+    m.add_function(wrap_pyfunction!(units::parse_rate_bps, m)?)?;
+    m.add_function(wrap_pyfunction!(units::parse_size_bytes, m)?)?;
     Ok(())
 }

@@ -50,10 +50,12 @@ impl PyRunOutput {
 pub(crate) fn qlog_mode(qlog: Option<&str>) -> PyResult<QlogMode> {
     match qlog {
         None => Ok(QlogMode::Off),
-        Some("draft-02") => Ok(QlogMode::Draft02),
+        Some("off") => Ok(QlogMode::Never),
+        // docs/outputs.md names the format by its qlog_version, 0.3; draft-02 is its main-schema draft.
+        Some("0.3" | "draft-02") => Ok(QlogMode::Draft02),
         Some("ietf") => Ok(QlogMode::Ietf),
         Some(other) => Err(PyValueError::new_err(format!(
-            "qlog must be \"draft-02\", \"ietf\" or None, got {other:?}"
+            "qlog must be \"0.3\" (alias \"draft-02\"), \"ietf\", \"off\" or None, got {other:?}"
         ))),
     }
 }
@@ -92,7 +94,8 @@ pub(crate) fn progress_hook(
 /// Runs `scenario` to completion with the GIL released.
 ///
 /// `seed` overrides the scenario's seed; with `out_dir` the simulator writes `summary.json`, `timeseries.csv`
-/// and (unless `qlog` is None) `trace.sqlog` / `trace-receiver.sqlog` there. `timeseries_interval_ns` overrides
+/// and, when qlog is on, `trace.sqlog` / `trace-receiver.sqlog` there: `qlog` None lets the scenario's
+/// `[output] qlog` decide, "off" writes none, "0.3"/"draft-02" or "ietf" write that format. `timeseries_interval_ns` overrides
 /// the sampling interval (ns). `progress(fraction) -> bool | None` is called about every 50 ms.
 #[pyfunction]
 #[pyo3(signature = (scenario, *, seed = None, out_dir = None, qlog = None, timeseries_interval_ns = None, progress = None))]

@@ -33,6 +33,12 @@ impl PyScenario {
         self.inner.description()
     }
 
+    /// The scenario as TOML with every override applied (written to `scenario.resolved.toml`).
+    #[getter]
+    fn resolved_toml(&self) -> &str {
+        self.inner.resolved_toml()
+    }
+
     fn __repr__(&self) -> String {
         format!("Scenario(name={:?})", self.inner.name())
     }

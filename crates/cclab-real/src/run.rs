@@ -12,7 +12,7 @@ use cclab_core::time::{Dur, Time};
 use cclab_core::wire::packet::FlowId;
 use cclab_core::wire::size::Profile;
 use cclab_sim::qlog::{trace_file_name, QlogWriter, Vantage};
-use cclab_sim::run::{flow_endpoints, plan, qlog_format, PathPlan};
+use cclab_sim::run::{describe_flow, flow_endpoints, plan, qlog_format, uses_ecn, PathPlan};
 use cclab_sim::scenario::ScenarioFile;
 use cclab_sim::summary::{FlowSummary, LinkSummary, SimStats, Summary};
 use cclab_sim::timeseries::TimeSeries;
@@ -146,6 +146,7 @@ pub fn run_real(s: &Scenario, mut opts: RealOptions) -> Result<RunOutput, RealEr
         None
     };
     let mut flows = Vec::new();
+    let mut cc_names = Vec::new();
     for (i, f) in file.flow.iter().enumerate() {
         let s_io = UdpIo::bind(bind, buffer(&file.hosts.sender)).map_err(io_err("sender socket"))?;
         let r_io = UdpIo::bind(bind, buffer(&file.hosts.receiver)).map_err(io_err("receiver socket"))?;
@@ -159,6 +160,7 @@ pub fn run_real(s: &Scenario, mut opts: RealOptions) -> Result<RunOutput, RealEr
         };
         let start = Time::ZERO + f.start;
         let (sender, receiver, (mut sp, mut rp)) = flow_endpoints(f, FlowId(i as u32), seed, i as u32, start);
+        cc_names.push(sp.cc_algorithm.clone());
         let qlog = |params: &mut cclab_sim::qlog::QlogParams, v: Vantage| -> Result<_, RealError> {
             let (Some(fmt), Some(dir)) = (format, &opts.out_dir) else {
                 return Ok(None);
@@ -269,7 +271,7 @@ pub fn run_real(s: &Scenario, mut opts: RealOptions) -> Result<RunOutput, RealEr
     if let Some(p) = opts.progress.as_mut().filter(|_| !cancelled) {
         p(1.0);
     }
-    let out = report(file, seed, &plan, end, relay_report, reports)?;
+    let out = report(file, seed, &plan, &cc_names, end, relay_report, reports)?;
     if let Some(dir) = &opts.out_dir {
         let path = dir.join("summary.json");
         std::fs::write(&path, out.summary.to_json_pretty() + "\n").map_err(io_err(&path.display().to_string()))?;
@@ -293,6 +295,7 @@ fn report(
     file: &ScenarioFile,
     seed: u64,
     plan: &PathPlan,
+    cc_names: &[Option<String>],
     end: Time,
     relay: Option<RelayReport>,
     flows: Vec<Pair>,
@@ -322,9 +325,8 @@ fn report(
         let drops = |io: &UdpIo| io.local_addr().ok().and_then(kernel_drops);
         fs.socket_drops = Some(drops(&s_io).unwrap_or(0) + drops(&r_io).unwrap_or(0));
         fs.decode_errors = Some(s.counters.decode_errors + r.counters.decode_errors);
-        if f.sender.as_ref().is_some_and(|c| c.ecn) {
-            fs.ecn_marks = Some(r.counters.ce_received);
-        }
+        describe_flow(&mut fs, f, cc_names[i].clone());
+        fs.ecn_marks = uses_ecn(f).then_some(r.counters.ce_received);
         for d in [&s, &r] {
             if let Some(e) = d.counters.error.as_ref().or(d.counters.first_decode_error.as_ref()) {
                 first_error.get_or_insert_with(|| format!("flow[{i}]: {e}"));

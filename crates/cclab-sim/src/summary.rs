@@ -78,6 +78,12 @@ pub struct SimStats {
 pub struct FlowSummary {
     /// Flow id.
     pub flow: u32,
+    /// The flow's `name` in the scenario, else `flow<id>`.
+    pub name: String,
+    /// Congestion controller (`newreno`, `cubic`, ...; `tfrc` for DCCP).
+    pub cc: String,
+    /// Receiver ACK policy (`rfc9000`, `tcp-delayed`, ...; `ccid3` for DCCP feedback).
+    pub ack_policy: String,
     /// Application bytes delivered in order to the receiver × 8 / transfer time, bits/s.
     pub goodput_bps: f64,
     /// Seconds from the flow's start to the receiver getting the last byte; `null` if the
@@ -168,6 +174,9 @@ impl FlowSummary {
         let nonzero = |d: Dur| (d > Dur::ZERO).then(|| secs(d.as_nanos()));
         FlowSummary {
             flow: flow.0,
+            name: format!("flow{}", flow.0),
+            cc: String::new(),
+            ack_policy: String::new(),
             goodput_bps,
             completion_time_s: done.map(|d| secs(d.as_nanos())),
             bytes_delivered: receiver.bytes_delivered,

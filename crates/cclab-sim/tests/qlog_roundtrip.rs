@@ -171,7 +171,9 @@ fn qlog_v03_events_parse_as_typed_qlog_015_events() {
     assert_eq!(header.trace.vantage_point.ty, qlog::VantagePointType::Client);
     let common = header.trace.common_fields.unwrap();
     assert_eq!(common.time_format.as_deref(), Some("relative"));
-    assert_eq!(common.reference_time, Some(0.0));
+    // Non-zero (qvis reads 0 as "no reference" and realigns each trace on its first event), and the
+    // same for every trace so the sender's and receiver's events share one time line.
+    assert_eq!(common.reference_time, Some(946_684_800_000.0));
 
     // Every record is a typed event: no top-level leftovers, and the crate's reader never
     // falls back to its untyped `JsonEvent` (it would skip records that fit neither).

@@ -180,3 +180,34 @@ fn scenario_toml_syntax_error_names_the_file_and_line() {
         "{e}"
     );
 }
+
+#[test]
+fn scenario_errors_name_the_exact_key_and_the_set_that_caused_them() {
+    // An unknown top-level table or key: named once, not doubled, and traced to its --set.
+    fails(
+        GOOD,
+        &["nosuchtable.x=1"],
+        "nosuchtable",
+        "(from --set nosuchtable.x=1)",
+    );
+    fails(GOOD, &["duration=60s"], "duration", "(from --set duration=60s)");
+    // Inside an internally tagged table, serde stops at the table; the key is the one whose value is quoted.
+    fails(
+        GOOD,
+        &["flow[0].cc.algorithm=cubik"],
+        "flow[0].cc.algorithm",
+        "unknown variant `cubik`",
+    );
+    fails(
+        &GOOD.replace(
+            "delay = \"20ms\"\n\n[path.return]",
+            "delay = \"20ms\"\nqueue = { kind = \"droptail\", limit_packets = \"many\" }\n\n[path.return]",
+        ),
+        &[],
+        "path.forward.queue.limit_packets",
+        "invalid type",
+    );
+    // A value from the file itself does not claim a --set.
+    let e = load(&GOOD.replace("size = \"1MB\"", "size = \"1MB\", sise = 3"), &[]).unwrap_err();
+    assert!(!e.to_string().contains("--set"), "{e}");
+}

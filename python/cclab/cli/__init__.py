@@ -4,9 +4,11 @@ To add a command group, write ``cclab/cli/<name>.py`` defining a ``typer.Typer``
 ``app.add_typer(...)`` (or ``app.command(...)``) line below.
 """
 
+from typing import Annotated
+
 import typer
 
-from cclab.cli import doctor, plot, reproduce, run, scenarios, sweep, validate
+from cclab.cli import compare, doctor, plot, report, reproduce, run, scenarios, sweep, validate
 
 app = typer.Typer(
     name="cclab",
@@ -16,12 +18,36 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+def _version(value: bool) -> None:
+    if value:
+        from cclab import __version__
+
+        typer.echo(f"cclab {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", "-V", callback=_version, is_eager=True, help="Print the cclab version and exit.", metavar=""
+        ),
+    ] = False,
+) -> None:
+    """cclab: a congestion-control laboratory (deterministic simulator, TOML scenarios)."""
+
+
 app.command("run")(run.run)
 app.command("validate")(validate.validate)
 app.command("scenarios")(scenarios.scenarios)
 app.command("plot")(plot.plot)
 app.command("sweep")(sweep.sweep)
 app.command("reproduce")(reproduce.reproduce)
+app.command("compare")(compare.compare)
+app.command("report")(report.report)
 app.command("doctor")(doctor.doctor)
 
 

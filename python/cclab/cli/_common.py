@@ -11,7 +11,15 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, Progress, TaskID, TaskProgressColumn, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    Progress,
+    TaskID,
+    TaskProgressColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 from cclab import RunError, ScenarioError
 from cclab.sweep import SweepError
@@ -60,28 +68,40 @@ def user_errors() -> Iterator[None]:
 
 
 class DelayedProgress:
-    """A rich progress bar that appears only once the work has taken longer than ``delay`` seconds.
+    """Progress of long work with an ETA, shown once the work has taken longer than ``delay`` seconds.
 
-    Call it with a fraction (0..1) or with ``(done, total)``; use it as a context manager so the bar is
-    removed on exit.
+    On a terminal it is a rich bar (done, elapsed, remaining); when stderr is not a terminal (a log file, CI)
+    it prints a plain line ``label: 42 % (3/7), 12 s elapsed, ETA 16 s`` at most every ``every`` seconds
+    instead of staying silent. Call it with a fraction (0..1) or with ``(done, total)``; use it as a context
+    manager so the bar is removed on exit.
     """
 
-    def __init__(self, label: str, delay: float = 1.0) -> None:
+    def __init__(self, label: str, delay: float = 1.0, every: float = 10.0) -> None:
         self._label = label
         self._delay = delay
+        self._every = every
         self._start = time.monotonic()
+        self._last_line: float | None = None
         self._progress: Progress | None = None
         self._task: TaskID | None = None
 
     def __call__(self, done: float, total: float = 1.0) -> None:
+        now = time.monotonic()
+        if now - self._start < self._delay:
+            return
+        if not err_console.is_terminal:
+            if self._last_line is None or now - self._last_line >= self._every:
+                self._last_line = now
+                err_console.print(progress_line(self._label, done, total, now - self._start), highlight=False)
+            return
         if self._progress is None:
-            if time.monotonic() - self._start < self._delay:
-                return
             self._progress = Progress(
                 TextColumn("{task.description}"),
                 BarColumn(),
                 TaskProgressColumn(),
                 TimeElapsedColumn(),
+                TextColumn("ETA"),
+                TimeRemainingColumn(),
                 console=err_console,
                 transient=True,
             )
@@ -96,3 +116,11 @@ class DelayedProgress:
     def __exit__(self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None) -> None:
         if self._progress is not None:
             self._progress.stop()
+
+
+def progress_line(label: str, done: float, total: float, elapsed: float) -> str:
+    """``label: 42 % (3/7), 12 s elapsed, ETA 16 s``: the ETA assumes the remaining work goes at the pace so far."""
+    share = done / total if total > 0 else 0.0
+    count = f" ({done:g}/{total:g})" if total != 1.0 else ""
+    eta = f"ETA {elapsed * (1 - share) / share:.0f} s" if share > 0 else "ETA unknown"
+    return f"{label}: {100 * share:.0f} %{count}, {elapsed:.0f} s elapsed, {eta}"

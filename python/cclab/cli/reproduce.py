@@ -29,7 +29,7 @@ def verdict_table(report) -> Table:
 
 def reproduce(
     case: Annotated[str, typer.Argument(help="seed-000 … seed-004, or all.", metavar="SEED")],
-    full: Annotated[bool, typer.Option("--full", help="The report's real sizes and repetitions.")] = False,
+    full: Annotated[bool, typer.Option("--full", help="The report's real sizes and repetitions.", metavar="")] = False,
     out: Annotated[
         Path | None, typer.Option("--out", "-o", help="Output directory (default out/reproduce).", metavar="DIR")
     ] = None,
@@ -76,7 +76,8 @@ def reproduce(
                 f"figures and verdicts.json in {report.out_dir}"
             )
             for f in report.figures:
-                console.print(f"  figure: {f}")
+                kind = "figure" if Path(f).suffix in (".png", ".svg") else "table"
+                console.print(f"  {kind}: {f}")
             if not report.passed:
                 failed.append(c)
     if failed:

@@ -14,8 +14,9 @@ from cclab.cli._tables import summary_tables
 
 
 class QlogFormat(StrEnum):
-    """qlog flavours the simulator writes."""
+    """qlog flavours the simulator writes: 0.3 (qvis; its main schema is draft-02) and the IETF drafts."""
 
+    v03 = "0.3"
     draft02 = "draft-02"
     ietf = "ietf"
 
@@ -35,8 +36,18 @@ def run(
     out: Annotated[Path, typer.Option("--out", "-o", help="Output directory (created if missing).", metavar="DIR")],
     set_: SetOption = None,
     seed: Annotated[int | None, typer.Option(min=0, help="Override the scenario's RNG seed.")] = None,
-    no_qlog: Annotated[bool, typer.Option("--no-qlog", help="Do not write qlog traces.")] = False,
-    qlog_format: Annotated[QlogFormat, typer.Option("--qlog-format", help="qlog flavour.")] = QlogFormat.draft02,
+    qlog: Annotated[
+        bool | None,
+        typer.Option(
+            "--qlog/--no-qlog",
+            help="Write qlog traces, or not, whatever the scenario's \\[output] qlog says (default: the scenario's).",
+            show_default=False,
+            metavar="",
+        ),
+    ] = None,
+    qlog_format: Annotated[
+        QlogFormat, typer.Option("--qlog-format", help="qlog format when traces are written.")
+    ] = QlogFormat.v03,
     interval: Annotated[
         str | None,
         typer.Option(
@@ -58,8 +69,12 @@ def run(
 ) -> None:
     """Run SCENARIO.toml and write summary.json, timeseries.csv/.parquet and qlog traces to DIR."""
     with user_errors():
-        # --no-qlog also overrides a scenario's `[output] qlog = true`.
-        sc = api.load(scenario, [*(set_ or []), *(["output.qlog=false"] if no_qlog else [])])
+        sc = api.load(scenario, set_ or [])
+        # The qlog rule (docs/scenarios.md): --qlog/--no-qlog win; without them the scenario decides, and
+        # --qlog-format picks the format of the traces it asks for.
+        choice = {None: None, False: False, True: qlog_format.value}[qlog]
+        if choice is None and sc.wants_qlog:
+            choice = qlog_format.value
         if bind is not None and not real:
             raise typer.BadParameter("--bind applies only with --real", param_hint="--bind")
         label = f"running {sc.name}" + (" on real sockets" if real else "")
@@ -68,12 +83,11 @@ def run(
                 sc,
                 seed=seed,
                 out=out,
-                qlog=None if no_qlog else qlog_format.value,
+                qlog=choice,
                 timeseries_interval=interval,
                 progress=progress,
                 real=real,
                 bind=bind,
             )
     console.print(summary_tables(result.summary))
-    files = sorted(p.name for p in out.iterdir() if p.is_file())
-    console.print(f"[dim]wrote[/] {out}/ [dim]({', '.join(files)})[/]", highlight=False)
+    console.print(f"[dim]wrote[/] {out}/ [dim]({', '.join(result.files)})[/]", highlight=False)

@@ -9,7 +9,7 @@ import typer
 from rich.table import Table
 
 from cclab import sweep as sw
-from cclab.cli._common import DelayedProgress, SetOption, console, user_errors
+from cclab.cli._common import DelayedProgress, SetOption, console, error, user_errors
 from cclab.cli._tables import fmt_rate
 
 
@@ -26,44 +26,79 @@ def parse_params(values: list[str] | None) -> list[str]:
 def _table(rows: list[dict[str, Any]], keys: list[str]) -> Table:
     goodputs = sorted({k for r in rows for k in r if k.startswith("flows.") and k.endswith(".goodput_bps")})
     table = Table(box=None, pad_edge=False)
-    for col in ["run", *keys, "seed", *(f"goodput flow {g.split('.')[1]}" for g in goodputs)]:
+    for col in ["run", *keys, "seed", "status", *(f"goodput flow {g.split('.')[1]}" for g in goodputs)]:
         table.add_column(col, justify="right")
     for r in rows:
-        cells = [str(r["run"]), *(str(r[k]) for k in keys), str(r["seed"]), *(fmt_rate(r.get(g)) for g in goodputs)]
+        cells = [
+            str(r["run"]),
+            *(str(r[k]) for k in keys),
+            str(r["seed"]),
+            str(r.get("status", "ok")),
+            *(fmt_rate(r.get(g)) for g in goodputs),
+        ]
         table.add_row(*cells)
     return table
 
 
 def sweep(
-    scenario: Annotated[Path, typer.Argument(help="Scenario TOML file.", metavar="SCENARIO.toml")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Output directory for sweep.parquet.", metavar="DIR")],
+    source: Annotated[
+        Path,
+        typer.Argument(
+            help='A scenario file, or a sweep file (scenario = "file.toml", seeds, set, [grid]).',
+            metavar="SCENARIO.toml|SWEEP.toml",
+        ),
+    ],
+    out: Annotated[
+        Path,
+        typer.Option("--out", "-o", help="Results store: sweep.parquet and runs/<hash>/ per run.", metavar="DIR"),
+    ],
     param: Annotated[
         list[str] | None,
         typer.Option(
             "--param",
             "-p",
             metavar="KEY=V1,V2,...",
-            help="A swept key and its values (repeatable; the grid is the cartesian product).",
+            help="A swept key and its values (repeatable; the grid is the cartesian product; adds to a sweep file's).",
             callback=parse_params,
         ),
     ] = None,
     set_: SetOption = None,
-    seeds: Annotated[int | None, typer.Option(min=1, help="Run every combination with seeds 1..N.")] = None,
+    seeds: Annotated[
+        int | None, typer.Option(min=1, help="Run every combination with seeds 1..N (instead of the file's).")
+    ] = None,
     workers: Annotated[int | None, typer.Option(min=1, help="Worker processes (default: CPU count).")] = None,
     dask: Annotated[
         str | None,
-        typer.Option(help="Run on a Dask cluster at ADDRESS (or 'local'); needs the dask extra.", metavar="ADDRESS"),
+        typer.Option(help="Run on a Dask cluster at ADDRESS (or 'local').", metavar="ADDRESS"),
     ] = None,
 ) -> None:
-    """Run the cartesian product of --param values × seeds; write DIR/sweep.parquet (params + summary scalars)."""
+    """Run the grid × seeds into the results store DIR; a rerun skips finished runs.
+
+    Writes DIR/sweep.parquet
+    (params + summary scalars, one row per run, failed runs with their error); exit 1 if a run failed.
+    """
     params = dict(sw.parse_param(p) for p in param or [])
     if len(params) != len(param or []):
         raise typer.BadParameter("each key may be swept by one --param only", param_hint="--param")
-    seed_list: list[int | None] = list(range(1, seeds + 1)) if seeds else [None]
-    specs = sw.grid(scenario, params, seeds=seed_list, overrides=set_ or [])
     with user_errors():
+        if sw.is_sweep_file(source):
+            plan = sw.load_sweep_file(source)
+        else:
+            plan = sw.SweepPlan(source, {}, [None], [])
+        for key, values in params.items():
+            plan.params[key] = values
+        if seeds:
+            plan = sw.SweepPlan(plan.scenario, plan.params, list(range(1, seeds + 1)), plan.overrides)
+        plan.overrides.extend(set_ or [])
+        specs = plan.specs()
         with DelayedProgress(f"sweep of {len(specs)} runs") as progress:
-            rows = sw.run_all(specs, workers=workers, dask=dask, progress=progress)
-        path = sw.write_parquet(rows, out / sw.SWEEP_PARQUET, params)
-    console.print(_table(rows, list(params)))
+            rows = sw.run_all(specs, workers=workers, dask=dask, progress=progress, store=out)
+        path = sw.write_parquet(rows, out / sw.SWEEP_PARQUET, plan.params)
+    keys = list(plan.params)
+    console.print(_table(rows, keys))
+    failed = [r for r in rows if r.get("status") == "failed"]
     console.print(f"[dim]wrote[/] {path} [dim]({len(rows)} runs)[/]", highlight=False)
+    if failed:
+        for r in failed:
+            error(f"run {r['run']} ({', '.join(f'{k}={r[k]}' for k in keys)}, seed {r['seed']}): {r['error']}")
+        raise typer.Exit(1)

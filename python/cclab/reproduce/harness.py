@@ -17,6 +17,8 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
+from cclab.sweep import DASK_INSTALL
+
 ROOT = Path(__file__).resolve().parents[3]
 SEED_DIR = ROOT / "scenarios" / "seeds"
 
@@ -86,7 +88,7 @@ def _execute(spec: RunSpec) -> RunResult:
         scenario,
         seed=spec.seed,
         out=out,
-        qlog="draft-02" if spec.trace else None,
+        qlog="0.3" if spec.trace else False,
         timeseries_interval=spec.timeseries_interval,
         real=spec.real,
     )
@@ -105,7 +107,7 @@ def execute(
         try:
             from dask.distributed import Client
         except ImportError as e:  # pragma: no cover - optional extra
-            raise RuntimeError("--dask needs the optional extra: pip install 'cclab[dask]'") from e
+            raise RuntimeError(f"--dask needs Dask; install it into cclab's environment: {DASK_INSTALL}") from e
         client = Client(dask)
         futures = client.map(_execute, specs, pure=False)
         results = client.gather(futures)

@@ -212,6 +212,11 @@ NAMES = {"cubic": "Cubic", "bbr": "BBR"}
 LOOK = {"cubic": ("C0", "o", "C0"), "bbr": ("C3", "s", "none")}
 
 
+def marker_offset(i: int, n: int, width: float = 0.5) -> float:
+    """Sideways shift of series ``i`` of ``n`` on the connection-rank axis: spread over ``width``, centred."""
+    return 0.0 if n < 2 else (i / (n - 1) - 0.5) * width
+
+
 def figures(results: list[RunResult], out_dir: Path) -> list[Path]:
     """The report's two figures: each configuration's connections, rate sorted, one line per configuration."""
     import matplotlib
@@ -227,14 +232,17 @@ def figures(results: list[RunResult], out_dir: Path) -> list[Path]:
     )
     sizes = {"short": short_size, "long": long_size}
 
-    def draw(lines: list[tuple[str, str, str]], dashed: str, title: str, stem: str) -> list[Path]:
+    def draw(lines: list[tuple[str, str, str]], hollow: str, title: str, stem: str) -> list[Path]:
         fig, ax = plt.subplots(figsize=(8, 5))
-        for cc, variant, size in lines:
+        for i, (cc, variant, size) in enumerate(lines):
             rates = rates_gbps(g[label(cc, variant, size)])
             name = f"{NAMES[cc]}, {sizes[size]}" + (", gap ≤ 32" if variant == "capped" else "")
             color, marker, fill = LOOK[cc]
-            style = "--" if dashed in (variant, size) else "-"
-            ax.plot(range(1, len(rates) + 1), rates, style, marker=marker, ms=6, mfc=fill, color=color, label=name)
+            # Connections are categories (rank by rate): markers only, no line between them; each series is
+            # shifted a little sideways so none hides under another's markers.
+            xs = [k + marker_offset(i, len(lines)) for k in range(1, len(rates) + 1)]
+            face = "none" if hollow in (variant, size) else fill
+            ax.plot(xs, rates, linestyle="none", marker=marker, ms=6, mfc=face, color=color, label=name)
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel("connection (sorted by data rate)")
         ax.set_ylabel("data rate (Gbit/s)")
@@ -245,7 +253,7 @@ def figures(results: list[RunResult], out_dir: Path) -> list[Path]:
         fig.tight_layout()
         return save_figure(fig, out_dir, stem)
 
-    # BBR first: CUBIC's filled markers are drawn over it.
+    # Hollow markers: the short transfers (figure 1) and the capped runs (figure 2); series side by side.
     fig1 = [(cc, "uncapped", size) for cc in reversed(CCS) for size in ("short", "long")]
     fig2 = [(cc, variant, "long") for cc in reversed(CCS) for variant in ("uncapped", "capped")]
     title1 = f"Loopback data rate, {short_size} vs {long_size} downloads (ACK gap = cwnd/4, never lowered)"

@@ -69,3 +69,9 @@ def test_seed000_figures_are_written(results, tmp_path):
     paths = seed000.figures(results, tmp_path)
     assert {p.suffix for p in paths} == {".png", ".svg"} and len(paths) == 4
     assert all(p.stat().st_size > 10_000 for p in paths)
+
+
+def test_seed000_series_sit_side_by_side_on_the_rank_axis():
+    offsets = [seed000.marker_offset(i, 4) for i in range(4)]
+    assert offsets == sorted(set(offsets)) and abs(sum(offsets)) < 1e-12 and max(offsets) < 0.5
+    assert seed000.marker_offset(0, 1) == 0.0

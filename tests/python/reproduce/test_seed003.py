@@ -57,17 +57,26 @@ def test_seed003_judge_fails_when_ack_ratio_1_10_stands_in_for_1_2(results):
 
 @pytest.mark.slow
 def test_seed003_judge_flags_an_exception_that_starts_passing(results):
-    # QUIC 1:10 on 10/0.1 is an exception (report 49 %, ours 52 %): scaling the return link's busy
+    # QUIC 1:10 on 50/0.5 is an exception (report 55 %, ours 50.8 %): scaling the return link's busy
     # time to the report's value makes it pass, which the judge must flag.
     perturbed = []
     for r in results:
-        if r.spec.label.startswith("QUIC 1:10@10/0.1|"):
+        if r.spec.label.startswith("QUIC 1:10@50/0.5|"):
             links = [dict(x) for x in r.summary["links"]]
             for x in links:
                 if x["direction"] == "reverse":
-                    x["utilisation"] *= 49 / 52.2
+                    x["utilisation"] *= 55 / 50.8
             r = dataclasses.replace(r, summary={**r.summary, "links": links})
         perturbed.append(r)
     verdicts = {v.quantity: v for v in seed003.judge(perturbed)}
-    v = verdicts["forward rate, QUIC 1:10, 10/0.1"]
+    v = verdicts["forward rate, QUIC 1:10, 50/0.5"]
     assert v.status == "unexpected pass" and not v.ok
+
+
+def test_seed003_only_tcp_ack_ticks_say_thinned():
+    tcp_ticks, tcp_label = seed003.ack_ratio_axis("TCP")
+    assert "1:4 (Thinned)" in tcp_ticks and "thinned" in tcp_label
+    for row in seed003.REPORT_PCT:
+        if row != "TCP":
+            ticks, label = seed003.ack_ratio_axis(row)
+            assert not any("Thinned" in t for t in ticks) and "not thinned" in label

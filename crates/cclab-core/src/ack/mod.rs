@@ -16,6 +16,7 @@ use crate::time::{Dur, Time};
 use crate::wire::packet::AckFrequencyFrame;
 
 pub mod ack_frequency;
+pub mod ack_of_ack;
 pub mod frequency_sender;
 pub mod ranges;
 pub mod ratio;
@@ -24,6 +25,7 @@ pub mod rfc9000;
 pub mod tcp_delayed;
 
 pub use ack_frequency::{AckFrequencyPolicy, AckFrequencyPolicyConfig};
+pub use ack_of_ack::AckOfAck;
 pub use ranges::RangeSet;
 pub use ratio::{Ratio, RatioConfig};
 pub use ratio_after::{RatioAfter, RatioAfterConfig};
@@ -56,8 +58,10 @@ pub struct Arrival<'a> {
     pub largest_unacked: u64,
     /// Largest Acked (§6.2): the largest packet number reported in an ACK sent so far.
     pub largest_acked: Option<u64>,
-    /// The packet carries a full-sized segment (TCP: payload = MSS; QUIC: a full datagram).
-    pub full_sized: bool,
+    /// The packet's size in the unit of `mss` (TCP: payload bytes; QUIC: bytes in flight).
+    pub bytes: u64,
+    /// Size of a full-sized packet in the same unit (Linux `rcv_mss`).
+    pub mss: u64,
     /// Every packet number received (this one included), for the §6.2 Unreported Missing test.
     pub received: &'a RangeSet,
 }
@@ -113,6 +117,17 @@ impl Default for AckPolicyConfig {
 }
 
 impl AckPolicyConfig {
+    /// The policy's name as a scenario writes it (`policy = "…"`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            AckPolicyConfig::Rfc9000(_) => "rfc9000",
+            AckPolicyConfig::Ratio(_) => "ratio",
+            AckPolicyConfig::RatioAfter(_) => "ratio-after",
+            AckPolicyConfig::TcpDelayed(_) => "tcp-delayed",
+            AckPolicyConfig::AckFrequency(_) => "ack-frequency",
+        }
+    }
+
     /// Builds the policy.
     pub fn build(&self) -> Box<dyn AckPolicy> {
         match self {

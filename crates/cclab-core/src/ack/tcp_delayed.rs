@@ -1,8 +1,9 @@
 //! TCP delayed ACKs: RFC 1122 §4.2.3.2 and RFC 5681 §4.2 with the Linux receiver's quick-ACK
 //! mode (include/net/tcp.h, net/ipv4/tcp_input.c).
 //!
-//! - ACK at least every 2nd full-sized segment (RFC 5681 §4.2; Linux: more than one `rcv_mss`
-//!   unacknowledged), otherwise within the delayed-ACK timeout (RFC 1122: MUST be < 0.5 s;
+//! - ACK at least every 2nd full-sized segment (RFC 5681 §4.2), counted in bytes as Linux does:
+//!   ACK once more than one `rcv_mss` is unacknowledged (`__tcp_ack_snd_check`), so a full
+//!   segment followed by a shorter last one is ACKed at once; otherwise within the delayed-ACK timeout (RFC 1122: MUST be < 0.5 s;
 //!   Linux `TCP_DELACK_MIN` = 40 ms, modelled as fixed: the adaptive `ato` is not).
 //! - ACK at once an out-of-order segment (duplicate ACK), a segment that fills all or part of a
 //!   gap, and any segment while holes remain (RFC 5681 §4.2; Linux ACKs at once while the
@@ -55,8 +56,8 @@ pub struct TcpDelayed {
     cfg: TcpDelayedConfig,
     /// Remaining quick ACKs (Linux `icsk_ack.quick`).
     quick: u64,
-    /// Full-sized segments received since the last ACK.
-    full_pending: u64,
+    /// Payload bytes received since the last ACK (Linux `rcv_nxt - rcv_wup`).
+    pending_bytes: u64,
     /// Arrival of the previous data segment (clock reading), `None` before the first.
     last_arrival: Option<Time>,
 }
@@ -69,7 +70,7 @@ impl TcpDelayed {
         TcpDelayed {
             cfg,
             quick: 0,
-            full_pending: 0,
+            pending_bytes: 0,
             last_arrival: None,
         }
     }
@@ -88,18 +89,14 @@ impl AckPolicy for TcpDelayed {
         if a.ce && !a.prev_ce {
             self.quick = self.quick.max(CE_QUICKACKS);
         }
-        if a.full_sized {
-            self.full_pending += 1;
-        }
-        self.quick > 0
-            || self.full_pending >= self.cfg.segments_per_ack.max(1)
-            || a.out_of_order
-            || a.new_gap
-            || a.has_holes
+        self.pending_bytes += a.bytes;
+        // `segments_per_ack` full segments' worth: more than (n − 1)·MSS bytes unacknowledged.
+        let threshold = self.cfg.segments_per_ack.max(1).saturating_sub(1) * a.mss;
+        self.quick > 0 || self.pending_bytes > threshold || a.out_of_order || a.new_gap || a.has_holes
     }
     fn on_ack_sent(&mut self) {
         self.quick = self.quick.saturating_sub(1);
-        self.full_pending = 0;
+        self.pending_bytes = 0;
     }
     fn max_ack_delay(&self) -> Dur {
         self.cfg.delack

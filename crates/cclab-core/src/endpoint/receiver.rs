@@ -16,7 +16,7 @@ use serde::Deserialize;
 
 use super::handshake::{HandshakeConfig, HandshakeServer};
 use super::{Endpoint, EndpointStats, TraceEvent, TraceLog};
-use crate::ack::{AckPolicy, AckPolicyConfig, Arrival, RangeSet};
+use crate::ack::{AckOfAck, AckPolicy, AckPolicyConfig, Arrival, RangeSet};
 use crate::clock::{Clock, ClockConfig};
 use crate::time::Time;
 use crate::wire::packet::{AckFrame, Datagram, Ecn, FlowId, Packet};
@@ -68,6 +68,9 @@ pub struct Receiver {
     pn_len: u8,
     /// Packet numbers received.
     received: RangeSet,
+    /// QUIC: which ACKs the sender has acknowledged, so ACK frames stop reporting what it knows
+    /// (RFC 9000 §13.2.4).
+    acked_acks: AckOfAck,
     /// Clock reading when the largest packet number arrived (for the ACK Delay field).
     largest_time: Time,
     /// Largest ack-eliciting packet number received.
@@ -107,6 +110,7 @@ impl Receiver {
             ecn_reporting: cfg.ecn,
             pn_len: cfg.pn_len.clamp(1, 4),
             received: RangeSet::new(),
+            acked_acks: AckOfAck::default(),
             largest_time: Time::ZERO,
             largest_unacked: None,
             largest_acked: None,
@@ -179,12 +183,23 @@ impl Receiver {
                 sack_blocks = Some(above.min(t.max_sack_blocks()) as u8);
                 v
             }
-            _ => self.received.iter_desc().take(self.max_ack_ranges).collect(),
+            // RFC 9000 §13.2.4: nothing at or below what the sender knows we acknowledged, and at
+            // most `max_ack_ranges` ranges (quinn's limit, 32 by default).
+            _ => self
+                .acked_acks
+                .clip(self.received.iter_desc())
+                .into_iter()
+                .take(self.max_ack_ranges)
+                .collect(),
         };
         AckFrame {
             ranges,
-            // RFC 9000 §13.2.5: the delay since the largest acknowledged packet arrived.
-            ack_delay_ns: self.clock.elapsed(now, self.largest_time).as_nanos(),
+            // RFC 9000 §13.2.5: the delay since the largest acknowledged packet arrived. TCP has
+            // no such field (RFC 9293 §3.1): its sender's RTT samples include the ACK delay.
+            ack_delay_ns: match self.profile {
+                Profile::Tcp(_) => 0,
+                _ => self.clock.elapsed(now, self.largest_time).as_nanos(),
+            },
             ecn: (self.ecn_reporting && self.ecn_counts != [0; 3]).then(|| Box::new(self.ecn_counts)),
             sack_blocks,
         }
@@ -208,6 +223,10 @@ impl Endpoint for Receiver {
                 h.on_client(p.pn, dgram.size, f);
             }
             return;
+        }
+        if let Some(ack) = &p.ack {
+            // The sender acknowledged some of our ACK packets (it does so when one carried a PING).
+            self.acked_acks.on_peer_ack(ack);
         }
         let ce = dgram.ecn == Ecn::Ce;
         let prev_ce = core::mem::replace(&mut self.prev_ce, ce);
@@ -259,7 +278,8 @@ impl Endpoint for Receiver {
             has_holes: stream_gaps_before || self.stream.has_gaps(),
             largest_unacked,
             largest_acked: self.largest_acked,
-            full_sized: self.profile.in_flight_size(p) >= self.profile.mss(),
+            bytes: self.profile.in_flight_size(p).into(),
+            mss: self.profile.mss().into(),
             received: &self.received,
         };
         let mut now_ack = self.policy.on_packet(&arrival);
@@ -301,10 +321,17 @@ impl Endpoint for Receiver {
         }
         let frame = self.ack_frame(now);
         self.largest_acked = self.largest_acked.max(frame.largest());
+        // §13.2.4: about once per round trip a PING makes an ACK packet ack-eliciting, so the
+        // sender's acknowledgement tells us which ranges it no longer needs.
+        let ping = match (self.profile, frame.largest()) {
+            (Profile::Quic(_), Some(largest)) => self.acked_acks.on_ack_sent(self.next_pn, largest),
+            _ => false,
+        };
         let packet = Packet {
             pn: self.next_pn,
             pn_len: self.pn_len,
             ack: Some(frame),
+            ping,
             ..Default::default()
         };
         self.next_pn += 1;

@@ -12,6 +12,11 @@ use cclab_core::wire::size::{Profile, QuicProfile, ACK_DELAY_EXPONENT, ACK_FREQU
 const MIN_ACK_DELAY_ID: u64 = 0xff04de1b;
 /// Largest valid max_ack_delay, ms: 2^14 and above are invalid (RFC 9000 §18.2).
 const MAX_ACK_DELAY_LIMIT_MS: u64 = (1 << 14) - 1;
+/// draft-02 `reference_time` of every trace, ms since the Unix epoch: 2000-01-01T00:00:00Z, a fixed
+/// instant standing for the start of the simulated run. qvis treats a zero reference as missing and then
+/// aligns each trace on its own first event, which shifts the receiver's trace by the one-way delay in the
+/// sequence view; one shared non-zero reference keeps sender and receiver on the same time line.
+const REFERENCE_TIME_MS: f64 = 946_684_800_000.0;
 /// Event-schema URI of the QUIC events draft the IETF mode follows.
 const IETF_QUIC_SCHEMA: &str = "urn:ietf:params:qlog:events:quic-12";
 
@@ -103,13 +108,15 @@ pub(super) fn header(buf: &mut String, f: QlogFormat, vantage: Vantage, title: &
     buf.push_str("\",\"type\":\"");
     buf.push_str(vantage.qlog_type());
     buf.push_str("\"},\"common_fields\":{");
-    // Times are ms since the start of the run: draft-02 says so with a relative format and a
-    // zero reference; the IETF schema with a monotonic clock whose epoch is unknown.
+    // Times are ms since the start of the run: draft-02 says so with a relative format and the
+    // shared `REFERENCE_TIME_MS`; the IETF schema with a monotonic clock whose epoch is unknown.
     match f {
         QlogFormat::V03 => {
             buf.push_str("\"protocol_type\":[\"");
             buf.push_str(protocol(profile));
-            buf.push_str("\"],\"reference_time\":0.0,\"time_format\":\"relative\"},");
+            buf.push_str("\"],\"reference_time\":");
+            buf.push_str(&format!("{REFERENCE_TIME_MS:.1}"));
+            buf.push_str(",\"time_format\":\"relative\"},");
             buf.push_str("\"configuration\":{\"time_offset\":0.0}}}\n");
         }
         QlogFormat::Ietf => {

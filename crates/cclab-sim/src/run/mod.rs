@@ -11,6 +11,7 @@ mod report;
 
 pub use build::{flow_endpoints, Endpoints};
 pub use plan::{plan, FlowRoutes, PathPlan, PlannedLink};
+pub use report::{describe_flow, uses_ecn};
 
 use crate::network::Stop;
 use crate::qlog::{trace_file_name, QlogFormat, QlogWriter};
@@ -25,12 +26,15 @@ use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-/// Which qlog schema to write, if any.
+/// Which qlog schema to write, if any. The rule: traces are written only when asked for, by the
+/// scenario (`[output] qlog = true`, in the 0.3 format) or by the caller; a caller's choice wins.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum QlogMode {
-    /// No qlog (unless the scenario's `[output] qlog = true`, which means `Draft02`).
+    /// The scenario decides: `[output] qlog = true` means `Draft02`, otherwise no qlog.
     #[default]
     Off,
+    /// No qlog, whatever the scenario says.
+    Never,
     /// qlog 0.3 (main-schema draft-02), what qvis reads.
     Draft02,
     /// The IETF qlog drafts.
@@ -90,7 +94,7 @@ pub fn qlog_format(mode: QlogMode, scenario_qlog: bool) -> Option<QlogFormat> {
     match (mode, scenario_qlog) {
         (QlogMode::Ietf, _) => Some(QlogFormat::Ietf),
         (QlogMode::Draft02, _) | (QlogMode::Off, true) => Some(QlogFormat::V03),
-        (QlogMode::Off, false) => None,
+        (QlogMode::Off, false) | (QlogMode::Never, _) => None,
     }
 }
 
@@ -155,7 +159,15 @@ pub fn run(s: &Scenario, opts: RunOptions) -> Result<RunOutput, RunError> {
     for (w, path) in obs.qlogs.drain(..).flatten().flatten() {
         w.finish().map_err(io_err(&path))?;
     }
-    let summary = report::summarise(&built.net, file, &built.link_names, seed, wall.elapsed().as_secs_f64());
+    let cc_names: Vec<_> = built.qlog_params.iter().map(|(s, _)| s.cc_algorithm.clone()).collect();
+    let summary = report::summarise(
+        &built.net,
+        file,
+        &built.link_names,
+        &cc_names,
+        seed,
+        wall.elapsed().as_secs_f64(),
+    );
     let timeseries = obs.sampler.into_series();
     if let Some(dir) = &opts.out_dir {
         let path = dir.join("summary.json");

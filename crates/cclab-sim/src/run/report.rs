@@ -2,13 +2,21 @@
 
 use super::build::LinkNames;
 use crate::network::Network;
-use crate::scenario::ScenarioFile;
+use crate::scenario::{FlowConfig, ProfileKind, ScenarioFile};
 use crate::summary::{FlowSummary, LinkSummary, SimStats, Summary};
 use cclab_core::endpoint::Endpoint;
 use cclab_core::wire::packet::FlowId;
 
-/// The summary of `net` after a run of `file` seeded `seed` that took `wall_s` seconds.
-pub(crate) fn summarise(net: &Network, file: &ScenarioFile, names: &LinkNames, seed: u64, wall_s: f64) -> Summary {
+/// The summary of `net` after a run of `file` seeded `seed` that took `wall_s` seconds; `cc_names` holds
+/// each flow's controller name as its sender reported it.
+pub(crate) fn summarise(
+    net: &Network,
+    file: &ScenarioFile,
+    names: &LinkNames,
+    cc_names: &[Option<String>],
+    seed: u64,
+    wall_s: f64,
+) -> Summary {
     let end = net.now();
     let elapsed = end.saturating_since(cclab_core::time::Time::ZERO);
     let busy_share = |busy: cclab_core::time::Dur| {
@@ -43,13 +51,8 @@ pub(crate) fn summarise(net: &Network, file: &ScenarioFile, names: &LinkNames, s
         fs.cpu_waking_receiver = (!cr.idle_states.is_empty()).then(|| busy_share(hr.waking));
         let buffers = file.hosts.sender.socket_buffer.is_some() || file.hosts.receiver.socket_buffer.is_some();
         fs.socket_drops = buffers.then(|| net.socket_drops(flow));
-        // ECN is on when the sender asks for it or its controller needs it (DCTCP, Prague).
-        let cc_ecn = f.cc.as_ref().is_some_and(|c| {
-            let probe = c.build(cclab_core::time::Time::ZERO, 1500);
-            probe.ecn_codepoint().is_some()
-        });
-        let ecn = cc_ecn || f.sender.as_ref().is_some_and(|c| c.ecn);
-        fs.ecn_marks = ecn.then(|| net.ce_marks(flow));
+        describe_flow(&mut fs, f, cc_names.get(i).cloned().flatten());
+        fs.ecn_marks = uses_ecn(f).then(|| net.ce_marks(flow));
         flows.push(fs);
     }
     let links = net
@@ -91,4 +94,24 @@ pub(crate) fn summarise(net: &Network, file: &ScenarioFile, names: &LinkNames, s
     };
     summary.set_fairness();
     summary
+}
+
+/// What every mode's summary says of flow `f`: its name, its controller (`cc`, as its sender
+/// reported it) and its ACK policy.
+pub fn describe_flow(fs: &mut FlowSummary, f: &FlowConfig, cc: Option<String>) {
+    fs.name = f.name.clone().unwrap_or(std::mem::take(&mut fs.name));
+    fs.cc = cc.unwrap_or_default();
+    fs.ack_policy = match f.profile {
+        ProfileKind::Dccp => "ccid3".into(),
+        _ => f.receiver.clone().unwrap_or_default().ack.name().into(),
+    };
+}
+
+/// Whether flow `f` runs with ECN: its sender asks for it or its controller needs it (DCTCP, Prague).
+pub fn uses_ecn(f: &FlowConfig) -> bool {
+    let cc_ecn = f.cc.as_ref().is_some_and(|c| {
+        let probe = c.build(cclab_core::time::Time::ZERO, 1500);
+        probe.ecn_codepoint().is_some()
+    });
+    cc_ecn || f.sender.as_ref().is_some_and(|c| c.ecn)
 }

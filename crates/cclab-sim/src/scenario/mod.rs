@@ -6,6 +6,7 @@
 //! error names the file, the key path and what was expected, and nothing panics.
 
 mod error;
+mod locate;
 mod overrides;
 mod schema;
 
@@ -23,6 +24,8 @@ use std::path::{Path, PathBuf};
 pub struct Scenario {
     file: ScenarioFile,
     origin: String,
+    /// The TOML tree after the overrides, before defaults are filled in.
+    resolved: String,
 }
 
 /// Reads, overrides and validates the scenario file at `path`.
@@ -41,29 +44,37 @@ impl Scenario {
         let mut tree: toml::Table = text
             .parse()
             .map_err(|e: toml::de::Error| err(None, one_line(&e.to_string())))?;
+        let mut applied = Vec::with_capacity(overrides.len());
         for arg in overrides {
             let o = Override::parse(arg).map_err(|m| err(None, format!("--set {arg}: {m}")))?;
             o.apply(&mut tree)
                 .map_err(|m| err(Some(o.key().to_string()), format!("--set {arg}: {m}")))?;
+            applied.push((arg.clone(), o));
         }
-        let mut file: ScenarioFile = serde_path_to_error::deserialize(toml::Value::Table(tree)).map_err(|e| {
-            let mut key = e.path().to_string();
-            let msg = e.inner().message().to_string();
-            // Name the unknown key itself, not only the table holding it.
-            if let Some(name) = msg.strip_prefix("unknown field `").and_then(|r| r.split('`').next()) {
-                if key == "." {
-                    key = name.to_string();
-                } else if !key.ends_with(&format!(".{name}")) {
-                    key = format!("{key}.{name}");
-                }
-            }
-            err(Some(key).filter(|k| k != "."), msg)
-        })?;
+        let resolved = toml::to_string(&tree).unwrap_or_default();
+        let mut file: ScenarioFile =
+            serde_path_to_error::deserialize(toml::Value::Table(tree.clone())).map_err(|e| {
+                let msg = e.inner().message().to_string();
+                // Name the key itself, not only the table holding it.
+                let key = locate::refine(&tree, &e.path().to_string(), &msg);
+                let msg = match locate::set_by(&applied, &key) {
+                    Some(arg) => format!("{msg} (from --set {arg})"),
+                    None => msg,
+                };
+                err(Some(key).filter(|k| k != "."), msg)
+            })?;
         let base = Path::new(origin).parent().map_or_else(PathBuf::new, Path::to_path_buf);
-        validate(&mut file, &base).map_err(|(key, msg)| err(Some(key), msg))?;
+        validate(&mut file, &base).map_err(|(key, msg)| {
+            let msg = match locate::set_by(&applied, &key) {
+                Some(arg) => format!("{msg} (from --set {arg})"),
+                None => msg,
+            };
+            err(Some(key), msg)
+        })?;
         Ok(Scenario {
             file,
             origin: origin.to_string(),
+            resolved,
         })
     }
 
@@ -80,6 +91,13 @@ impl Scenario {
     /// Where the scenario came from (file name or the `origin` given).
     pub fn origin(&self) -> &str {
         &self.origin
+    }
+
+    /// The scenario as TOML with every `--set` applied (what the file says plus the overrides;
+    /// defaults stay implicit, as in the file; relative trace paths stay relative to the original
+    /// file). Loading it without overrides gives the same scenario.
+    pub fn resolved_toml(&self) -> &str {
+        &self.resolved
     }
 
     /// The parsed file.

@@ -77,7 +77,7 @@ impl Sender {
     pub(super) fn on_timeout(&mut self, now: Time) {
         let t = self.clock.read(now);
         self.pump_source(t);
-        let Some((deadline, kind)) = self.loss.timer(&self.sent, &self.rtt, self.max_ack_delay()) else {
+        let Some((deadline, kind)) = self.loss.timer(&self.sent, &self.rtt, self.pto_max_ack_delay()) else {
             return;
         };
         if deadline > t {

@@ -16,6 +16,7 @@ use super::handshake::{HandshakeClient, HandshakeConfig};
 use super::source::{Source, SourceConfig};
 use super::{Endpoint, EndpointStats, Metrics, TraceEvent, TraceLog};
 use crate::ack::frequency_sender::{AckFrequencySender, AckFrequencySenderConfig};
+use crate::ack::RangeSet;
 use crate::cc::{AckedPacket, CcConfig, CcState, CongestionController, LostPacket, RateSample};
 use crate::clock::{Clock, ClockConfig};
 use crate::recovery::delivery_rate::DeliveryRate;
@@ -81,6 +82,11 @@ impl Default for SenderConfig {
 
 /// Ack-eliciting probe packets sent per PTO expiry (RFC 9002 §6.2.4: one or two).
 const PTO_PROBES: u8 = 2;
+/// RFC 8985 §7.2 WCDelAckT: the worst-case delayed-ACK timer a TCP sender assumes, 200 ms.
+const TCP_WORST_CASE_DELACK: Dur = Dur::from_millis(200);
+/// Ranges of the receiver's packet numbers the sender remembers and acknowledges (its ACK-only
+/// packets rarely leave gaps, so a few suffice).
+const PEER_ACK_RANGES: usize = 4;
 
 /// A data sender. See the module doc for the driving contract (`Endpoint`).
 pub struct Sender {
@@ -127,6 +133,11 @@ pub struct Sender {
     /// Reused per-ACK buffers (no allocation per ACK).
     acked_buf: Vec<AckedPacket>,
     lost_buf: Vec<LostPacket>,
+    /// QUIC: the receiver's packets seen, acknowledged in an ACK frame on the next data packet
+    /// after an ack-eliciting one (RFC 9000 §13.2.1; the receiver's PINGs, §13.2.4).
+    peer_received: RangeSet,
+    /// An ack-eliciting packet from the receiver awaits acknowledgement, since this clock reading.
+    peer_ack_due: Option<Time>,
 }
 
 impl Sender {
@@ -201,6 +212,8 @@ impl Sender {
             trace: TraceLog::default(),
             acked_buf: Vec::new(),
             lost_buf: Vec::new(),
+            peer_received: RangeSet::new(),
+            peer_ack_due: None,
         };
         s.pump_source(t);
         s.stats.cwnd_max_bytes = s.cc.window();
@@ -225,6 +238,17 @@ impl Sender {
     /// Consecutive PTO expiries without an acknowledgement.
     pub fn pto_count(&self) -> u32 {
         self.loss.pto_count()
+    }
+
+    /// The max_ack_delay the probe timeout allows for. TCP has no max_ack_delay parameter: RFC 8985
+    /// §7.2 allows for the worst-case delayed ACK (WCDelAckT) when one segment is in flight, and
+    /// otherwise sets the timeout to 2·SRTT, which SRTT + 4·RTTVAR approximates.
+    fn pto_max_ack_delay(&self) -> Dur {
+        match self.profile {
+            Profile::Tcp(_) if self.sent.ack_eliciting_in_flight() <= 1 => TCP_WORST_CASE_DELACK,
+            Profile::Tcp(_) => Dur::ZERO,
+            _ => self.max_ack_delay(),
+        }
     }
 
     /// max_ack_delay the peer may be using: the ACK-frequency requests in force, else the
@@ -269,6 +293,13 @@ impl Endpoint for Sender {
         } else if let Some(ack) = &dgram.packet.ack {
             self.on_ack_frame(now, ack);
         }
+        if matches!(self.profile, Profile::Quic(_)) {
+            self.peer_received.insert(dgram.packet.pn, dgram.packet.pn);
+            self.peer_received.trim(PEER_ACK_RANGES);
+            if dgram.packet.is_ack_eliciting() {
+                self.peer_ack_due.get_or_insert(self.clock.read(now));
+            }
+        }
         if self.trace.is_on() {
             self.trace.push(TraceEvent::PacketReceived {
                 time: now,
@@ -292,7 +323,7 @@ impl Endpoint for Sender {
     fn poll_timeout(&self) -> Option<Time> {
         let loss = self
             .loss
-            .timer(&self.sent, &self.rtt, self.max_ack_delay())
+            .timer(&self.sent, &self.rtt, self.pto_max_ack_delay())
             .map(|(t, _)| t);
         // Pairwise rather than through an iterator over an array: that went through the stack and stalled on
         // store forwarding in profiles (this runs on every host wake-up).

@@ -6,7 +6,8 @@ use super::Sender;
 use crate::endpoint::TraceEvent;
 use crate::recovery::sent::SentPacket;
 use crate::time::Time;
-use crate::wire::packet::{AckFrequencyFrame, DataChunk, Datagram, Ecn, Packet};
+use crate::wire::packet::{AckFrame, AckFrequencyFrame, DataChunk, Datagram, Ecn, Packet};
+use crate::wire::size::Profile;
 
 /// Largest QUIC varint (RFC 9000 §16): an ACK_FREQUENCY frame with every field at this value
 /// bounds the frame's size before the real frame is chosen.
@@ -43,7 +44,15 @@ impl Sender {
         if self.probes > 0 {
             // RFC 9002 §6.2.4, §7.5: probes bypass the window and the pacer.
             self.probes -= 1;
-            let next = self.stream.peek();
+            let mut next = self.stream.peek();
+            if next.is_none() && matches!(self.profile, Profile::Tcp(_)) {
+                // TCP has no PING: with no new data its probe retransmits the most recent segment
+                // (tail loss probe, RFC 8985 §7.3).
+                if let Some(c) = self.sent.iter().filter_map(|(_, p)| p.data).last() {
+                    self.stream.queue_retransmission(c);
+                    next = self.stream.peek();
+                }
+            }
             return Some(self.send(now, t, next));
         }
         let Some(next) = self.stream.peek() else {
@@ -173,6 +182,15 @@ impl Sender {
             ..Default::default()
         };
         p.ack_frequency = self.next_ack_frequency(t).map(Box::new);
+        if let Some(since) = self.peer_ack_due.take() {
+            // RFC 9000 §13.2.1: acknowledge the receiver's ack-eliciting packet (its PING) on the next
+            // packet; the receiver learns from it which ranges to stop reporting (§13.2.4).
+            p.ack = Some(AckFrame {
+                ranges: self.peer_received.iter_desc().collect(),
+                ack_delay_ns: t.saturating_since(since).as_nanos(),
+                ..Default::default()
+            });
+        }
         let retransmission = next.is_some_and(|n| n.retransmission);
         match next {
             Some(n) => {

@@ -1,0 +1,54 @@
+"""`cclab compare`: side-by-side table, differences and overlaid figures for runs of any mode and sweeps."""
+
+import json
+import shutil
+
+import cclab
+from cclab import compare, sweep
+from conftest import cclab_cli
+
+
+def test_compare_runs_of_two_controllers_and_a_real_run_with_missing_fields(tiny, tmp_path):
+    cclab.run(tiny, out=tmp_path / "cubic", qlog=True)
+    cclab.run(tiny, set=["flow[0].cc.algorithm=newreno"], out=tmp_path / "newreno", qlog=True)
+    # A real-mode run writes the same summary schema plus "mode"; this one lacks srtt and has no time series.
+    real = tmp_path / "real"
+    real.mkdir()
+    summary = json.loads((tmp_path / "cubic" / "summary.json").read_text())
+    summary["mode"] = "real"
+    del summary["flows"][0]["srtt_s"]
+    (real / "summary.json").write_text(json.dumps(summary))
+    proc = cclab_cli("compare", tmp_path / "cubic", tmp_path / "newreno", real, "--out", tmp_path / "cmp")
+    assert proc.returncode == 0, proc.stderr
+    for label in ("cubic [sim]", "newreno [sim]", "real [real]", "Difference"):
+        assert label in proc.stdout, proc.stdout
+    assert "—" in proc.stdout  # the real run's cwnd and srtt columns
+    written = sorted(p.name for p in (tmp_path / "cmp").iterdir())
+    assert written == sorted(
+        f"compare-{s}.{e}" for s in ("cwnd", "srtt", "goodput", "ack_interval") for e in ("png", "svg")
+    )
+
+    entries = compare.load_entries([tmp_path / "cubic", tmp_path / "newreno", real])
+    rows = compare.rows(entries)
+    # Same summary, so the real run's goodput equals the cubic run's: 0 % difference.
+    diffs = compare.differences(rows)
+    assert diffs[1]["goodput"] == 0.0 and diffs[1]["cwnd mean"] is None
+    cubic, newreno = rows[0], rows[1]
+    assert cubic["cwnd mean"][0] > 0 and cubic["cwnd p99"][0] >= cubic["cwnd mean"][0]
+    assert newreno["cwnd mean"][0] > 1.2 * cubic["cwnd mean"][0]  # NewReno's window grows past CUBIC's here
+
+
+def test_compare_a_sweep_gives_intervals_across_seeds(tiny, tmp_path):
+    specs = sweep.grid(tiny, {"path.forward.rate": ["5Mbps", "20Mbps"]}, seeds=[1, 2, 3])
+    rows = sweep.run_all(specs, workers=1, store=tmp_path / "sw")
+    sweep.write_parquet(rows, tmp_path / "sw" / "sweep.parquet", ["path.forward.rate"])
+    entries = compare.load_entries([tmp_path / "sw"])
+    assert [e.label for e in entries] == [
+        "sw [sweep: path.forward.rate=5Mbps, 3 seeds]",
+        "sw [sweep: path.forward.rate=20Mbps, 3 seeds]",
+    ]
+    table = compare.rows(entries)
+    mean, half, n = table[0]["goodput"]
+    assert n == 3 and half is not None and mean < 5e6
+    shutil.rmtree(tmp_path / "sw" / "runs")  # without the store only sweep.parquet remains: no rows, no crash
+    assert compare.rows(compare.load_entries([tmp_path / "sw"])) == []
