@@ -56,8 +56,9 @@ def test_ctrl_c_stops_a_real_run_and_keeps_its_outputs(tmp_path):
             "--real",
             "--set",
             "path.forward.rate=50Mbps",
-        ]
-        + ["--set", 'flow[0].source.size="1GB"'],
+            "--set",
+            'flow[0].source.size="1GB"',
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
