@@ -83,6 +83,16 @@ fn main() {
         Some(i) => args.get(i + 1).expect("--size needs a value, e.g. 100MB").as_str(),
         None => "1GB",
     };
+    if let Some(i) = args.iter().position(|a| a == "--scenario") {
+        let path = std::path::Path::new(args.get(i + 1).expect("--scenario needs a file"));
+        let scenario = cclab_sim::load_scenario(path, &[]).unwrap_or_else(|e| panic!("{e}"));
+        let (wall, cpu0) = (Instant::now(), cpu_time_s());
+        let out = run(&scenario, RunOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+        let cpu = cpu0.and_then(|c0| Some(cpu_time_s()? - c0)).unwrap_or(wall.elapsed().as_secs_f64());
+        let pkts: u64 = out.summary.flows.iter().map(|f| f.data_packets_sent).sum();
+        println!("{} events {pkts} pkts {cpu:.3} s CPU {:.0} ns/pkt", out.summary.sim.events, cpu * 1e9 / pkts as f64);
+        return;
+    }
     bench("newreno 10G rtt 50us", size, "25us", "62500B", &[]);
     bench("newreno 10G rtt 5ms", size, "2500us", "6250000B", &[]);
     bench("newreno 10G rtt 50us +real", size, "25us", "62500B", REALISM);

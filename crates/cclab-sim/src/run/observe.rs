@@ -59,13 +59,17 @@ impl Observer for RunObserver {
     fn on_tick(&mut self, net: &Network) {
         for f in 0..net.flow_count() {
             let flow = FlowId(f as u32);
-            let sender = net.endpoints(flow).0;
+            let (sender, receiver) = net.endpoints(flow);
             let st = sender.stats();
             let c = SampleCounters {
                 bytes_sent: st.bytes_sent,
                 bytes_acked: st.bytes_delivered,
+                bytes_delivered: receiver.stats().bytes_delivered,
             };
             self.sampler.sample(net.now(), flow, &sender.metrics(), &c);
+        }
+        for (i, link) in net.links().iter().enumerate() {
+            self.sampler.sample_link(net.now(), i as u32, &link.sample(net.now()));
         }
     }
 

@@ -7,8 +7,14 @@ use crate::summary::{FlowSummary, LinkSummary, SimStats, Summary};
 use cclab_core::endpoint::Endpoint;
 use cclab_core::wire::packet::FlowId;
 
-/// The summary of `net` after a run of `file` seeded `seed` that took `wall_s` seconds.
-pub(crate) fn summarise(net: &Network, file: &ScenarioFile, names: &LinkNames, seed: u64, wall_s: f64) -> Summary {
+/// The summary of `net` after a run of `file` seeded `seed` that took `(cpu_s, wall_s)` seconds.
+pub(crate) fn summarise(
+    net: &Network,
+    file: &ScenarioFile,
+    names: &LinkNames,
+    seed: u64,
+    (cpu_s, wall_s): (f64, f64),
+) -> Summary {
     let end = net.now();
     let elapsed = end.saturating_since(cclab_core::time::Time::ZERO);
     let busy_share = |busy: cclab_core::time::Dur| {
@@ -70,8 +76,9 @@ pub(crate) fn summarise(net: &Network, file: &ScenarioFile, names: &LinkNames, s
         sim: SimStats {
             events: net.events(),
             wall_s,
-            events_per_s: if wall_s > 0.0 {
-                net.events() as f64 / wall_s
+            cpu_s,
+            events_per_s: if cpu_s > 0.0 {
+                net.events() as f64 / cpu_s
             } else {
                 0.0
             },

@@ -156,5 +156,5 @@ fn validate(file: &mut ScenarioFile, base: &Path) -> Result<(), (String, String)
             (None, _) => {}
         }
     }
-    Ok(())
+    crate::budget::check(file, file.output.timeseries_interval).map_err(|m| ("output.max_bytes".into(), m))
 }

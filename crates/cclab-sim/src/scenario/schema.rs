@@ -236,6 +236,9 @@ pub struct OutputConfig {
     /// Write qlog traces when an output directory is given (default false).
     #[serde(default)]
     pub qlog: bool,
+    /// Largest time series (memory and file) a run may produce; default 4 GB (`budget`).
+    #[serde(default)]
+    pub max_bytes: Option<Bytes>,
 }
 
 impl Default for OutputConfig {
@@ -243,6 +246,7 @@ impl Default for OutputConfig {
         OutputConfig {
             timeseries_interval: ten_ms(),
             qlog: false,
+            max_bytes: None,
         }
     }
 }
