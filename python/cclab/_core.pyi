@@ -37,5 +37,6 @@ def run(
     qlog: str | None = None,
     timeseries_interval_ns: int | None = None,
     progress: Callable[[float], bool | None] | None = None,
+    keep_timeseries: bool = True,
 ) -> RunOutput: ...
 def parse_duration_ns(s: str) -> int: ...

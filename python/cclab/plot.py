@@ -49,7 +49,7 @@ METRICS = (
 def _draw(ax: Axes, df: pl.DataFrame, metric: Metric) -> None:
     import polars as pl
 
-    flows = df["flow"].unique().sort().to_list()
+    flows = df["flow"].drop_nulls().unique().sort().to_list()
     for flow in flows:
         part = df.filter(pl.col("flow") == flow)
         y = part[metric.column].cast(pl.Float64) * metric.scale

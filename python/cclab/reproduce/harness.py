@@ -87,7 +87,9 @@ def _execute(spec: RunSpec) -> RunResult:
         qlog="draft-02" if spec.trace else None,
         timeseries_interval=spec.timeseries_interval,
     )
-    ts = {k: v.tolist() for k, v in res.timeseries.items()}
+    # The cases read per-flow series; link rows (no flow id) are left out.
+    flow_rows = [f == f for f in res.timeseries["flow"].tolist()]
+    ts = {k: [x for x, keep in zip(v.tolist(), flow_rows, strict=True) if keep] for k, v in res.timeseries.items()}
     return RunResult(spec, res.summary, ts, time.perf_counter() - t0, out)
 
 
