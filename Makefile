@@ -54,8 +54,12 @@ figures: install
 	mkdir -p docs/seeds/figures
 	cp out/full/seed-00*/*.png docs/seeds/figures/
 
+# Figures per CPU-second for a fixed suite (paths, BDP sweep, qlog on/off, 1,000-flow dumbbell against one flow);
+# `make bench BENCH_ARGS="--flows 10000"` for the 10,000-flow dumbbell. Not a timed test: it prints, never fails on speed.
+BENCH_ARGS ?=
 bench:
-	$(CARGO) run --release -p cclab-sim --bin cclab-bench
+	$(CARGO) run --release --quiet -p cclab-sim --bin cclab-bench -- $(BENCH_ARGS)
+	uptime
 
 # One abi3 wheel (CPython >= 3.10 ABI) in target/wheels/.
 wheel: $(VENV)/.deps

@@ -71,7 +71,10 @@ fn timeseries_has_no_rtt_or_pacing_value_before_the_first_rtt_sample() {
     let mut csv = Vec::new();
     ts.to_csv(&mut csv).unwrap();
     let text = String::from_utf8(csv).unwrap();
-    assert_eq!(text.lines().nth(1).unwrap(), "0,0,14720,2944,,,,5000000,3000,1500,,,,,,,,");
+    assert_eq!(
+        text.lines().nth(1).unwrap(),
+        "0,0,14720,2944,,,,5000000,3000,1500,,,,,,,,"
+    );
 }
 
 #[test]
@@ -130,6 +133,9 @@ fn sampler_streams_rows_to_its_sink_and_may_keep_none() {
     let text = String::from_utf8(sink.0.lock().unwrap().clone()).unwrap();
     let mut lines = text.lines();
     assert_eq!(lines.next().unwrap(), COLUMNS.join(","));
-    assert_eq!(lines.next().unwrap(), "0.0015,2,14720,2944,0.0205,0.02,7180487,5000000,3000,1500,,,,,,,,");
+    assert_eq!(
+        lines.next().unwrap(),
+        "0.0015,2,14720,2944,0.0205,0.02,7180487,5000000,3000,1500,,,,,,,,"
+    );
     assert!(s.finish().unwrap().is_empty());
 }

@@ -77,11 +77,7 @@ pub(crate) fn summarise(
             events: net.events(),
             wall_s,
             cpu_s,
-            events_per_s: if cpu_s > 0.0 {
-                net.events() as f64 / cpu_s
-            } else {
-                0.0
-            },
+            events_per_s: if cpu_s > 0.0 { net.events() as f64 / cpu_s } else { 0.0 },
             sim_time_s: end.as_secs_f64(),
         },
         flows,
