@@ -167,6 +167,7 @@ pub fn run(s: &Scenario, opts: RunOptions) -> Result<RunOutput, RunError> {
         duration: file.scenario.duration,
         total_bytes,
         io_error: None,
+        qlog_window: file.output.qlog_window.map(|[a, b]| (Time::ZERO + a, Time::ZERO + b)),
     };
     let stop = built
         .net

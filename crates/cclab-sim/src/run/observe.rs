@@ -5,7 +5,7 @@ use crate::network::{Network, Observer};
 use crate::qlog::{QlogWriter, Vantage};
 use crate::timeseries::{SampleCounters, Sampler};
 use cclab_core::endpoint::{Endpoint, TraceEvent};
-use cclab_core::time::Dur;
+use cclab_core::time::{Dur, Time};
 use cclab_core::wire::packet::FlowId;
 use std::fs::File;
 use std::io::{self, BufWriter};
@@ -28,6 +28,19 @@ pub(crate) struct RunObserver {
     pub(crate) total_bytes: Option<u64>,
     /// First write error; writing stops there and `run()` reports it.
     pub(crate) io_error: Option<(PathBuf, io::Error)>,
+    /// Trace only events in `[start, end)` (`[output] qlog_window`).
+    pub(crate) qlog_window: Option<(Time, Time)>,
+}
+
+/// When `ev` happened.
+fn event_time(ev: &TraceEvent) -> Time {
+    match ev {
+        TraceEvent::PacketSent { time, .. }
+        | TraceEvent::PacketReceived { time, .. }
+        | TraceEvent::PacketLost { time, .. }
+        | TraceEvent::Metrics { time, .. }
+        | TraceEvent::CongestionState { time, .. } => *time,
+    }
 }
 
 impl RunObserver {
@@ -47,6 +60,12 @@ impl Observer for RunObserver {
     fn on_trace(&mut self, flow: FlowId, side: Side, ev: TraceEvent) {
         if self.io_error.is_some() {
             return;
+        }
+        if let Some((start, end)) = self.qlog_window {
+            let t = event_time(&ev);
+            if t < start || t >= end {
+                return;
+            }
         }
         if let Some(files) = self.qlogs.get_mut(flow.0 as usize).and_then(Option::as_mut) {
             let (w, path) = &mut files[(side == Side::Receiver) as usize];

@@ -239,6 +239,9 @@ pub struct OutputConfig {
     /// Largest time series (memory and file) a run may produce; default 4 GB (`budget`).
     #[serde(default)]
     pub max_bytes: Option<Bytes>,
+    /// Trace only events in `[start, end)` of simulated time (default: the whole run).
+    #[serde(default)]
+    pub qlog_window: Option<[Dur; 2]>,
 }
 
 impl Default for OutputConfig {
@@ -247,6 +250,7 @@ impl Default for OutputConfig {
             timeseries_interval: ten_ms(),
             qlog: false,
             max_bytes: None,
+            qlog_window: None,
         }
     }
 }
