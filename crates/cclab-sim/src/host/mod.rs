@@ -115,6 +115,9 @@ pub struct Host {
     idle: Option<IdleStates>,
 }
 
+/// Hosts with at most this many endpoints poll all of them for each send job (see `poll_send`).
+const POLL_ALL_MAX_SLOTS: usize = 16;
+
 fn carries_data(d: &Datagram) -> bool {
     d.packet.data.is_some()
 }
@@ -404,15 +407,17 @@ impl Host {
                     }
                 }
                 Self::collect_events(&mut self.events, s);
-                // Other endpoints promise nothing about when they can send, so they are always polled.
-                let custom = matches!(s.endpoint, AnyEndpoint::Custom(_));
+                // Other endpoints promise nothing about when they can send, so they are always polled. Small
+                // hosts poll every endpoint as they always did: a poll that sends nothing still refills a paced
+                // sender's token bucket at the rate in force, and skipping it would change their results.
+                let always_polled = matches!(s.endpoint, AnyEndpoint::Custom(_)) || n <= POLL_ALL_MAX_SLOTS;
                 self.refresh(cur, now);
                 if !self.job_tx.is_empty() {
                     self.job_tx_slot = cur;
                     self.next_slot = if cur + 1 == n { 0 } else { cur + 1 };
                     return true;
                 }
-                if !custom {
+                if !always_polled {
                     self.wake.unready(cur as u16);
                 }
             }

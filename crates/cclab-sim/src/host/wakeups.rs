@@ -8,6 +8,7 @@
 //! ordered set. An endpoint leaves that set when `poll_transmit` returns nothing and comes back
 //! when a datagram, a timer or its start touches it: by the `Endpoint` contract, `poll_timeout`
 //! names the time at which `poll_transmit` next has work, so untouched endpoints have none.
+//! (Hosts with few endpoints keep every one in the set: see `Host::poll_send`.)
 
 use crate::engine::Scheduler;
 use cclab_core::time::Time;
