@@ -8,7 +8,9 @@
 //! 1,000 flows against one flow with the same per-flow share. qlog is off unless a case says.
 //!
 //! `cclab-bench --quick` shrinks every transfer (a smoke run); `--flows N` sets the many-flow
-//! dumbbell (e.g. 10000); `--scenario FILE` runs one scenario file instead of the suite.
+//! dumbbell (e.g. 10000); `--scenario FILE` runs one scenario file instead of the suite;
+//! `--ns3 BIN` runs the TCP path cases in cclab and in the ns-3 program `bench/ns3/bulk.cc`
+//! (`make bench-compare`) and prints the ratio of CPU per data packet.
 
 use cclab_sim::{run, QlogMode, RunOptions, RunOutput, Scenario};
 
@@ -99,8 +101,77 @@ fn arg<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
     )
 }
 
+/// The TCP cases both simulators run: label, forward and return rate, one-way delay, queue in
+/// 1,500-byte packets, transfer size in bytes.
+const COMPARE: &[(&str, &str, &str, &str, u64, u64)] = &[
+    ("10G loopback-like 50us", "10Gbps", "10Gbps", "25us", 42, 100_000_000),
+    ("100M 20ms", "100Mbps", "100Mbps", "10ms", 167, 100_000_000),
+    (
+        "satellite 250/3M 600ms",
+        "250Mbps",
+        "3Mbps",
+        "300ms",
+        12_500,
+        100_000_000,
+    ),
+];
+
+/// CPU seconds, data packets and simulated seconds from the ns-3 program's `key=value` line.
+fn run_ns3(bin: &str, c: &(&str, &str, &str, &str, u64, u64)) -> (f64, f64, f64) {
+    let out = std::process::Command::new(bin)
+        .args([
+            format!("--fwd={}", c.1),
+            format!("--ret={}", c.2),
+            format!("--delay={}", c.3),
+            format!("--queue={}", c.4),
+            format!("--size={}", c.5),
+        ])
+        .output()
+        .unwrap_or_else(|e| panic!("{bin}: {e}"));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let get = |k: &str| -> f64 {
+        text.split_whitespace()
+            .find_map(|kv| kv.strip_prefix(k)?.strip_prefix('=')?.parse().ok())
+            .unwrap_or_else(|| {
+                panic!(
+                    "{bin}: no {k} in {text:?} (stderr {:?})",
+                    String::from_utf8_lossy(&out.stderr)
+                )
+            })
+    };
+    (get("cpu_s"), get("pkts"), get("sim_s"))
+}
+
+fn compare(bin: &str) {
+    println!("== cclab vs ns-3 (TCP NewReno, 1448 B MSS, drop-tail; CPU per data packet)");
+    for c in COMPARE {
+        let text = p2p(
+            c.1,
+            c.2,
+            c.3,
+            &format!("{}B", c.4 * 1500),
+            &format!("{}B", c.5),
+            "newreno",
+        )
+        .replace("[[flow]]", "[[flow]]\nprofile = \"tcp\"");
+        let ours = bench_text(&format!("cclab {}", c.0), &text, RunOptions::default());
+        let (cpu, pkts, sim_s) = run_ns3(bin, c);
+        let theirs = cpu * 1e9 / pkts.max(1.0);
+        println!(
+            "{:<34} {pkts:>28} pkts {cpu:>7.3} s CPU {:>36.0} ns/pkt  ({sim_s:.3} s simulated)",
+            format!("ns-3 {}", c.0),
+            theirs
+        );
+        println!("ns-3 / cclab CPU per packet: {:.1}x", theirs / ours);
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if let Some(bin) = arg(&args, "--ns3") {
+        compare(bin);
+        return;
+    }
     if let Some(path) = arg(&args, "--scenario") {
         let scenario = cclab_sim::load_scenario(std::path::Path::new(path), &[]).unwrap_or_else(|e| panic!("{e}"));
         let out = run(&scenario, RunOptions::default()).unwrap_or_else(|e| panic!("{e}"));
