@@ -106,13 +106,14 @@ fn arg<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
 const COMPARE: &[(&str, &str, &str, &str, u64, u64)] = &[
     ("10G loopback-like 50us", "10Gbps", "10Gbps", "25us", 42, 100_000_000),
     ("100M 20ms", "100Mbps", "100Mbps", "10ms", 167, 100_000_000),
+    // 10 MB: ns-3 3.37 had not finished 100 MB on this path after 5 minutes (22 s CPU under load) here.
     (
         "satellite 250/3M 600ms",
         "250Mbps",
         "3Mbps",
         "300ms",
         12_500,
-        100_000_000,
+        10_000_000,
     ),
 ];
 
