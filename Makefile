@@ -14,7 +14,7 @@ SHELL := bash
 # Cargo and maturin see the same interpreter, so pyo3 is configured once.
 export PYO3_PYTHON := $(abspath $(BIN)/python)
 
-.PHONY: install browser demo test lint bench bench-real wheel figures
+.PHONY: install browser demo test lint bench bench-compare bench-real wheel figures
 
 install: $(VENV)/.built
 
@@ -60,8 +60,22 @@ figures: install
 	mkdir -p docs/seeds/figures
 	cp out/full/seed-00*/*.png docs/seeds/figures/
 
+# Figures per CPU-second for a fixed suite (paths, BDP sweep, qlog on/off, 1,000-flow dumbbell against one flow);
+# `make bench BENCH_ARGS="--flows 10000"` for the 10,000-flow dumbbell. Not a timed test: it prints, never fails on speed.
+BENCH_ARGS ?=
 bench:
-	$(CARGO) run --release -p cclab-sim --bin cclab-bench
+	$(CARGO) run --release --quiet -p cclab-sim --bin cclab-bench -- $(BENCH_ARGS)
+	uptime
+
+# The suite, then the TCP path cases in ns-3 (Debian's 3.37 packages, installed here) and the CPU ratio per case.
+NS3_LIBS := ns3-core ns3-network ns3-internet ns3-point-to-point ns3-applications ns3-traffic-control
+bench-compare: bench
+	dpkg -s libns3-dev libgsl-dev pkg-config >/dev/null 2>&1 || \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ns3 libns3-dev libgsl-dev pkg-config g++; }
+	mkdir -p target
+	g++ -O2 -o target/ns3-bulk bench/ns3/bulk.cc $$(pkg-config --cflags --libs $(NS3_LIBS))
+	$(CARGO) run --release --quiet -p cclab-sim --bin cclab-bench -- --ns3 target/ns3-bulk
+	uptime
 
 # Real mode on this machine: cclab's loopback QUIC vs quinn 0.11 (quinn-bulk), and the emulator's timing.
 bench-real:

@@ -39,6 +39,7 @@ def run(
     qlog: str | None = None,
     timeseries_interval_ns: int | None = None,
     progress: Callable[[float], bool | None] | None = None,
+    keep_timeseries: bool = True,
 ) -> RunOutput: ...
 def run_real(
     scenario: Scenario,

@@ -10,12 +10,12 @@ from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-import numpy as np
-import numpy.typing as npt
-
 from cclab import _core
 
 if TYPE_CHECKING:
+    # numpy and polars load on first use: `cclab run` must not pay for them at start-up.
+    import numpy as np
+    import numpy.typing as npt
     import polars as pl
 
 StrPath = str | PathLike[str]
@@ -42,6 +42,10 @@ RUN_OUTPUTS = (
     "trace-flow*.sqlog",
     "trace-receiver-flow*.sqlog",
 )
+#: The simulator's time-series file, written while the run goes on.
+TIMESERIES_CSV = "timeseries.csv"
+#: Integer id columns; empty on rows of the other kind (flow rows have no link and vice versa).
+ID_COLUMNS = ("flow", "link")
 
 
 class Scenario:
@@ -131,13 +135,24 @@ def load(path: StrPath, set: Iterable[str] = ()) -> Scenario:  # noqa: A002 - mi
 class Result:
     """What a run returns: the summary and the sampled time series.
 
-    The time series is in long form: one row per (sample time, flow), with columns ``time_s``, ``flow``,
-    ``cwnd_bytes``, ``bytes_in_flight``, ``srtt_s``, ``min_rtt_s``, ``pacing_rate_bps``,
-    ``delivery_rate_bps``, ``bytes_sent`` and ``bytes_acked`` (units in the names; see docs/outputs.md).
+    The time series is in long form: one row per (sample time, flow) with ``flow`` set, then one per
+    (sample time, link) with ``link`` set (see docs/outputs.md for the columns and units). A value that
+    does not exist is NaN in numpy and null in polars/parquet: the other kind's columns, and RTTs and
+    the pacing rate before the first RTT sample.
+
+    A run with an output directory keeps the series only in ``timeseries.csv`` and reads it back on
+    first use, so a long run's series never has to fit in memory twice.
     """
 
-    def __init__(self, out: _core.RunOutput, out_dir: Path | None = None, files: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        out: _core.RunOutput,
+        out_dir: Path | None = None,
+        files: tuple[str, ...] = (),
+        csv: Path | None = None,
+    ) -> None:
         self._out = out
+        self._csv = csv
         self.out_dir = out_dir
         """The output directory, if the run wrote one."""
         self.files = files
@@ -152,14 +167,20 @@ class Result:
     @cached_property
     def timeseries(self) -> dict[str, npt.NDArray[np.float64]]:
         """The time series as ``{column: float64 array}``; all arrays have the same length."""
-        return self._out.timeseries()
-
-    def to_polars(self) -> pl.DataFrame:
-        """The time series as a polars DataFrame (``flow`` as an integer column)."""
+        if self._csv is None:
+            return self._out.timeseries()
         import polars as pl
 
-        df = pl.DataFrame(self.timeseries)
-        return df.with_columns(pl.col("flow").cast(pl.UInt32)) if "flow" in df.columns else df
+        df = pl.read_csv(self._csv, schema=_csv_schema(self._csv))
+        return {c: df[c].to_numpy() for c in df.columns}
+
+    def to_polars(self) -> pl.DataFrame:
+        """The time series as a polars DataFrame (``flow`` and ``link`` as integer columns, no value as null)."""
+        import polars as pl
+
+        if self._csv is not None:
+            return _typed(pl.read_csv(self._csv, schema=_csv_schema(self._csv)).lazy()).collect()
+        return _typed(pl.DataFrame(self.timeseries).lazy()).collect()
 
     def to_pandas(self) -> Any:
         """The time series as a pandas DataFrame (needs pandas, which cclab does not install).
@@ -175,7 +196,7 @@ class Result:
             raise ImportError("Result.to_pandas needs pandas: pip install pandas") from e
         df = pd.DataFrame(self.timeseries)
         if "flow" in df.columns:
-            df["flow"] = df["flow"].astype("uint32")
+            df["flow"] = df["flow"].astype("UInt32")
         return df
 
     def plot(self, out: StrPath | None = None) -> list[Path]:
@@ -199,12 +220,34 @@ class Result:
         return plot_frame(self.to_polars(), dest, self.summary)
 
     def write_parquet(self, path: StrPath) -> None:
-        """Write the time series to a parquet file."""
-        self.to_polars().write_parquet(Path(path))
+        """Write the time series to a parquet file (streamed from ``timeseries.csv`` when there is one)."""
+        import polars as pl
+
+        if self._csv is not None:
+            _typed(pl.scan_csv(self._csv, schema=_csv_schema(self._csv))).sink_parquet(Path(path))
+        else:
+            self.to_polars().write_parquet(Path(path))
 
     def __repr__(self) -> str:
         s = self.summary
         return f"Result(scenario={s.get('scenario')!r}, seed={s.get('seed')!r}, flows={len(s.get('flows', []))})"
+
+
+def _csv_schema(csv: Path) -> dict[str, Any]:
+    """Every column of the simulator's CSV is float64 (an empty cell is null)."""
+    import polars as pl
+
+    with csv.open() as f:
+        header = f.readline().strip().split(",")
+    return dict.fromkeys(header, pl.Float64)
+
+
+def _typed(lf: pl.LazyFrame) -> pl.LazyFrame:
+    """NaN (no value) as null, and the id columns as integers."""
+    import polars as pl
+
+    ids = [c for c in ID_COLUMNS if c in lf.collect_schema().names()]
+    return lf.with_columns(pl.selectors.float().fill_nan(None)).with_columns(pl.col(ids).cast(pl.UInt32))
 
 
 def interval_ns(interval: str | float | None) -> int | None:
@@ -299,8 +342,13 @@ def run(
         "timeseries_interval_ns": interval_ns(timeseries_interval),
         "progress": progress,
     }
-    core_out = _core.run_real(sc._sc, bind=bind, **common) if real else _core.run(sc._sc, **common)
-    result = Result(core_out, out_dir)
+    if real:
+        core_out = _core.run_real(sc._sc, bind=bind, **common)
+    else:
+        # With an output directory the series lives in its file, not in memory as well.
+        core_out = _core.run(sc._sc, keep_timeseries=out_dir is None, **common)
+    csv = out_dir / TIMESERIES_CSV if out_dir is not None else None
+    result = Result(core_out, out_dir, csv=csv)
     if out_dir is not None:
         result.write_parquet(out_dir / TIMESERIES_PARQUET)
         (out_dir / RESOLVED_TOML).write_text(sc.resolved_toml)

@@ -31,7 +31,7 @@ FLOW_FIELDS = {
     "loss_rate",
 }
 LINK_FIELDS = {"name", "direction", "utilisation", "drops", "bytes", "packets", "ecn_marks"}
-SIM_FIELDS = {"events", "wall_s", "events_per_s", "sim_time_s"}
+SIM_FIELDS = {"events", "wall_s", "cpu_s", "events_per_s", "sim_time_s"}
 COLUMNS = [
     "time_s",
     "flow",
@@ -43,6 +43,14 @@ COLUMNS = [
     "delivery_rate_bps",
     "bytes_sent",
     "bytes_acked",
+    "goodput_bps",
+    "link",
+    "queue_bytes",
+    "queue_packets",
+    "sojourn_s",
+    "drops",
+    "ecn_marks",
+    "utilisation",
 ]
 
 
@@ -167,12 +175,18 @@ def test_timeseries_columns_have_equal_lengths_and_regular_time(tiny):
     lengths = {len(v) for v in ts.values()}
     assert len(lengths) == 1 and lengths.pop() > 10
     assert all(v.dtype == np.float64 for v in ts.values())
-    t = ts["time_s"]
-    assert np.all(np.diff(t) >= 0)
+    assert np.all(np.diff(ts["time_s"]) >= 0)
+    flow = ~np.isnan(ts["flow"])
+    # Each round has the flow's row and one per link (two): exactly one id per row.
+    assert np.array_equal(flow, np.isnan(ts["link"])) and np.count_nonzero(~flow) == 2 * np.count_nonzero(flow)
+    t = ts["time_s"][flow]
     assert t[0] == 0.0
     # One flow: one row per 5 ms sampling round.
     assert np.allclose(np.diff(t), 0.005, rtol=0, atol=1e-12)
-    assert np.all(np.diff(ts["bytes_acked"]) >= 0)
+    assert np.all(np.diff(ts["bytes_acked"][flow]) >= 0)
+    # No RTT or pacing value before the first RTT sample (issue #15 defect 3), then RTTs from the path.
+    srtt = ts["srtt_s"][flow]
+    assert np.isnan(srtt[0]) and np.nanmin(srtt) >= 0.020
 
 
 def test_parquet_and_csv_hold_the_same_series(tiny, tmp_path):
@@ -181,8 +195,10 @@ def test_parquet_and_csv_hold_the_same_series(tiny, tmp_path):
     csv = pl.read_csv(tmp_path / "timeseries.csv")
     assert parquet.columns == COLUMNS == csv.columns
     for name, values in result.timeseries.items():
-        assert np.array_equal(parquet[name].to_numpy().astype(np.float64), values)
-        assert np.array_equal(csv[name].to_numpy().astype(np.float64), values)
+        # No value is null in parquet and an empty cell in the CSV (NaN in numpy).
+        assert np.array_equal(parquet[name].cast(pl.Float64).fill_null(np.nan).to_numpy(), values, equal_nan=True)
+        assert np.array_equal(csv[name].cast(pl.Float64).fill_null(np.nan).to_numpy(), values, equal_nan=True)
+    assert parquet["srtt_s"].null_count() > 0 and parquet["srtt_s"].is_nan().sum() == 0
     assert result.to_polars()["flow"].dtype == pl.UInt32
 
 
@@ -191,7 +207,7 @@ def test_same_seed_same_run_other_seed_accepted(tiny):
     strip = lambda s: {k: v for k, v in s.items() if k != "sim"}  # noqa: E731 - wall-clock fields differ
     assert strip(a.summary) == strip(b.summary)
     for name in COLUMNS:
-        assert np.array_equal(a.timeseries[name], b.timeseries[name])
+        assert np.array_equal(a.timeseries[name], b.timeseries[name], equal_nan=True)
     assert cclab.run(tiny, seed=10, qlog=None).summary["seed"] == 10
 
 

@@ -96,9 +96,10 @@ pub(crate) fn progress_hook(
 /// `seed` overrides the scenario's seed; with `out_dir` the simulator writes `summary.json`, `timeseries.csv`
 /// and, when qlog is on, `trace.sqlog` / `trace-receiver.sqlog` there: `qlog` None lets the scenario's
 /// `[output] qlog` decide, "off" writes none, "0.3"/"draft-02" or "ietf" write that format. `timeseries_interval_ns` overrides
-/// the sampling interval (ns). `progress(fraction) -> bool | None` is called about every 50 ms.
+/// the sampling interval (ns). `progress(fraction) -> bool | None` is called about every 50 ms. With
+/// `keep_timeseries=False` the series is only written to `timeseries.csv`, not kept in memory.
 #[pyfunction]
-#[pyo3(signature = (scenario, *, seed = None, out_dir = None, qlog = None, timeseries_interval_ns = None, progress = None))]
+#[pyo3(signature = (scenario, *, seed = None, out_dir = None, qlog = None, timeseries_interval_ns = None, progress = None, keep_timeseries = true))]
 pub(crate) fn run(
     py: Python<'_>,
     scenario: PyRef<'_, PyScenario>,
@@ -107,6 +108,7 @@ pub(crate) fn run(
     qlog: Option<&str>,
     timeseries_interval_ns: Option<u64>,
     progress: Option<Py<PyAny>>,
+    keep_timeseries: bool,
 ) -> PyResult<PyRunOutput> {
     let error = Arc::new(Mutex::new(None));
     let options = RunOptions {
@@ -115,6 +117,7 @@ pub(crate) fn run(
         qlog: qlog_mode(qlog)?,
         timeseries_interval: timeseries_interval_ns.map(Dur::from_nanos),
         progress: Some(progress_hook(progress, Arc::clone(&error))),
+        discard_timeseries: !keep_timeseries,
     };
     let scenario = &scenario.inner;
     let result = py.detach(|| cclab_sim::run(scenario, options));

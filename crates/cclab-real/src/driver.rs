@@ -49,6 +49,8 @@ pub struct Shared {
     pub receiver_done: Arc<AtomicBool>,
     /// Bytes this flow's sender has had acknowledged (progress).
     pub acked: Arc<AtomicU64>,
+    /// Bytes this flow's receiver has delivered in order (the time series' goodput).
+    pub delivered: Arc<AtomicU64>,
 }
 
 /// What a driver needs besides its endpoint.
@@ -161,6 +163,11 @@ pub fn drive(
             break;
         }
         endpoint.handle_timeout(now);
+        if cfg.role == Role::Receiver {
+            shared
+                .delivered
+                .store(endpoint.stats().bytes_delivered, Ordering::Relaxed);
+        }
         while let Some(d) = endpoint.poll_transmit(now) {
             if cfg.role == Role::Receiver && d.packet.data.is_none() {
                 acks.record(now);
@@ -184,6 +191,7 @@ pub fn drive(
                 let counters = SampleCounters {
                     bytes_sent: st.bytes_sent,
                     bytes_acked: st.bytes_delivered,
+                    bytes_delivered: shared.delivered.load(Ordering::Relaxed),
                 };
                 samples.push((t, endpoint.metrics(), counters));
                 shared.acked.store(st.bytes_delivered, Ordering::Relaxed);

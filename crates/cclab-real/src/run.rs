@@ -15,7 +15,7 @@ use cclab_sim::qlog::{trace_file_name, QlogWriter, Vantage};
 use cclab_sim::run::{describe_flow, flow_endpoints, plan, qlog_format, uses_ecn, PathPlan};
 use cclab_sim::scenario::ScenarioFile;
 use cclab_sim::summary::{FlowSummary, LinkSummary, SimStats, Summary};
-use cclab_sim::timeseries::TimeSeries;
+use cclab_sim::timeseries::Sampler;
 use cclab_sim::{QlogMode, RunOutput, Scenario};
 use std::fs::File;
 use std::io::{self, BufWriter};
@@ -201,6 +201,7 @@ pub fn run_real(s: &Scenario, mut opts: RealOptions) -> Result<RunOutput, RealEr
             sender_done: Arc::new(AtomicBool::new(false)),
             receiver_done: Arc::new(AtomicBool::new(false)),
             acked: Arc::new(AtomicU64::new(0)),
+            delivered: Arc::new(AtomicU64::new(0)),
         })
         .collect();
     let total_bytes: Option<u64> = file
@@ -229,7 +230,8 @@ pub fn run_real(s: &Scenario, mut opts: RealOptions) -> Result<RunOutput, RealEr
         let relay = relay.map(|r| {
             let (fabric, stop) = (Fabric::new(&plan, seed), Arc::clone(&stop));
             let (plan, addrs) = (&plan, &addrs);
-            scope.spawn(move || r.run(fabric, plan, addrs, classify, clock, stop))
+            let every = Some(interval).filter(|d| d.0 > 0);
+            scope.spawn(move || r.run(fabric, plan, addrs, classify, every, clock, stop))
         });
         let mut handles = Vec::new();
         for ((_, (s_io, s_ep, s_cfg), (r_io, r_ep, r_cfg), codec), sh) in flows.into_iter().zip(&shared) {
@@ -271,7 +273,7 @@ pub fn run_real(s: &Scenario, mut opts: RealOptions) -> Result<RunOutput, RealEr
     if let Some(p) = opts.progress.as_mut().filter(|_| !cancelled) {
         p(1.0);
     }
-    let out = report(file, seed, &plan, &cc_names, end, relay_report, reports)?;
+    let out = report(file, seed, &plan, &cc_names, interval, end, relay_report, reports)?;
     if let Some(dir) = &opts.out_dir {
         let path = dir.join("summary.json");
         std::fs::write(&path, out.summary.to_json_pretty() + "\n").map_err(io_err(&path.display().to_string()))?;
@@ -296,6 +298,7 @@ fn report(
     seed: u64,
     plan: &PathPlan,
     cc_names: &[Option<String>],
+    interval: Dur,
     end: Time,
     relay: Option<RelayReport>,
     flows: Vec<Pair>,
@@ -338,11 +341,22 @@ fn report(
     if let Some(e) = &first_error {
         eprintln!("cclab: {e}");
     }
+    // Each round as the simulator writes it: every flow's row, then every link's.
     rows.sort_by_key(|r| (r.0, r.1));
-    let mut timeseries = TimeSeries::default();
+    let mut link_rows = relay.as_ref().map_or(Vec::new(), |r| r.link_samples.clone());
+    link_rows.sort_by_key(|r| (r.0, r.1));
+    let mut sampler = Sampler::new(interval);
+    let mut links = link_rows.iter().peekable();
     for (t, i, m, c) in &rows {
-        timeseries.push(*t, FlowId(*i as u32), m, c);
+        while let Some((lt, l, s)) = links.next_if(|(lt, ..)| lt < t) {
+            sampler.sample_link(*lt, *l, s);
+        }
+        sampler.sample(*t, FlowId(*i as u32), m, c);
     }
+    for (lt, l, s) in links {
+        sampler.sample_link(*lt, *l, s);
+    }
+    let timeseries = sampler.into_series();
     let elapsed = end.saturating_since(Time::ZERO);
     let (links, emulator) = match relay {
         Some(rr) => {
@@ -375,14 +389,21 @@ fn report(
         None => (Vec::new(), None),
     };
     let wall_s = elapsed.as_secs_f64();
+    // The CPU of every endpoint thread and of the emulator: what the run cost this machine.
+    let cpu_s = summaries
+        .iter()
+        .map(|f| f.cpu_time_sender_s.unwrap_or(0.0) + f.cpu_time_receiver_s.unwrap_or(0.0))
+        .sum::<f64>()
+        + emulator.as_ref().map_or(0.0, |e| e.cpu_s);
     let mut summary = Summary {
         scenario: file.scenario.name.clone(),
         seed,
         mode: "real".into(),
         sim: SimStats {
+            cpu_s,
             events: datagrams,
             wall_s,
-            events_per_s: if wall_s > 0.0 { datagrams as f64 / wall_s } else { 0.0 },
+            events_per_s: if cpu_s > 0.0 { datagrams as f64 / cpu_s } else { 0.0 },
             sim_time_s: wall_s,
         },
         flows: summaries,

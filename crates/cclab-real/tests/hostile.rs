@@ -81,6 +81,7 @@ cc = {{ algorithm = "cubic" }}
         sender_done: Arc::new(AtomicBool::new(false)),
         receiver_done: Arc::new(AtomicBool::new(false)),
         acked: Arc::new(AtomicU64::new(0)),
+        delivered: Arc::new(AtomicU64::new(0)),
     };
     let deadline = Time::ZERO + Dur::from_secs(20);
     let cfg = |role, start| DriverConfig {

@@ -11,6 +11,8 @@
 //! - [`scenario`]: the TOML scenario schema, `--set` overrides and validation; [`run()`] builds
 //!   a network from a scenario, runs it and writes [`summary`], [`timeseries`] and [`qlog`].
 
+pub mod ack_intervals;
+pub mod budget;
 pub mod endpoint;
 pub mod engine;
 pub mod host;

@@ -3,6 +3,7 @@
 //! Keys come out in struct-field order, so identical runs give identical files except for the
 //! wall-clock fields under `sim`. Units are in the key names; `docs/outputs.md` defines each.
 
+pub use crate::ack_intervals::{AckIntervalStats, IntervalSummary};
 use crate::timeseries::secs;
 use cclab_core::endpoint::{EndpointStats, Metrics};
 use cclab_core::time::{Dur, Time};
@@ -65,9 +66,11 @@ pub struct EmulatorSummary {
 pub struct SimStats {
     /// Events processed.
     pub events: u64,
-    /// Wall-clock seconds the run took (the one non-deterministic field).
+    /// Wall-clock seconds the run took (not deterministic).
     pub wall_s: f64,
-    /// `events / wall_s`.
+    /// CPU seconds the simulating thread used (not deterministic; wall seconds where not measurable).
+    pub cpu_s: f64,
+    /// `events / cpu_s`: events per CPU-second, unaffected by other load on the machine.
     pub events_per_s: f64,
     /// Simulated seconds at the end of the run.
     pub sim_time_s: f64,
@@ -252,82 +255,6 @@ pub fn jain_index(x: &[f64]) -> f64 {
     sum * sum / (x.len() as f64 * sum_sq)
 }
 
-/// Intervals between consecutive ACK packets of one flow, recorded as the receiver sends them.
-///
-/// O(1) per ACK: 4 bytes per interval below 2^32 ns (4.29 s), 8 bytes for the rare longer one;
-/// the sum is kept exactly in integer nanoseconds. Quantiles sort a copy once, at the end.
-#[derive(Clone, Debug, Default)]
-pub struct AckIntervalStats {
-    last: Option<Time>,
-    short_ns: Vec<u32>,
-    long_ns: Vec<u64>,
-    sum_ns: u128,
-}
-
-/// Mean and quantiles of the ACK intervals.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct IntervalSummary {
-    /// Number of intervals (ACKs − 1).
-    pub count: u64,
-    /// Mean interval, s.
-    pub mean_s: f64,
-    /// Median (nearest rank).
-    pub p50: Dur,
-    /// 99th percentile (nearest rank).
-    pub p99: Dur,
-}
-
-impl AckIntervalStats {
-    /// Empty accumulator.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// An ACK packet left the receiver at `now` (non-decreasing).
-    pub fn record(&mut self, now: Time) {
-        if let Some(last) = self.last.replace(now) {
-            let d = now.saturating_since(last).as_nanos();
-            self.sum_ns += d as u128;
-            match u32::try_from(d) {
-                Ok(short) => self.short_ns.push(short),
-                Err(_) => self.long_ns.push(d),
-            }
-        }
-    }
-
-    /// Number of intervals recorded.
-    pub fn count(&self) -> u64 {
-        (self.short_ns.len() + self.long_ns.len()) as u64
-    }
-
-    /// Mean, p50 and p99; `None` with fewer than two ACKs.
-    ///
-    /// Quantile q is the nearest-rank value: the ⌈q·n⌉-th smallest interval (1-based), always
-    /// an interval that occurred.
-    pub fn intervals(&self) -> Option<IntervalSummary> {
-        let n = self.count();
-        if n == 0 {
-            return None;
-        }
-        let mut short = self.short_ns.clone();
-        short.sort_unstable();
-        let mut long = self.long_ns.clone();
-        long.sort_unstable();
-        // Every long interval exceeds every short one, so `short ++ long` is sorted.
-        let at = |rank: u64| -> Dur {
-            let i = (rank.max(1) - 1) as usize;
-            Dur(short.get(i).map_or_else(|| long[i - short.len()], |&v| v as u64))
-        };
-        let nearest_rank = |q_percent: u64| (q_percent * n).div_ceil(100);
-        Some(IntervalSummary {
-            count: n,
-            mean_s: self.sum_ns as f64 / n as f64 / 1e9,
-            p50: at(nearest_rank(50)),
-            p99: at(nearest_rank(99)),
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -340,46 +267,6 @@ mod tests {
         assert!((jain_index(&[1.0, 3.0]) - 0.8).abs() < 1e-15);
         assert!(jain_index(&[]).is_nan());
         assert!(jain_index(&[0.0, 0.0]).is_nan());
-    }
-
-    fn acks_at(times_us: &[u64]) -> AckIntervalStats {
-        let mut s = AckIntervalStats::new();
-        for &t in times_us {
-            s.record(Time(t * 1_000));
-        }
-        s
-    }
-
-    #[test]
-    fn ack_intervals_nearest_rank_on_known_data() {
-        // Intervals 1..=100 µs in shuffled order: mean 50.5 µs, p50 = 50th = 50 µs,
-        // p99 = 99th = 99 µs.
-        let mut t = 0;
-        let mut times = vec![0];
-        for k in (1..=100u64).map(|i| (i * 37) % 101) {
-            t += k;
-            times.push(t);
-        }
-        let s = acks_at(&times).intervals().unwrap();
-        assert_eq!(s.count, 100);
-        assert!((s.mean_s - 50.5e-6).abs() < 1e-15);
-        assert_eq!(s.p50, Dur::from_micros(50));
-        assert_eq!(s.p99, Dur::from_micros(99));
-    }
-
-    #[test]
-    fn ack_intervals_longer_than_u32_stay_exact() {
-        // Intervals 1 ms, 2 ms, 10 s: p50 = 2nd = 2 ms, p99 = 3rd = 10 s, mean = 10.003/3 s.
-        let s = acks_at(&[0, 1_000, 3_000, 10_003_000]).intervals().unwrap();
-        assert_eq!(s.p50, Dur::from_millis(2));
-        assert_eq!(s.p99, Dur::from_secs(10));
-        assert!((s.mean_s - 10.003 / 3.0).abs() < 1e-12);
-    }
-
-    #[test]
-    fn ack_intervals_need_two_acks() {
-        assert_eq!(acks_at(&[]).intervals(), None);
-        assert_eq!(acks_at(&[5]).intervals(), None);
     }
 
     #[test]

@@ -53,6 +53,7 @@ fn run_to(dir: &Path, seed: Option<u64>) -> String {
     let out = run(&s, opts).unwrap();
     let mut sum = out.summary;
     sum.sim.wall_s = 0.0;
+    sum.sim.cpu_s = 0.0;
     sum.sim.events_per_s = 0.0;
     sum.to_json_pretty()
 }

@@ -56,13 +56,17 @@ fn run_writes_summary_timeseries_and_one_qlog_pair_per_flow() {
     ];
     assert_eq!(names, expected);
     // Both 200 KB transfers finish well inside 2 s, so the run stops early; the time series has
-    // one row per flow per 100 ms sample up to the end.
+    // one row per flow and per link (two) per 100 ms sample up to the end.
     let end = out.summary.sim.sim_time_s;
     assert!(
         end < 1.0 && out.summary.flows.iter().all(|f| f.completion_time_s.is_some()),
         "{end}"
     );
-    assert_eq!(out.timeseries.len(), 2 * (end / 0.1).floor() as usize + 2);
+    assert_eq!(out.timeseries.len(), 4 * ((end / 0.1).floor() as usize + 1));
+    // The file, written as the run went, holds the same rows as memory.
+    let mut csv = Vec::new();
+    out.timeseries.to_csv(&mut csv).unwrap();
+    assert_eq!(std::fs::read(dir.join("timeseries.csv")).unwrap(), csv);
     let json = std::fs::read_to_string(dir.join("summary.json")).unwrap();
     assert_eq!(json, out.summary.to_json_pretty() + "\n");
     let _ = std::fs::remove_dir_all(&dir);

@@ -92,7 +92,9 @@ def _execute(spec: RunSpec) -> RunResult:
         timeseries_interval=spec.timeseries_interval,
         real=spec.real,
     )
-    ts = {k: v.tolist() for k, v in res.timeseries.items()}
+    # The cases read per-flow series; link rows (no flow id) are left out.
+    flow_rows = [f == f for f in res.timeseries["flow"].tolist()]
+    ts = {k: [x for x, keep in zip(v.tolist(), flow_rows, strict=True) if keep] for k, v in res.timeseries.items()}
     return RunResult(spec, res.summary, ts, time.perf_counter() - t0, out)
 
 

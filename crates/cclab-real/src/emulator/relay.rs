@@ -12,7 +12,7 @@ use super::fabric::Fabric;
 use super::release::{RateMeter, ReleaseStats};
 use crate::clock::{request_realtime_priority, thread_cpu_time, tighten_timer_slack, wait_fds, WallClock};
 use crate::socket::UdpIo;
-use cclab_core::time::Dur;
+use cclab_core::time::{Dur, Time};
 use cclab_core::wire::packet::{Datagram, FlowId, Packet};
 use cclab_core::wire::quic::decode;
 use cclab_core::wire::size::QuicProfile;
@@ -20,6 +20,7 @@ use cclab_sim::link::LinkRate;
 use cclab_sim::packet::InFlight;
 use cclab_sim::run::PathPlan;
 use cclab_sim::summary::EmulatorSummary;
+use cclab_sim::timeseries::LinkSample;
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -50,6 +51,8 @@ pub struct RelayReport {
     pub emulator: EmulatorSummary,
     /// Per link: configured and achieved rate (bits/s), where measured.
     pub rates: Vec<(Option<f64>, Option<f64>)>,
+    /// Every link's state at each time-series sample: (time, link, sample).
+    pub link_samples: Vec<(Time, u32, LinkSample)>,
     /// The first socket error, if the relay stopped on one.
     pub error: Option<String>,
 }
@@ -81,13 +84,15 @@ impl Relay {
     }
 
     /// Runs until `stop` is set: `flows[f]` are flow `f`'s endpoints, `fabric` the path.
-    /// `classify` decodes datagrams to tell pure ACKs (needed only when a link thins ACKs).
+    /// `classify` decodes datagrams to tell pure ACKs (needed only when a link thins ACKs);
+    /// every `sample_every` each link's state is recorded for the time series.
     pub fn run(
         mut self,
         mut fabric: Fabric,
         plan: &PathPlan,
         flows: &[FlowAddrs],
         classify: Option<QuicProfile>,
+        sample_every: Option<Dur>,
         clock: WallClock,
         stop: Arc<AtomicBool>,
     ) -> RelayReport {
@@ -123,6 +128,8 @@ impl Relay {
         let mut stats = ReleaseStats::default();
         let (mut unexpected, mut error) = (0u64, None);
         let mut out = Vec::new();
+        let mut link_samples = Vec::new();
+        let mut next_sample = sample_every.map(|_| Time::ZERO);
         let fds = [self.toward_senders.fd(), self.toward_receivers.fd()];
         while !stop.load(Ordering::Relaxed) {
             let now = clock.now();
@@ -189,7 +196,19 @@ impl Relay {
                 pool.push(bytes);
             }
             let now = clock.now();
-            match fabric.next_wake() {
+            if let (Some(t), Some(every)) = (next_sample, sample_every) {
+                if now >= t {
+                    for (l, link) in fabric.links().iter().enumerate() {
+                        link_samples.push((t, l as u32, link.sample(now)));
+                    }
+                    next_sample = Some(t + Dur(((now.0 - t.0) / every.0 + 1) * every.0));
+                }
+            }
+            let next = match (fabric.next_wake(), next_sample) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            match next {
                 Some(t) if t <= now + SPIN_MARGIN => continue,
                 next => {
                     let sleep = next.map_or(MAX_SLEEP, |t| t.saturating_since(now) - SPIN_MARGIN);
@@ -213,6 +232,7 @@ impl Relay {
             fabric,
             emulator,
             rates: meters.iter().map(|m| (m.configured_bps(), m.achieved_bps())).collect(),
+            link_samples,
             error,
         }
     }

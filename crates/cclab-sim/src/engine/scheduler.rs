@@ -92,6 +92,36 @@ impl Scheduler {
         }
     }
 
+    /// Drops `actor`'s pending wake-up, if any, so that a later request can replace it.
+    pub fn cancel(&mut self, actor: ActorId) {
+        if self.flat {
+            self.heap[actor as usize].time = u64::MAX;
+            return;
+        }
+        let i = self.pos[actor as usize];
+        if i == NONE {
+            return;
+        }
+        self.pos[actor as usize] = NONE;
+        let last = self.heap.pop().expect("a pending actor is in the heap");
+        if (i as usize) < self.heap.len() {
+            // The last entry fills the hole and moves whichever way restores the order.
+            self.heap[i as usize] = last;
+            self.pos[last.actor() as usize] = i;
+            self.sift_up(i as usize);
+            let j = self.pos[last.actor() as usize] as usize;
+            self.sift_down(j);
+        }
+    }
+
+    /// Sets `actor`'s wake-up to `t` (earlier or later than a pending one), or none.
+    pub fn set(&mut self, actor: ActorId, t: Option<Time>) {
+        self.cancel(actor);
+        if let Some(t) = t {
+            self.schedule(actor, t);
+        }
+    }
+
     /// The pending wake-up of `actor`, if any.
     pub fn pending(&self, actor: ActorId) -> Option<Time> {
         if self.flat {
@@ -262,7 +292,10 @@ mod tests {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             let actor = (x >> 33) as usize % n;
             let t = (x >> 20) % 1000;
-            if x.is_multiple_of(3) {
+            if x % 7 == 1 {
+                s.cancel(actor as u32);
+                reference[actor] = None;
+            } else if x.is_multiple_of(3) {
                 let popped = s.pop();
                 let best = reference
                     .iter()

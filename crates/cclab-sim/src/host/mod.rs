@@ -16,6 +16,7 @@
 mod config;
 mod idle;
 mod stall;
+mod wakeups;
 
 pub use config::{BatchConfig, CpuConfig, HostConfig, IdleStateConfig, StallConfig};
 
@@ -28,6 +29,7 @@ use cclab_core::wire::packet::{Datagram, FlowId};
 use idle::IdleStates;
 use stall::Stalls;
 use std::collections::VecDeque;
+use wakeups::Wakeups;
 
 /// Which end of a flow an endpoint is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,11 +105,18 @@ pub struct Host {
     send_turn: bool,
     /// Slot to poll first for the next send job.
     next_slot: usize,
+    /// Slots' wake-up times and which may send.
+    wake: Wakeups,
+    /// Scratch list of slots whose timers are due.
+    due: Vec<u16>,
     events: Vec<(FlowId, Side, TraceEvent)>,
     stats: HostStats,
     stalls: Option<Stalls>,
     idle: Option<IdleStates>,
 }
+
+/// Hosts with at most this many endpoints poll all of them for each send job (see `poll_send`).
+const POLL_ALL_MAX_SLOTS: usize = 16;
 
 fn carries_data(d: &Datagram) -> bool {
     d.packet.data.is_some()
@@ -129,6 +138,8 @@ impl Host {
             job_tx_slot: 0,
             send_turn: true,
             next_slot: 0,
+            wake: Wakeups::new(),
+            due: Vec::new(),
             events: Vec::new(),
             stats: HostStats::default(),
             stalls: cfg.cpu.stall.as_ref().map(|s| Stalls::new(s, rng)),
@@ -158,7 +169,9 @@ impl Host {
             done: false,
             socket_drops: 0,
         });
-        (self.slots.len() - 1) as u16
+        let slot = (self.slots.len() - 1) as u16;
+        self.wake.add(slot, start);
+        slot
     }
 
     /// The endpoints.
@@ -238,17 +251,7 @@ impl Host {
         if self.job != Job::Idle {
             return Some(self.busy_until);
         }
-        let t = self
-            .slots
-            .iter()
-            .filter_map(|s| {
-                if s.start > now {
-                    Some(s.start)
-                } else {
-                    s.endpoint.poll_timeout()
-                }
-            })
-            .min()?;
+        let t = self.wake.earliest()?;
         // An endpoint asking for `now` again after doing nothing would spin; move on by 1 ns.
         Some(t.max(now + Dur(1)))
     }
@@ -270,15 +273,34 @@ impl Host {
         0
     }
 
+    /// Re-reads when `slot` next needs the host (after any call into its endpoint).
+    fn refresh(&mut self, slot: usize, now: Time) {
+        let s = &self.slots[slot];
+        let t = if s.start > now {
+            Some(s.start)
+        } else {
+            s.endpoint.poll_timeout()
+        };
+        self.wake.set(slot as u16, t);
+    }
+
     fn fire_timers(&mut self, now: Time) -> usize {
         let mut finished = 0;
-        for s in &mut self.slots {
+        let mut due = std::mem::take(&mut self.due);
+        self.wake.take_due(now, &mut due);
+        for &slot in &due {
+            let s = &mut self.slots[slot as usize];
             if s.start <= now && s.endpoint.poll_timeout().is_some_and(|t| t <= now) {
                 s.endpoint.handle_timeout(now);
                 Self::collect_events(&mut self.events, s);
                 finished += Self::check_done(s);
             }
+            // A start or a timer may let it send.
+            self.wake.mark_ready(slot);
+            self.refresh(slot as usize, now);
         }
+        due.clear();
+        self.due = due;
         finished
     }
 
@@ -292,6 +314,8 @@ impl Host {
                     s.endpoint.handle_datagram(now, d);
                     Self::collect_events(&mut self.events, s);
                     finished += Self::check_done(s);
+                    self.wake.mark_ready(slot);
+                    self.refresh(slot as usize, now);
                 }
             }
             Job::Send => {
@@ -356,35 +380,47 @@ impl Host {
         true
     }
 
-    /// Polls the started endpoints round-robin for up to `max` datagrams from one of them.
+    /// Polls the started endpoints that may send round-robin for up to `max` datagrams from one
+    /// of them.
     fn poll_send(&mut self, now: Time, max: usize) -> bool {
         let n = self.slots.len();
-        // Round-robin by wrap-around rather than `%`: an integer division per poll showed in profiles.
-        let mut i = self.next_slot;
-        for _ in 0..n {
-            let cur = i;
-            i = if i + 1 == n { 0 } else { i + 1 };
-            let s = &mut self.slots[cur];
-            if s.start > now {
-                continue;
-            }
-            while self.job_tx.len() < max {
-                match s.endpoint.poll_transmit(now) {
-                    Some(dgram) => self.job_tx.push(InFlight {
-                        dgram,
-                        route: s.route,
-                        hop: 0,
-                        enqueued: now,
-                        payload: None,
-                    }),
-                    None => break,
+        // Ready slots from `next_slot` to the end, then from the start up to `next_slot`.
+        for (lo, hi) in [(self.next_slot, n), (0, self.next_slot)] {
+            let mut from = lo;
+            while let Some(cur) = self.wake.next_ready(from, hi) {
+                from = cur + 1;
+                let s = &mut self.slots[cur];
+                if s.start > now {
+                    // Its start timer makes it ready again.
+                    self.wake.unready(cur as u16);
+                    continue;
                 }
-            }
-            Self::collect_events(&mut self.events, s);
-            if !self.job_tx.is_empty() {
-                self.job_tx_slot = cur;
-                self.next_slot = i;
-                return true;
+                while self.job_tx.len() < max {
+                    match s.endpoint.poll_transmit(now) {
+                        Some(dgram) => self.job_tx.push(InFlight {
+                            dgram,
+                            route: s.route,
+                            hop: 0,
+                            enqueued: now,
+                            payload: None,
+                        }),
+                        None => break,
+                    }
+                }
+                Self::collect_events(&mut self.events, s);
+                // Other endpoints promise nothing about when they can send, so they are always polled. Small
+                // hosts poll every endpoint as they always did: a poll that sends nothing still refills a paced
+                // sender's token bucket at the rate in force, and skipping it would change their results.
+                let always_polled = matches!(s.endpoint, AnyEndpoint::Custom(_)) || n <= POLL_ALL_MAX_SLOTS;
+                self.refresh(cur, now);
+                if !self.job_tx.is_empty() {
+                    self.job_tx_slot = cur;
+                    self.next_slot = if cur + 1 == n { 0 } else { cur + 1 };
+                    return true;
+                }
+                if !always_polled {
+                    self.wake.unready(cur as u16);
+                }
             }
         }
         false

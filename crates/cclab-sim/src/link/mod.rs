@@ -50,6 +50,10 @@ pub struct LinkStats {
     pub busy: Dur,
     /// Bytes of trace opportunities used (trace-driven links only).
     pub trace_bytes_used: u64,
+    /// Packets that left the queue for the serialiser (a packet finding the link idle counts, with no wait).
+    pub dequeued_packets: u64,
+    /// Their total time in the queue (sojourn), for the time series' mean per interval.
+    pub sojourn: Dur,
 }
 
 /// A one-way link.
@@ -176,6 +180,7 @@ impl Link {
         }
         let idle = self.busy_until <= now && self.queue.packets() == 0;
         if self.trace.is_none() && idle && self.queue.is_passive() {
+            self.stats.dequeued_packets += 1;
             self.transmit(now, p);
             return;
         }
@@ -201,6 +206,8 @@ impl Link {
     /// The serialiser is free at `t`: starts the next queued packet, if any.
     fn start_next(&mut self, t: Time) {
         if let Some(p) = self.queue.dequeue(t) {
+            self.stats.dequeued_packets += 1;
+            self.stats.sojourn += t.saturating_since(p.enqueued);
             self.transmit(t, p);
         }
     }
@@ -242,6 +249,8 @@ impl Link {
                 if self.trace_head.is_none() {
                     match self.queue.dequeue(t) {
                         Some(p) => {
+                            self.stats.dequeued_packets += 1;
+                            self.stats.sojourn += t.saturating_since(p.enqueued);
                             let size = p.size();
                             self.trace_head = Some((p, size));
                         }
@@ -295,6 +304,27 @@ impl Link {
     /// Packets inside the link: queued, being serialised, or propagating.
     pub fn in_transit_packets(&self) -> u64 {
         (self.queue.packets() + self.trace_head.is_some() as usize + self.prop.len()) as u64
+    }
+
+    /// The link's state at `now` for the time series.
+    pub fn sample(&self, now: Time) -> crate::timeseries::LinkSample {
+        let st = self.stats();
+        let elapsed = now.saturating_since(Time::ZERO);
+        let used_of = match &self.trace {
+            Some(trace) => (
+                st.trace_bytes_used as f64,
+                (trace.count_before(now) * OPPORTUNITY_BYTES) as f64,
+            ),
+            None => (st.busy.min(elapsed).as_secs_f64(), elapsed.as_secs_f64()),
+        };
+        crate::timeseries::LinkSample {
+            queue_bytes: self.queue.bytes(),
+            queue_packets: self.queue.packets() as u64,
+            drops: st.queue.dropped_packets + st.lost_packets,
+            ecn_marks: st.queue.ecn_marked,
+            dequeued: (st.dequeued_packets, st.sojourn),
+            used_of,
+        }
     }
 
     /// Fraction of `duration` the link was busy: serialiser busy time, or on a trace link the

@@ -5,6 +5,7 @@
 //! `trace-flow<i>.sqlog` and `trace-receiver-flow<i>.sqlog` for each flow of several).
 
 mod build;
+mod cpu_clock;
 mod observe;
 mod plan;
 mod report;
@@ -17,7 +18,7 @@ use crate::network::Stop;
 use crate::qlog::{trace_file_name, QlogFormat, QlogWriter};
 use crate::scenario::Scenario;
 use crate::summary::Summary;
-use crate::timeseries::{Sampler, TimeSeries};
+use crate::timeseries::{Sampler, SamplerOutput, TimeSeries};
 use cclab_core::endpoint::source::SourceConfig;
 use cclab_core::time::{Dur, Time};
 use cclab_core::wire::packet::FlowId;
@@ -52,6 +53,9 @@ pub struct RunOptions {
     pub qlog: QlogMode,
     /// Time-series interval instead of the scenario's.
     pub timeseries_interval: Option<Dur>,
+    /// Do not keep the time series in memory (`RunOutput::timeseries` is then empty); with an
+    /// `out_dir` it is still written to `timeseries.csv`, as it is produced.
+    pub discard_timeseries: bool,
     /// Called now and then with the fraction done (of simulated time, or of bytes for bulk
     /// transfers, whichever is further); returning false cancels the run.
     pub progress: Option<Box<dyn FnMut(f64) -> bool + Send>>,
@@ -72,6 +76,9 @@ pub enum RunError {
     /// The progress hook returned false.
     #[error("run cancelled")]
     Cancelled,
+    /// The outputs would exceed `[output] max_bytes` (checked before the run starts).
+    #[error("output.max_bytes: {0}")]
+    Budget(String),
     /// An output file could not be written.
     #[error("{}: {source}", path.display())]
     Io {
@@ -100,8 +107,10 @@ pub fn qlog_format(mode: QlogMode, scenario_qlog: bool) -> Option<QlogFormat> {
 
 /// Runs `s` to the end of its duration or until every flow is done.
 pub fn run(s: &Scenario, opts: RunOptions) -> Result<RunOutput, RunError> {
-    let wall = std::time::Instant::now();
+    let clock = cpu_clock::CpuClock::start();
     let file = s.config();
+    let interval = opts.timeseries_interval.unwrap_or(file.output.timeseries_interval);
+    crate::budget::check(file, interval).map_err(RunError::Budget)?;
     let seed = opts.seed.unwrap_or(file.scenario.seed);
     let format = qlog_format(opts.qlog, file.output.qlog).filter(|_| opts.out_dir.is_some());
     let mut built = build::build(file, seed, format.is_some());
@@ -120,14 +129,41 @@ pub fn run(s: &Scenario, opts: RunOptions) -> Result<RunOutput, RunError> {
             params.format = fmt;
             let path = dir.join(trace_file_name(vantage(side), FlowId(i as u32), n));
             let f = File::create(&path).map_err(io_err(&path))?;
-            let w = QlogWriter::new(BufWriter::new(f), vantage(side), &title, params).map_err(io_err(&path))?;
+            // 1 MB buffers: a traced 10 Gbit/s run writes ~1.1 kB per packet, so 8 KB ones meant a write call every ~7 packets.
+            let w = QlogWriter::new(BufWriter::with_capacity(1 << 20, f), vantage(side), &title, params)
+                .map_err(io_err(&path))?;
             Ok((w, path))
         };
         let s = open(sender_params, crate::host::Side::Sender)?;
         let r = open(receiver_params, crate::host::Side::Receiver)?;
         qlogs.push(Some([s, r]));
     }
-    let interval = opts.timeseries_interval.unwrap_or(file.output.timeseries_interval);
+    let csv = match &opts.out_dir {
+        Some(dir) => {
+            let path = dir.join("timeseries.csv");
+            let f = File::create(&path).map_err(io_err(&path))?;
+            // Rows go out in 256 KB chunks while the run goes on.
+            let w: Box<dyn Write + Send> = Box::new(BufWriter::with_capacity(1 << 18, f));
+            Some((w, path))
+        }
+        None => None,
+    };
+    let csv_path = csv.as_ref().map(|(_, p)| p.clone());
+    let output = SamplerOutput {
+        csv: csv.map(|(w, _)| w),
+        keep: !opts.discard_timeseries,
+    };
+    let ts_err = |e| match &csv_path {
+        Some(p) => RunError::Io {
+            path: p.clone(),
+            source: e,
+        },
+        None => RunError::Io {
+            path: PathBuf::from("timeseries"),
+            source: e,
+        },
+    };
+    let sampler = Sampler::with_output(interval, output).map_err(ts_err)?;
     let total_bytes = file
         .flow
         .iter()
@@ -138,11 +174,12 @@ pub fn run(s: &Scenario, opts: RunOptions) -> Result<RunOutput, RunError> {
         .sum::<Option<u64>>();
     let mut obs = RunObserver {
         qlogs,
-        sampler: Sampler::new(interval),
+        sampler,
         progress: opts.progress,
         duration: file.scenario.duration,
         total_bytes,
         io_error: None,
+        qlog_window: file.output.qlog_window.map(|[a, b]| (Time::ZERO + a, Time::ZERO + b)),
     };
     let stop = built
         .net
@@ -159,25 +196,12 @@ pub fn run(s: &Scenario, opts: RunOptions) -> Result<RunOutput, RunError> {
     for (w, path) in obs.qlogs.drain(..).flatten().flatten() {
         w.finish().map_err(io_err(&path))?;
     }
+    let timeseries = obs.sampler.finish().map_err(ts_err)?;
     let cc_names: Vec<_> = built.qlog_params.iter().map(|(s, _)| s.cc_algorithm.clone()).collect();
-    let summary = report::summarise(
-        &built.net,
-        file,
-        &built.link_names,
-        &cc_names,
-        seed,
-        wall.elapsed().as_secs_f64(),
-    );
-    let timeseries = obs.sampler.into_series();
+    let summary = report::summarise(&built.net, file, &built.link_names, &cc_names, seed, clock.elapsed());
     if let Some(dir) = &opts.out_dir {
         let path = dir.join("summary.json");
         std::fs::write(&path, summary.to_json_pretty() + "\n").map_err(io_err(&path))?;
-        let path = dir.join("timeseries.csv");
-        let mut w = BufWriter::new(File::create(&path).map_err(io_err(&path))?);
-        timeseries
-            .to_csv(&mut w)
-            .and_then(|()| w.flush())
-            .map_err(io_err(&path))?;
     }
     Ok(RunOutput { summary, timeseries })
 }

@@ -5,7 +5,7 @@ use crate::network::{Network, Observer};
 use crate::qlog::{QlogWriter, Vantage};
 use crate::timeseries::{SampleCounters, Sampler};
 use cclab_core::endpoint::{Endpoint, TraceEvent};
-use cclab_core::time::Dur;
+use cclab_core::time::{Dur, Time};
 use cclab_core::wire::packet::FlowId;
 use std::fs::File;
 use std::io::{self, BufWriter};
@@ -28,6 +28,20 @@ pub(crate) struct RunObserver {
     pub(crate) total_bytes: Option<u64>,
     /// First write error; writing stops there and `run()` reports it.
     pub(crate) io_error: Option<(PathBuf, io::Error)>,
+    /// Trace only events in `[start, end)` (`[output] qlog_window`).
+    pub(crate) qlog_window: Option<(Time, Time)>,
+}
+
+/// When `ev` happened.
+fn event_time(ev: &TraceEvent) -> Time {
+    match ev {
+        TraceEvent::PacketSent { time, .. }
+        | TraceEvent::PacketReceived { time, .. }
+        | TraceEvent::PacketLost { time, .. }
+        | TraceEvent::Metrics { time, .. }
+        | TraceEvent::CongestionState { time, .. }
+        | TraceEvent::PtoExpired { time } => *time,
+    }
 }
 
 impl RunObserver {
@@ -48,6 +62,12 @@ impl Observer for RunObserver {
         if self.io_error.is_some() {
             return;
         }
+        if let Some((start, end)) = self.qlog_window {
+            let t = event_time(&ev);
+            if t < start || t >= end {
+                return;
+            }
+        }
         if let Some(files) = self.qlogs.get_mut(flow.0 as usize).and_then(Option::as_mut) {
             let (w, path) = &mut files[(side == Side::Receiver) as usize];
             if let Err(e) = w.write_event(&ev) {
@@ -59,13 +79,17 @@ impl Observer for RunObserver {
     fn on_tick(&mut self, net: &Network) {
         for f in 0..net.flow_count() {
             let flow = FlowId(f as u32);
-            let sender = net.endpoints(flow).0;
+            let (sender, receiver) = net.endpoints(flow);
             let st = sender.stats();
             let c = SampleCounters {
                 bytes_sent: st.bytes_sent,
                 bytes_acked: st.bytes_delivered,
+                bytes_delivered: receiver.stats().bytes_delivered,
             };
             self.sampler.sample(net.now(), flow, &sender.metrics(), &c);
+        }
+        for (i, link) in net.links().iter().enumerate() {
+            self.sampler.sample_link(net.now(), i as u32, &link.sample(net.now()));
         }
     }
 

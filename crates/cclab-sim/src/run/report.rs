@@ -7,15 +7,15 @@ use crate::summary::{FlowSummary, LinkSummary, SimStats, Summary};
 use cclab_core::endpoint::Endpoint;
 use cclab_core::wire::packet::FlowId;
 
-/// The summary of `net` after a run of `file` seeded `seed` that took `wall_s` seconds; `cc_names` holds
-/// each flow's controller name as its sender reported it.
+/// The summary of `net` after a run of `file` seeded `seed` that took `(cpu_s, wall_s)` seconds; `cc_names`
+/// holds each flow's controller name as its sender reported it.
 pub(crate) fn summarise(
     net: &Network,
     file: &ScenarioFile,
     names: &LinkNames,
     cc_names: &[Option<String>],
     seed: u64,
-    wall_s: f64,
+    (cpu_s, wall_s): (f64, f64),
 ) -> Summary {
     let end = net.now();
     let elapsed = end.saturating_since(cclab_core::time::Time::ZERO);
@@ -80,11 +80,8 @@ pub(crate) fn summarise(
         sim: SimStats {
             events: net.events(),
             wall_s,
-            events_per_s: if wall_s > 0.0 {
-                net.events() as f64 / wall_s
-            } else {
-                0.0
-            },
+            cpu_s,
+            events_per_s: if cpu_s > 0.0 { net.events() as f64 / cpu_s } else { 0.0 },
             sim_time_s: end.as_secs_f64(),
         },
         flows,

@@ -185,5 +185,11 @@ fn validate(file: &mut ScenarioFile, base: &Path) -> Result<(), (String, String)
             (None, _) => {}
         }
     }
-    Ok(())
+    if file.output.qlog_window.is_some_and(|[start, end]| start >= end) {
+        return Err((
+            "output.qlog_window".into(),
+            "expected [start, end] with start < end".into(),
+        ));
+    }
+    crate::budget::check(file, file.output.timeseries_interval).map_err(|m| ("output.max_bytes".into(), m))
 }

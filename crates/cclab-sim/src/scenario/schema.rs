@@ -245,6 +245,12 @@ pub struct OutputConfig {
     /// Write qlog traces when an output directory is given (default false).
     #[serde(default)]
     pub qlog: bool,
+    /// Largest time series (memory and file) a run may produce; default 4 GB (`budget`).
+    #[serde(default)]
+    pub max_bytes: Option<Bytes>,
+    /// Trace only events in `[start, end)` of simulated time (default: the whole run).
+    #[serde(default)]
+    pub qlog_window: Option<[Dur; 2]>,
 }
 
 impl Default for OutputConfig {
@@ -252,6 +258,8 @@ impl Default for OutputConfig {
         OutputConfig {
             timeseries_interval: ten_ms(),
             qlog: false,
+            max_bytes: None,
+            qlog_window: None,
         }
     }
 }

@@ -352,12 +352,15 @@ impl Endpoint for Sender {
     }
 
     fn metrics(&self) -> Metrics {
+        // Before the first RTT sample the estimator holds the initial RTT (RFC 9002 §6.2.2), which was
+        // never measured: report no value (zero), as qlog and summary.json already read zero.
+        let sampled = |d: Dur| if self.rtt.has_sample() { d } else { Dur::ZERO };
         Metrics {
             cwnd: self.cc.window(),
             bytes_in_flight: self.sent.bytes_in_flight(),
-            smoothed_rtt: self.rtt.smoothed(),
-            min_rtt: self.rtt.min(),
-            latest_rtt: self.rtt.latest(),
+            smoothed_rtt: sampled(self.rtt.smoothed()),
+            min_rtt: sampled(self.rtt.min()),
+            latest_rtt: sampled(self.rtt.latest()),
             pacing_rate_bps: if self.pacing.enabled {
                 (self.pacing_rate() * 8.0) as u64
             } else {

@@ -1,0 +1,141 @@
+use super::*;
+use std::sync::{Arc, Mutex};
+
+fn metrics() -> Metrics {
+    Metrics {
+        cwnd: 14_720,
+        bytes_in_flight: 2_944,
+        smoothed_rtt: Dur::from_micros(20_500),
+        min_rtt: Dur::from_millis(20),
+        pacing_rate_bps: 7_180_487,
+        delivery_rate_bps: 5_000_000,
+        ..Default::default()
+    }
+}
+
+fn counters(delivered: u64) -> SampleCounters {
+    SampleCounters {
+        bytes_sent: 3_000,
+        bytes_acked: 1_500,
+        bytes_delivered: delivered,
+    }
+}
+
+/// A `Write` whose bytes the test can read while the sampler owns it.
+#[derive(Clone, Default)]
+struct Shared(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Shared {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn sampler_rounds_are_interval_apart() {
+    let mut s = Sampler::new(Dur::from_millis(10));
+    assert_eq!(s.due(), Time::ZERO);
+    s.sample(Time::ZERO, FlowId(0), &metrics(), &counters(0));
+    s.sample(Time::ZERO, FlowId(1), &metrics(), &counters(0));
+    assert_eq!(s.due(), Time(10_000_000));
+    let ts = s.into_series();
+    assert_eq!(ts.len(), 2);
+    let cols = ts.columns();
+    assert_eq!(cols.iter().map(|c| c.0).collect::<Vec<_>>(), COLUMNS);
+    assert_eq!(cols[1].1, &[0.0, 1.0]);
+    assert_eq!(cols[4].1[0], 0.0205);
+    assert_eq!(cols[9].1[1], 1_500.0);
+    assert!(cols[11].1[0].is_nan(), "flow rows have no link");
+}
+
+#[test]
+fn timeseries_has_no_rtt_or_pacing_value_before_the_first_rtt_sample() {
+    let mut s = Sampler::new(Dur::from_millis(10));
+    let unsampled = Metrics {
+        smoothed_rtt: Dur::ZERO,
+        min_rtt: Dur::ZERO,
+        pacing_rate_bps: 340_000_000,
+        ..metrics()
+    };
+    s.sample(Time::ZERO, FlowId(0), &unsampled, &counters(0));
+    s.sample(Time(10_000_000), FlowId(0), &metrics(), &counters(0));
+    let ts = s.into_series();
+    let col = |name: &str| ts.columns().into_iter().find(|c| c.0 == name).unwrap().1.to_vec();
+    assert!(col("srtt_s")[0].is_nan() && col("min_rtt_s")[0].is_nan() && col("pacing_rate_bps")[0].is_nan());
+    assert_eq!(col("srtt_s")[1], 0.0205);
+    assert_eq!(col("pacing_rate_bps")[1], 7_180_487.0);
+    let mut csv = Vec::new();
+    ts.to_csv(&mut csv).unwrap();
+    let text = String::from_utf8(csv).unwrap();
+    assert_eq!(
+        text.lines().nth(1).unwrap(),
+        "0,0,14720,2944,,,,5000000,3000,1500,,,,,,,,"
+    );
+}
+
+#[test]
+fn timeseries_goodput_is_delivery_since_the_previous_sample() {
+    let mut s = Sampler::new(Dur::from_millis(100));
+    s.sample(Time::ZERO, FlowId(0), &metrics(), &counters(0));
+    // 125,000 bytes in 100 ms = 10 Mbit/s.
+    s.sample(Time(100_000_000), FlowId(0), &metrics(), &counters(125_000));
+    let ts = s.into_series();
+    let goodput = ts.columns()[10].1.to_vec();
+    assert!(goodput[0].is_nan());
+    assert!((goodput[1] - 10e6).abs() < 1e-6, "{goodput:?}");
+}
+
+#[test]
+fn timeseries_link_rows_give_queue_sojourn_and_utilisation_per_interval() {
+    let mut s = Sampler::new(Dur::from_millis(10));
+    let first = LinkSample {
+        dequeued: (10, Dur::from_millis(5)),
+        used_of: (0.004, 0.010),
+        ..Default::default()
+    };
+    s.sample_link(Time(10_000_000), 1, &first);
+    // 4 more packets waited 8 ms in all (2 ms each); busy 7.5 of the next 10 ms.
+    let second = LinkSample {
+        queue_bytes: 3_000,
+        queue_packets: 2,
+        drops: 1,
+        ecn_marks: 3,
+        dequeued: (14, Dur::from_millis(13)),
+        used_of: (0.0115, 0.020),
+    };
+    s.sample_link(Time(20_000_000), 1, &second);
+    let ts = s.into_series();
+    let cols = ts.columns();
+    let at = |name: &str, r: usize| cols.iter().find(|c| c.0 == name).unwrap().1[r];
+    assert!(at("flow", 1).is_nan());
+    assert_eq!(at("link", 1), 1.0);
+    assert!(at("sojourn_s", 0).is_nan() && at("utilisation", 0).is_nan());
+    assert!((at("sojourn_s", 1) - 0.002).abs() < 1e-15);
+    assert!((at("utilisation", 1) - 0.75).abs() < 1e-12);
+    assert_eq!((at("queue_bytes", 1), at("queue_packets", 1)), (3_000.0, 2.0));
+    assert_eq!((at("drops", 1), at("ecn_marks", 1)), (1.0, 3.0));
+}
+
+#[test]
+fn sampler_streams_rows_to_its_sink_and_may_keep_none() {
+    let sink = Shared::default();
+    let out = SamplerOutput {
+        csv: Some(Box::new(sink.clone())),
+        keep: false,
+    };
+    let mut s = Sampler::with_output(Dur::from_millis(10), out).unwrap();
+    s.sample(Time(1_500_000), FlowId(2), &metrics(), &counters(0));
+    // Written before the run ends.
+    let text = String::from_utf8(sink.0.lock().unwrap().clone()).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next().unwrap(), COLUMNS.join(","));
+    assert_eq!(
+        lines.next().unwrap(),
+        "0.0015,2,14720,2944,0.0205,0.02,7180487,5000000,3000,1500,,,,,,,,"
+    );
+    assert!(s.finish().unwrap().is_empty());
+}
