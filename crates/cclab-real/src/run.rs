@@ -329,6 +329,7 @@ fn report(
         fs.socket_drops = Some(drops(&s_io).unwrap_or(0) + drops(&r_io).unwrap_or(0));
         fs.decode_errors = Some(s.counters.decode_errors + r.counters.decode_errors);
         describe_flow(&mut fs, f, cc_names[i].clone());
+        fs.set_rtt_percentiles(s.endpoint.rtt_percentiles());
         fs.ecn_marks = uses_ecn(f).then_some(r.counters.ce_received);
         for d in [&s, &r] {
             if let Some(e) = d.counters.error.as_ref().or(d.counters.first_decode_error.as_ref()) {

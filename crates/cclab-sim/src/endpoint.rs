@@ -62,4 +62,7 @@ impl Endpoint for AnyEndpoint {
     fn is_done(&self) -> bool {
         dispatch!(self, e => e.is_done())
     }
+    fn rtt_percentiles(&self) -> Option<[cclab_core::time::Dur; 3]> {
+        dispatch!(self, e => e.rtt_percentiles())
+    }
 }

@@ -142,6 +142,15 @@ pub struct FlowSummary {
     /// Packets of this flow marked CE on the path (when ECN is on).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ecn_marks: Option<u64>,
+    /// Median of every RTT sample the sender took, s (≤ 3 % off: a log-linear histogram).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rtt_p50_s: Option<f64>,
+    /// 90th percentile of the RTT samples, s.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rtt_p90_s: Option<f64>,
+    /// 99th percentile of the RTT samples, s.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rtt_p99_s: Option<f64>,
     /// Real mode: CPU seconds the sender's thread used, measured from the OS.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cpu_time_sender_s: Option<f64>,
@@ -154,6 +163,12 @@ pub struct FlowSummary {
 }
 
 impl FlowSummary {
+    /// Sets the RTT percentiles from the sender's [`Endpoint::rtt_percentiles`](cclab_core::endpoint::Endpoint::rtt_percentiles).
+    pub fn set_rtt_percentiles(&mut self, p: Option<[Dur; 3]>) {
+        let s = |i: usize| p.map(|p| secs(p[i].as_nanos()));
+        (self.rtt_p50_s, self.rtt_p90_s, self.rtt_p99_s) = (s(0), s(1), s(2));
+    }
+
     /// Builds a flow's entry from both endpoints' counters, the sender's final metrics and the
     /// receiver's ACK intervals. The flow started at `start`; an incomplete transfer's goodput
     /// is measured up to `end` (the end of the run). Extras stay `None`.

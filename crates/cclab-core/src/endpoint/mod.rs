@@ -73,6 +73,11 @@ pub trait Endpoint: Send {
     }
     /// The transfer is complete and nothing is left to send or wait for.
     fn is_done(&self) -> bool;
+    /// The median, 90th and 99th percentile of every RTT sample taken so far (sender side;
+    /// `None` before any sample or for an endpoint that takes none).
+    fn rtt_percentiles(&self) -> Option<[crate::time::Dur; 3]> {
+        None
+    }
 }
 
 /// Counts an ACK-only (or feedback) packet of `size` bytes in `stats`, traces it into `trace`

@@ -5,5 +5,6 @@ pub mod delivery_rate;
 pub mod loss;
 pub mod pacer;
 pub mod rtt;
+pub mod rtt_histogram;
 pub mod sent;
 pub mod windowed_filter;

@@ -52,6 +52,7 @@ pub(crate) fn summarise(
         let buffers = file.hosts.sender.socket_buffer.is_some() || file.hosts.receiver.socket_buffer.is_some();
         fs.socket_drops = buffers.then(|| net.socket_drops(flow));
         describe_flow(&mut fs, f, cc_names.get(i).cloned().flatten());
+        fs.set_rtt_percentiles(s.rtt_percentiles());
         fs.ecn_marks = uses_ecn(f).then(|| net.ce_marks(flow));
         flows.push(fs);
     }

@@ -50,6 +50,7 @@ impl Sender {
             let first = !self.rtt.has_sample();
             let ack_delay = Dur(ack.ack_delay_ns).min(self.max_ack_delay());
             self.rtt.update(t, t.saturating_since(p.time_sent), ack_delay);
+            self.rtt_samples.record(self.rtt.latest());
             if first {
                 self.loss.on_first_rtt_sample(self.sent.next_pn());
             }

@@ -23,6 +23,7 @@ use crate::recovery::delivery_rate::DeliveryRate;
 use crate::recovery::loss::LossDetection;
 use crate::recovery::pacer::{Pacer, PacingConfig};
 use crate::recovery::rtt::RttEstimator;
+use crate::recovery::rtt_histogram::RttHistogram;
 use crate::recovery::sent::SentPackets;
 use crate::time::{Dur, Time};
 use crate::units::Bytes;
@@ -101,6 +102,8 @@ pub struct Sender {
     ecn: Ecn,
     cc: Box<dyn CongestionController>,
     rtt: RttEstimator,
+    /// Every RTT sample, for the run's percentiles.
+    rtt_samples: RttHistogram,
     sent: SentPackets,
     loss: LossDetection,
     pacer: Pacer,
@@ -182,6 +185,7 @@ impl Sender {
             cc_state: cc.state(),
             cc,
             rtt: RttEstimator::new(cfg.initial_rtt),
+            rtt_samples: RttHistogram::default(),
             sent: SentPackets::new(),
             loss: LossDetection::new(cfg.packet_threshold, cfg.time_threshold),
             pacer: Pacer::new(t, step),
@@ -289,6 +293,7 @@ impl Endpoint for Sender {
             // RFC 9002 §5.1: the handshake gives the first RTT sample (no ACK delay in it).
             if let Some(sample) = h.on_server(t, f) {
                 self.rtt.update(t, sample, Dur::ZERO);
+                self.rtt_samples.record(sample);
             }
         } else if let Some(ack) = &dgram.packet.ack {
             self.on_ack_frame(now, ack);
@@ -349,6 +354,11 @@ impl Endpoint for Sender {
             bytes_delivered: self.stream.acked_bytes(),
             ..self.stats.clone()
         }
+    }
+
+    fn rtt_percentiles(&self) -> Option<[Dur; 3]> {
+        let q = |p| self.rtt_samples.quantile(p);
+        Some([q(0.5)?, q(0.9)?, q(0.99)?])
     }
 
     fn metrics(&self) -> Metrics {
