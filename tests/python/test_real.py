@@ -21,6 +21,12 @@ def test_real_run_writes_the_simulations_outputs(tmp_path):
     assert s["emulator"]["packets"] > 0
     assert (out / "timeseries.parquet").exists() and (out / "trace.sqlog").exists()
     assert res.summary["mode"] == "real"
+    assert 0 < s["flows"][0]["rtt_p50_s"] <= s["flows"][0]["rtt_p99_s"]
+    # The doctor reads a real run like a simulated one.
+    from cclab.doctor import diagnose
+
+    (diagnosis,) = diagnose(out)
+    assert diagnosis.mode == "real" and "summary" in diagnosis.inputs
 
 
 def test_cli_real_and_bind_errors(tmp_path):
