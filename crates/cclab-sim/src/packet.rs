@@ -15,8 +15,13 @@ pub struct InFlight {
     pub route: u16,
     /// Index in the route of the link it is on.
     pub hop: u8,
-    /// When it entered the current link's queue (CoDel's sojourn time).
+    /// When it entered the current link's queue (CoDel's sojourn time); once the link hands it
+    /// out, when it reached the link's far end (the real-time emulator's release time).
     pub enqueued: Time,
+    /// The bytes this packet carries when a real-time driver moves real datagrams through the
+    /// model (`None` in simulation, where no bytes exist). A packet the model drops takes its
+    /// bytes with it; a duplicate copies them.
+    pub payload: Option<Box<Vec<u8>>>,
 }
 
 impl InFlight {

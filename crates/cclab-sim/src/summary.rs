@@ -16,6 +16,9 @@ pub struct Summary {
     pub scenario: String,
     /// RNG seed of the run.
     pub seed: u64,
+    /// How the run was made: `"sim"` (simulated), `"real"` (cclab's endpoints on UDP sockets
+    /// with the wall clock) or `"kernel"` (the kernel's TCP).
+    pub mode: String,
     /// Simulator cost.
     pub sim: SimStats,
     /// One entry per flow, in flow-id order.
@@ -26,6 +29,33 @@ pub struct Summary {
     /// than two flows.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fairness_jain: Option<f64>,
+    /// The real-time path emulator's own measurements (real and kernel modes with an emulated path).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub emulator: Option<EmulatorSummary>,
+}
+
+/// How well the real-time emulator kept the model's times: every packet's release error is its
+/// actual send time minus the time the link model gave it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct EmulatorSummary {
+    /// Packets released (delivered by the model and sent on a socket or device).
+    pub packets: u64,
+    /// Median release error, s.
+    pub release_error_p50_s: f64,
+    /// 99th percentile of the release error, s.
+    pub release_error_p99_s: f64,
+    /// Largest release error, s.
+    pub release_error_max_s: f64,
+    /// Packets released more than `late_threshold_s` after their modelled time.
+    pub late_packets: u64,
+    /// The lateness threshold, s.
+    pub late_threshold_s: f64,
+    /// Datagrams that arrived from an address no flow uses (dropped, counted).
+    pub unexpected_packets: u64,
+    /// CPU seconds the emulator's thread used.
+    pub cpu_s: f64,
+    /// `cpu_s` / wall seconds.
+    pub cpu_utilisation: f64,
 }
 
 /// Simulator cost and extent.
@@ -101,6 +131,15 @@ pub struct FlowSummary {
     /// Packets of this flow marked CE on the path (when ECN is on).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ecn_marks: Option<u64>,
+    /// Real mode: CPU seconds the sender's thread used, measured from the OS.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_time_sender_s: Option<f64>,
+    /// Real mode: CPU seconds the receiver's thread used, measured from the OS.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_time_receiver_s: Option<f64>,
+    /// Real mode: datagrams that failed to decode or carried corrupt stream bytes (dropped, counted).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decode_errors: Option<u64>,
 }
 
 impl FlowSummary {
@@ -168,6 +207,13 @@ pub struct LinkSummary {
     pub packets: u64,
     /// Packets the queue marked CE.
     pub ecn_marks: u64,
+    /// Real-time emulator only: the link's configured rate, bits/s (absent when unlimited).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub configured_rate_bps: Option<f64>,
+    /// Real-time emulator only: bits released while the link was backlogged, over the wall-clock
+    /// time they took (compare with `configured_rate_bps`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub achieved_rate_bps: Option<f64>,
 }
 
 impl Summary {

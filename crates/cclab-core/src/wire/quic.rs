@@ -5,8 +5,13 @@
 //! applied, so sizes are exact and contents readable. Stream bytes follow a pattern derived from
 //! their offset, which `decode` checks: a transfer that arrives intact proves the bytes did.
 //! `decode` never panics on arbitrary input.
+//!
+//! Real mode carries every profile's packets in this codec, so three private-use frames carry what
+//! only TCP and DCCP packets hold (the DCCP CCVal, TFRC feedback, the TCP SACK block count); QUIC
+//! packets never contain them, so QUIC sizes stay exact. [`encode_padded`] pads a packet up to the
+//! size its profile models.
 
-use super::packet::{AckFrame, AckFrequencyFrame, DataChunk, Packet};
+use super::packet::{AckFrame, AckFrequencyFrame, DataChunk, Packet, TfrcFeedback};
 use super::size::{QuicProfile, ACK_DELAY_EXPONENT, ACK_FREQUENCY_TYPE, AEAD_TAG, IMMEDIATE_ACK_TYPE};
 use core::fmt;
 
@@ -19,10 +24,34 @@ const STREAM_OFF: u64 = 0x04;
 const STREAM_LEN: u64 = 0x02;
 const STREAM_FIN: u64 = 0x01;
 const TAG_FILL: u8 = 0xa5;
+/// Private-use frame types (RFC 9000 §22.4 leaves 0x3c00.. unregistered): DCCP CCVal, TFRC feedback, TCP SACK blocks.
+const CCVAL_TYPE: u64 = 0x3cc0;
+const TFRC_FEEDBACK_TYPE: u64 = 0x3cc1;
+const SACK_BLOCKS_TYPE: u64 = 0x3cc2;
+
+/// Period of the stream byte pattern (a prime, so the pattern never lines up with packet sizes).
+const PATTERN_PERIOD: usize = 251;
+/// The pattern from offset 0, long enough that any STREAM payload is one slice of it: encoding
+/// and checking a payload is a copy and a compare, not a division per byte.
+static PATTERN: [u8; PATTERN_PERIOD + 65536] = {
+    let mut t = [0u8; PATTERN_PERIOD + 65536];
+    let mut i = 0;
+    while i < t.len() {
+        t[i] = (i % PATTERN_PERIOD) as u8;
+        i += 1;
+    }
+    t
+};
 
 /// The stream byte at `offset` (what `encode` writes and `decode` checks).
 pub fn pattern_byte(offset: u64) -> u8 {
-    (offset % 251) as u8
+    (offset % PATTERN_PERIOD as u64) as u8
+}
+
+/// The pattern bytes of `len` (≤ 65,536) stream bytes from `offset`.
+fn pattern(offset: u64, len: usize) -> &'static [u8] {
+    let start = (offset % PATTERN_PERIOD as u64) as usize;
+    &PATTERN[start..start + len]
 }
 
 /// Why a datagram could not be decoded.
@@ -68,8 +97,30 @@ fn put_varint(buf: &mut Vec<u8>, v: u64) {
 /// # Panics
 /// If `p.pn_len` is not 1..=4 or an ACK frame's ranges are not disjoint and descending.
 pub fn encode(p: &Packet, q: &QuicProfile, buf: &mut Vec<u8>) {
-    assert!((1..=4).contains(&p.pn_len), "pn_len must be 1..=4");
     let start = buf.len();
+    encode_frames(p, q, buf);
+    buf.extend(core::iter::repeat_n(FRAME_PADDING as u8, q.padding_len(p) as usize));
+    buf.extend(core::iter::repeat_n(TAG_FILL, AEAD_TAG as usize));
+    debug_assert_eq!(buf.len() - start, q.packet_len(p) as usize);
+}
+
+/// Appends the encoding of `p` padded with PADDING frames to `len` bytes, or unpadded when the
+/// encoding is longer already (real mode sends a TCP- or DCCP-profile packet at its modelled size).
+///
+/// # Panics
+/// As [`encode`].
+pub fn encode_padded(p: &Packet, q: &QuicProfile, len: usize, buf: &mut Vec<u8>) {
+    let start = buf.len();
+    encode_frames(p, q, buf);
+    let natural = buf.len() - start + (q.padding_len(p) + AEAD_TAG) as usize;
+    let pad = q.padding_len(p) as usize + len.saturating_sub(natural);
+    buf.extend(core::iter::repeat_n(FRAME_PADDING as u8, pad));
+    buf.extend(core::iter::repeat_n(TAG_FILL, AEAD_TAG as usize));
+}
+
+/// The short header and every frame of `p`, without padding and tag.
+fn encode_frames(p: &Packet, q: &QuicProfile, buf: &mut Vec<u8>) {
+    assert!((1..=4).contains(&p.pn_len), "pn_len must be 1..=4");
     // Short header: 0b01 (fixed bit), spin 0, reserved 0, key phase 0, pn length - 1.
     buf.push(0x40 | (p.pn_len - 1));
     buf.extend(core::iter::repeat_n(0u8, q.dcid_len as usize));
@@ -100,11 +151,22 @@ pub fn encode(p: &Packet, q: &QuicProfile, buf: &mut Vec<u8>) {
             put_varint(buf, d.offset);
         }
         put_varint(buf, d.len as u64);
-        buf.extend((d.offset..d.offset + d.len as u64).map(pattern_byte));
+        buf.extend_from_slice(pattern(d.offset, d.len as usize));
     }
-    buf.extend(core::iter::repeat_n(FRAME_PADDING as u8, q.padding_len(p) as usize));
-    buf.extend(core::iter::repeat_n(TAG_FILL, AEAD_TAG as usize));
-    debug_assert_eq!(buf.len() - start, q.packet_len(p) as usize);
+    if p.ccval != 0 {
+        put_varint(buf, CCVAL_TYPE);
+        put_varint(buf, p.ccval as u64);
+    }
+    if let Some(f) = &p.tfrc {
+        put_varint(buf, TFRC_FEEDBACK_TYPE);
+        put_varint(buf, f.x_recv_bps);
+        buf.extend_from_slice(&f.p.to_bits().to_be_bytes());
+        put_varint(buf, f.elapsed_ns);
+    }
+    if let Some(n) = p.ack.as_ref().and_then(|a| a.sack_blocks) {
+        put_varint(buf, SACK_BLOCKS_TYPE);
+        put_varint(buf, n as u64);
+    }
 }
 
 fn encode_ack(a: &AckFrame, buf: &mut Vec<u8>) {
@@ -221,6 +283,32 @@ pub fn decode(bytes: &[u8], q: &QuicProfile, largest_pn: Option<u64>) -> Result<
             }
             t @ (FRAME_ACK | FRAME_ACK_ECN) => p.ack = Some(decode_ack(&mut r, t == FRAME_ACK_ECN)?),
             t @ 0x08..=0x0f => p.data = Some(decode_stream(&mut r, t)?),
+            CCVAL_TYPE => {
+                p.ccval = u8::try_from(r.varint()?)
+                    .ok()
+                    .filter(|&c| c <= 15)
+                    .ok_or(DecodeError::Malformed("CCVal"))?
+            }
+            TFRC_FEEDBACK_TYPE => {
+                let x_recv_bps = r.varint()?;
+                let loss = f64::from_bits(u64::from_be_bytes(r.take(8)?.try_into().expect("8 bytes")));
+                if !(0.0..=1.0).contains(&loss) {
+                    return Err(DecodeError::Malformed("TFRC loss event rate"));
+                }
+                p.tfrc = Some(Box::new(TfrcFeedback {
+                    x_recv_bps,
+                    p: loss,
+                    elapsed_ns: r.varint()?,
+                }))
+            }
+            SACK_BLOCKS_TYPE => {
+                let n = u8::try_from(r.varint()?).map_err(|_| DecodeError::Malformed("SACK block count"))?;
+                // The ACK frame comes first in a packet (see `encode_frames`).
+                p.ack
+                    .as_mut()
+                    .ok_or(DecodeError::Malformed("SACK blocks without an ACK"))?
+                    .sack_blocks = Some(n);
+            }
             t => return Err(DecodeError::UnknownFrame(t)),
         }
     }
@@ -275,8 +363,9 @@ fn decode_stream(r: &mut Reader<'_>, ty: u64) -> Result<DataChunk, DecodeError> 
     };
     let len32 = u32::try_from(len).map_err(|_| DecodeError::Malformed("STREAM length"))?;
     let data = r.take(len32 as usize)?;
-    if let Some(i) = data.iter().zip(offset..).position(|(&b, o)| b != pattern_byte(o)) {
-        return Err(DecodeError::CorruptData(offset + i as u64));
+    if data != pattern(offset, data.len()) {
+        let i = data.iter().zip(pattern(offset, data.len())).position(|(a, b)| a != b);
+        return Err(DecodeError::CorruptData(offset + i.unwrap_or(0) as u64));
     }
     Ok(DataChunk {
         offset,

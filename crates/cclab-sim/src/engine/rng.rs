@@ -25,6 +25,8 @@ pub enum Stream {
     LinkReorder = 4,
     /// A link's cross-traffic source.
     LinkCross = 5,
+    /// A link's duplication draws.
+    LinkDuplicate = 7,
     /// A host's scheduling stalls.
     HostStall = 6,
     /// A flow's sender (its controller's randomness, e.g. BBR's probe phases).

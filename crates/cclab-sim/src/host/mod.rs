@@ -375,6 +375,7 @@ impl Host {
                         route: s.route,
                         hop: 0,
                         enqueued: now,
+                        payload: None,
                     }),
                     None => break,
                 }

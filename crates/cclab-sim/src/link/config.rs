@@ -84,6 +84,10 @@ pub struct LinkConfig {
     /// Reordering (default none).
     #[serde(default)]
     pub reorder: Option<ReorderConfig>,
+    /// Probability that a packet is duplicated: the copy follows the original through the
+    /// queue (default none; real stacks must drop the duplicate).
+    #[serde(default)]
+    pub duplicate: Option<Probability>,
     /// Packet-rate cap, packets/s: every packet takes at least `1/max_pps` to send, whatever
     /// its size (a packet-congestive link).
     #[serde(default)]
@@ -115,6 +119,7 @@ impl LinkConfig {
             loss: LossConfig::None,
             jitter: Dur::ZERO,
             reorder: None,
+            duplicate: None,
             max_pps: None,
             per_packet_cost: Dur::ZERO,
             thin_acks: 0,
@@ -122,6 +127,12 @@ impl LinkConfig {
             cross_traffic: None,
             loaded_trace: None,
         }
+    }
+
+    /// A link that changes nothing: unlimited, no delay, no impairment, default queue (a path of
+    /// such links is plain loopback in real mode, with no emulator between the endpoints).
+    pub fn is_transparent(&self) -> bool {
+        *self == LinkConfig::new(LinkRate::Unlimited, Dur::ZERO)
     }
 
     /// Checks the parameters together and reads the trace file relative to `base`.

@@ -119,6 +119,7 @@ impl CrossSource {
             route: CROSS_TRAFFIC,
             hop: 0,
             enqueued: at,
+            payload: None,
         }
     }
 }

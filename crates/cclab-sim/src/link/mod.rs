@@ -18,6 +18,7 @@ pub use config::{LinkConfig, LinkRate, ReorderConfig};
 pub use cross::CrossTrafficConfig;
 pub use trace::{MahimahiTrace, OPPORTUNITY_BYTES};
 
+use crate::engine::rng::chance;
 use crate::engine::{stream_rng, Rng, Stream};
 use crate::loss::{AnyLoss, LossModel};
 use crate::packet::{InFlight, CROSS_TRAFFIC};
@@ -41,6 +42,8 @@ pub struct LinkStats {
     pub lost_packets: u64,
     /// Pure ACKs removed by ACK thinning.
     pub thinned_packets: u64,
+    /// Packets the link duplicated (each copy counts once more in `delivered_packets`).
+    pub duplicated_packets: u64,
     /// Queue drops and ECN marks.
     pub queue: QueueStats,
     /// Time the serialiser spent transmitting.
@@ -65,6 +68,8 @@ pub struct Link {
     loss: AnyLoss,
     loss_rng: Rng,
     queue_rng: Rng,
+    /// Duplication probability and its draws.
+    duplicate: Option<(f64, Rng)>,
     prop: Propagation,
     /// Forward one pure ACK in `thin_acks` per route (0 or 1: all).
     thin_acks: u32,
@@ -100,6 +105,9 @@ impl Link {
             loss: cfg.loss.build(),
             loss_rng: stream_rng(seed, Stream::LinkLoss, index),
             queue_rng: stream_rng(seed, Stream::LinkQueue, index),
+            duplicate: cfg
+                .duplicate
+                .map(|p| (p.0, stream_rng(seed, Stream::LinkDuplicate, index))),
             prop: Propagation::new(
                 cfg.delay,
                 cfg.jitter,
@@ -151,6 +159,17 @@ impl Link {
             self.stats.lost_packets += 1;
             return;
         }
+        if let Some((p_dup, rng)) = &mut self.duplicate {
+            if chance(rng, *p_dup) {
+                self.stats.duplicated_packets += 1;
+                self.enter(now, p.clone());
+            }
+        }
+        self.enter(now, p);
+    }
+
+    /// `p` passed thinning, loss and duplication: into the queue, or straight to the serialiser.
+    fn enter(&mut self, now: Time, p: InFlight) {
         if self.trace.is_none() && self.per_packet.0 == 0 && self.rate_bps.is_none() {
             self.prop.push(now, p);
             return;

@@ -76,13 +76,19 @@ impl Propagation {
         }
     }
 
-    /// Moves every packet that has arrived by `now` to `out`, FIFO ones first.
+    /// Moves every packet that has arrived by `now` to `out`, FIFO ones first, each stamped
+    /// with its arrival time in `enqueued` (a real-time driver releases it then).
     pub(super) fn pop_due(&mut self, now: Time, out: &mut Vec<InFlight>) {
         // Count first, then move the due packets in one pass: popping them one at a time copied each twice.
         let due = self.fifo.iter().take_while(|e| e.0 <= now).count();
-        out.extend(self.fifo.drain(..due).map(|e| e.1));
+        out.extend(self.fifo.drain(..due).map(|(at, mut p)| {
+            p.enqueued = at;
+            p
+        }));
         while self.held.last().is_some_and(|e| e.0 <= now) {
-            out.push(self.held.pop().expect("last exists").2);
+            let (at, _, mut p) = self.held.pop().expect("last exists");
+            p.enqueued = at;
+            out.push(p);
         }
     }
 

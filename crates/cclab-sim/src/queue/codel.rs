@@ -206,6 +206,7 @@ mod tests {
             route: 0,
             hop: 0,
             enqueued: Time::ZERO,
+            payload: None,
         }
     }
 

@@ -27,13 +27,9 @@ pub(crate) struct Built {
 /// Builds the network of `file` for a run seeded `seed`; endpoints trace when `trace` is set.
 pub(crate) fn build(file: &ScenarioFile, seed: u64, trace: bool) -> Built {
     let mut net = Network::new();
-    let mut names = Vec::new();
-    let mut add_link = |net: &mut Network, cfg, name: String, dir| {
-        names.push((name, dir));
-        net.add_link(cfg, seed)
-    };
-    let fwd = add_link(&mut net, &file.path.forward, "path.forward".into(), "forward");
-    let ret = add_link(&mut net, &file.path.reverse, "path.return".into(), "reverse");
+    let plan = super::plan::plan(file);
+    let ids: Vec<_> = plan.links.iter().map(|l| net.add_link(&l.config, seed)).collect();
+    let names = plan.links.iter().map(|l| (l.name.clone(), l.direction)).collect();
     let p2p_hosts = (file.scenario.topology == Topology::P2p).then(|| {
         (
             net.add_host(&file.hosts.sender, seed),
@@ -41,30 +37,23 @@ pub(crate) fn build(file: &ScenarioFile, seed: u64, trace: bool) -> Built {
         )
     });
     let mut qlog_params = Vec::new();
-    for (i, f) in file.flow.iter().enumerate() {
+    for (i, (f, routes)) in file.flow.iter().zip(&plan.routes).enumerate() {
         let (sender_host, receiver_host) = p2p_hosts.unwrap_or_else(|| {
             (
                 net.add_host(&file.hosts.sender, seed),
                 net.add_host(&file.hosts.receiver, seed),
             )
         });
-        let (mut forward, mut reverse) = (vec![fwd], vec![ret]);
-        if let Some(access) = &f.access {
-            let a_fwd = add_link(&mut net, access, format!("flow[{i}].access"), "forward");
-            let a_rev = add_link(&mut net, access, format!("flow[{i}].access"), "reverse");
-            forward.insert(0, a_fwd);
-            reverse.push(a_rev);
-        }
         let start = Time::ZERO + f.start;
-        let (sender, receiver, params) = endpoints(f, net.next_flow_id(), seed, i as u32, start);
+        let (sender, receiver, params) = flow_endpoints(f, net.next_flow_id(), seed, i as u32, start);
         qlog_params.push(params);
         net.add_flow(FlowSpec {
             sender,
             receiver,
             sender_host,
             receiver_host,
-            forward,
-            reverse,
+            forward: routes.forward.iter().map(|&l| ids[l]).collect(),
+            reverse: routes.reverse.iter().map(|&l| ids[l]).collect(),
             start,
             trace,
         });
@@ -76,10 +65,11 @@ pub(crate) fn build(file: &ScenarioFile, seed: u64, trace: bool) -> Built {
     }
 }
 
-type Endpoints = (AnyEndpoint, AnyEndpoint, (QlogParams, QlogParams));
+/// A flow's sender, receiver, and the qlog parameters of each side's trace.
+pub type Endpoints = (AnyEndpoint, AnyEndpoint, (QlogParams, QlogParams));
 
-/// Builds flow `index`'s endpoints at `start`.
-fn endpoints(f: &FlowConfig, flow: FlowId, seed: u64, index: u32, start: Time) -> Endpoints {
+/// Builds flow `index`'s endpoints at `start` (the simulator and real mode build them alike).
+pub fn flow_endpoints(f: &FlowConfig, flow: FlowId, seed: u64, index: u32, start: Time) -> Endpoints {
     let profile = f.wire_profile();
     match f.profile {
         ProfileKind::Quic | ProfileKind::Tcp => {

@@ -6,7 +6,11 @@
 
 mod build;
 mod observe;
+mod plan;
 mod report;
+
+pub use build::{flow_endpoints, Endpoints};
+pub use plan::{plan, FlowRoutes, PathPlan, PlannedLink};
 
 use crate::network::Stop;
 use crate::qlog::{trace_file_name, QlogFormat, QlogWriter};
@@ -81,17 +85,21 @@ fn io_err(path: &Path) -> impl FnOnce(io::Error) -> RunError + '_ {
     }
 }
 
+/// The qlog schema a run writes, given the caller's mode and the scenario's `[output] qlog`.
+pub fn qlog_format(mode: QlogMode, scenario_qlog: bool) -> Option<QlogFormat> {
+    match (mode, scenario_qlog) {
+        (QlogMode::Ietf, _) => Some(QlogFormat::Ietf),
+        (QlogMode::Draft02, _) | (QlogMode::Off, true) => Some(QlogFormat::V03),
+        (QlogMode::Off, false) => None,
+    }
+}
+
 /// Runs `s` to the end of its duration or until every flow is done.
 pub fn run(s: &Scenario, opts: RunOptions) -> Result<RunOutput, RunError> {
     let wall = std::time::Instant::now();
     let file = s.config();
     let seed = opts.seed.unwrap_or(file.scenario.seed);
-    let format = match (opts.qlog, file.output.qlog) {
-        (QlogMode::Ietf, _) => Some(QlogFormat::Ietf),
-        (QlogMode::Draft02, _) | (QlogMode::Off, true) => Some(QlogFormat::V03),
-        (QlogMode::Off, false) => None,
-    };
-    let format = format.filter(|_| opts.out_dir.is_some());
+    let format = qlog_format(opts.qlog, file.output.qlog).filter(|_| opts.out_dir.is_some());
     let mut built = build::build(file, seed, format.is_some());
     if let Some(dir) = &opts.out_dir {
         std::fs::create_dir_all(dir).map_err(io_err(dir))?;

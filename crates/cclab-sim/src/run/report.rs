@@ -61,12 +61,14 @@ pub(crate) fn summarise(net: &Network, file: &ScenarioFile, names: &LinkNames, s
                 bytes: st.delivered_bytes,
                 packets: st.delivered_packets,
                 ecn_marks: st.queue.ecn_marked,
+                ..LinkSummary::default()
             }
         })
         .collect();
     let mut summary = Summary {
         scenario: file.scenario.name.clone(),
         seed,
+        mode: "sim".into(),
         sim: SimStats {
             events: net.events(),
             wall_s,
@@ -80,6 +82,7 @@ pub(crate) fn summarise(net: &Network, file: &ScenarioFile, names: &LinkNames, s
         flows,
         links,
         fairness_jain: None,
+        emulator: None,
     };
     summary.set_fairness();
     summary

@@ -1,0 +1,392 @@
+//! `run_real`: a scenario's flows as real UDP endpoints with the wall clock, through the
+//! real-time emulator unless the path is plain loopback; the same outputs as a simulation.
+
+use crate::clock::WallClock;
+use crate::driver::{drive, DriverConfig, DriverReport, Role, Shared};
+use crate::emulator::{Fabric, FlowAddrs, Relay, RelayReport};
+use crate::socket::{kernel_drops, UdpIo};
+use crate::wire::RealCodec;
+use cclab_core::endpoint::source::SourceConfig;
+use cclab_core::endpoint::Endpoint;
+use cclab_core::time::{Dur, Time};
+use cclab_core::wire::packet::FlowId;
+use cclab_core::wire::size::Profile;
+use cclab_sim::qlog::{trace_file_name, QlogWriter, Vantage};
+use cclab_sim::run::{flow_endpoints, plan, qlog_format, PathPlan};
+use cclab_sim::scenario::ScenarioFile;
+use cclab_sim::summary::{FlowSummary, LinkSummary, SimStats, Summary};
+use cclab_sim::timeseries::TimeSeries;
+use cclab_sim::{QlogMode, RunOutput, Scenario};
+use std::fs::File;
+use std::io::{self, BufWriter};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How often the calling thread checks progress, the deadline and cancellation.
+const POLL: Duration = Duration::from_millis(50);
+/// Extra wall time after the scenario's duration before a run is stopped.
+const GRACE: Dur = Dur(2_000_000_000);
+
+/// How to run a scenario for real.
+pub struct RealOptions {
+    /// Seed instead of the scenario's (it seeds the emulated links' loss, jitter and reordering).
+    pub seed: Option<u64>,
+    /// Directory for `summary.json`, `timeseries.csv` and qlog files (created if missing).
+    pub out_dir: Option<PathBuf>,
+    /// qlog schema; files are written only with an `out_dir`.
+    pub qlog: QlogMode,
+    /// Time-series interval instead of the scenario's.
+    pub timeseries_interval: Option<Dur>,
+    /// Address every socket binds (loopback unless said otherwise).
+    pub bind: IpAddr,
+    /// Wall-clock limit instead of the scenario's duration (plus 2 s).
+    pub deadline: Option<Dur>,
+    /// Called about every 50 ms with the fraction done; false stops the run (outputs are still
+    /// written, then [`RealError::Cancelled`] is returned).
+    pub progress: Option<Box<dyn FnMut(f64) -> bool + Send>>,
+}
+
+impl Default for RealOptions {
+    fn default() -> Self {
+        RealOptions {
+            seed: None,
+            out_dir: None,
+            qlog: QlogMode::Off,
+            timeseries_interval: None,
+            bind: IpAddr::V4(Ipv4Addr::LOCALHOST),
+            deadline: None,
+            progress: None,
+        }
+    }
+}
+
+/// A real run that could not be made or did not finish.
+#[derive(Debug)]
+pub enum RealError {
+    /// The scenario asks for something real mode cannot do (names the key).
+    Unsupported(String),
+    /// A socket or file could not be set up or written.
+    Io(String),
+    /// The progress hook asked to stop; the outputs of the run so far were written.
+    Cancelled(Box<RunOutput>),
+}
+
+impl std::fmt::Display for RealError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RealError::Unsupported(m) | RealError::Io(m) => f.write_str(m),
+            RealError::Cancelled(_) => f.write_str("real run cancelled (outputs written so far)"),
+        }
+    }
+}
+
+impl std::error::Error for RealError {}
+
+fn io_err(what: &str) -> impl FnOnce(io::Error) -> RealError + '_ {
+    move |e| RealError::Io(format!("{what}: {e}"))
+}
+
+/// What real mode does not model, each said once on standard error: the host models exist only
+/// in simulation, where the CPU is modelled; here the machine's own CPU does the work.
+pub fn notices(file: &ScenarioFile) -> Vec<String> {
+    let mut v = Vec::new();
+    for (side, h) in [("sender", &file.hosts.sender), ("receiver", &file.hosts.receiver)] {
+        if h.cpu != Default::default() {
+            v.push(format!(
+                "real mode ignores [hosts.{side}.cpu] (CPU costs, stalls and idle states are simulation-only host models; this machine's CPU does the work)"
+            ));
+        }
+    }
+    v
+}
+
+fn check(file: &ScenarioFile, bind: IpAddr) -> Result<(), RealError> {
+    for (i, f) in file.flow.iter().enumerate() {
+        let (key, ipv6) = match f.wire_profile() {
+            Profile::Quic(q) => ("quic", q.ipv6),
+            Profile::Tcp(t) => ("tcp", t.ipv6),
+            Profile::Dccp(d) => ("dccp", d.ipv6),
+        };
+        if ipv6 != bind.is_ipv6() {
+            let want = if ipv6 { "::1" } else { "127.0.0.1" };
+            return Err(RealError::Unsupported(format!(
+                "flow[{i}].{key}.ipv6 = {ipv6}, but real mode binds {bind}: give --bind {want} (headers must match the model's sizes)"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Runs `s` on real sockets; see the crate docs.
+pub fn run_real(s: &Scenario, mut opts: RealOptions) -> Result<RunOutput, RealError> {
+    let file = s.config();
+    check(file, opts.bind)?;
+    for n in notices(file) {
+        eprintln!("cclab: {n}");
+    }
+    let seed = opts.seed.unwrap_or(file.scenario.seed);
+    let plan = plan(file);
+    let emulated = !plan.links.iter().all(|l| l.config.is_transparent());
+    let interval = opts.timeseries_interval.unwrap_or(file.output.timeseries_interval);
+    let deadline = Time::ZERO + opts.deadline.unwrap_or(file.scenario.duration + GRACE);
+    let format = qlog_format(opts.qlog, file.output.qlog).filter(|_| opts.out_dir.is_some());
+    if let Some(dir) = &opts.out_dir {
+        std::fs::create_dir_all(dir).map_err(io_err(&dir.display().to_string()))?;
+    }
+
+    // Sockets first, so every endpoint knows its peer before any thread starts.
+    let bind = SocketAddr::new(opts.bind, 0);
+    let buffer = |h: &cclab_sim::host::HostConfig| h.socket_buffer.map(|b| b.0);
+    let relay = if emulated {
+        Some(Relay::bind(opts.bind).map_err(io_err("relay socket"))?)
+    } else {
+        None
+    };
+    let mut flows = Vec::new();
+    for (i, f) in file.flow.iter().enumerate() {
+        let s_io = UdpIo::bind(bind, buffer(&file.hosts.sender)).map_err(io_err("sender socket"))?;
+        let r_io = UdpIo::bind(bind, buffer(&file.hosts.receiver)).map_err(io_err("receiver socket"))?;
+        let addrs = FlowAddrs {
+            sender: s_io.local_addr().map_err(io_err("sender socket"))?,
+            receiver: r_io.local_addr().map_err(io_err("receiver socket"))?,
+        };
+        let (to_receiver, to_sender) = match &relay {
+            Some(r) => (r.sender_side(), r.receiver_side()),
+            None => (addrs.receiver, addrs.sender),
+        };
+        let start = Time::ZERO + f.start;
+        let (sender, receiver, (mut sp, mut rp)) = flow_endpoints(f, FlowId(i as u32), seed, i as u32, start);
+        let qlog = |params: &mut cclab_sim::qlog::QlogParams, v: Vantage| -> Result<_, RealError> {
+            let (Some(fmt), Some(dir)) = (format, &opts.out_dir) else {
+                return Ok(None);
+            };
+            params.format = fmt;
+            let path = dir.join(trace_file_name(v, FlowId(i as u32), file.flow.len()));
+            let title = format!("{} flow {i} (real)", file.scenario.name);
+            let out = File::create(&path).map_err(io_err(&path.display().to_string()))?;
+            let w =
+                QlogWriter::new(BufWriter::new(out), v, &title, params).map_err(io_err(&path.display().to_string()))?;
+            Ok(Some(w))
+        };
+        let s_cfg = DriverConfig {
+            role: Role::Sender,
+            peer: to_receiver,
+            start,
+            deadline,
+            sample_every: Some(interval).filter(|d| d.0 > 0),
+            qlog: qlog(&mut sp, Vantage::Sender)?,
+        };
+        let r_cfg = DriverConfig {
+            role: Role::Receiver,
+            peer: to_sender,
+            start,
+            deadline,
+            sample_every: None,
+            qlog: qlog(&mut rp, Vantage::Receiver)?,
+        };
+        let codec = RealCodec::new(FlowId(i as u32), f.wire_profile());
+        flows.push((addrs, (s_io, sender, s_cfg), (r_io, receiver, r_cfg), codec));
+    }
+    let addrs: Vec<FlowAddrs> = flows.iter().map(|f| f.0).collect();
+    let stop = Arc::new(AtomicBool::new(false));
+    let shared: Vec<Shared> = flows
+        .iter()
+        .map(|_| Shared {
+            stop: Arc::clone(&stop),
+            sender_done: Arc::new(AtomicBool::new(false)),
+            acked: Arc::new(AtomicU64::new(0)),
+        })
+        .collect();
+    let total_bytes: Option<u64> = file
+        .flow
+        .iter()
+        .map(|f| match f.source {
+            SourceConfig::Bulk { size } => Some(size.0),
+            _ => None,
+        })
+        .sum();
+    let classify =
+        plan.links
+            .iter()
+            .any(|l| l.config.thin_acks > 1)
+            .then(|| match file.flow.first().map(|f| f.wire_profile()) {
+                Some(Profile::Quic(q)) => q,
+                _ => cclab_core::wire::size::QuicProfile {
+                    dcid_len: 0,
+                    ..Default::default()
+                },
+            });
+
+    let clock = WallClock::start();
+    let mut cancelled = false;
+    let (relay_report, reports) = std::thread::scope(|scope| {
+        let relay = relay.map(|r| {
+            let (fabric, stop) = (Fabric::new(&plan, seed), Arc::clone(&stop));
+            let (plan, addrs) = (&plan, &addrs);
+            scope.spawn(move || r.run(fabric, plan, addrs, classify, clock, stop))
+        });
+        let mut handles = Vec::new();
+        for ((_, (s_io, s_ep, s_cfg), (r_io, r_ep, r_cfg), codec), sh) in flows.into_iter().zip(&shared) {
+            let (sc, rc, ss, rs) = (codec.clone(), codec, sh.clone(), sh.clone());
+            let s = scope.spawn(move || drive(s_io, s_ep, sc, s_cfg, clock, ss));
+            let r = scope.spawn(move || drive(r_io, r_ep, rc, r_cfg, clock, rs));
+            handles.push((s, r));
+        }
+        loop {
+            std::thread::sleep(POLL);
+            let all_done = shared.iter().all(|s| s.sender_done.load(Ordering::Relaxed));
+            if all_done || clock.now() >= deadline {
+                break;
+            }
+            let fraction = match total_bytes.filter(|&t| t > 0) {
+                Some(t) => shared.iter().map(|s| s.acked.load(Ordering::Relaxed)).sum::<u64>() as f64 / t as f64,
+                None => clock.now().as_nanos() as f64 / deadline.as_nanos().max(1) as f64,
+            };
+            if let Some(p) = opts.progress.as_mut() {
+                if !p(fraction.min(1.0)) {
+                    cancelled = true;
+                    break;
+                }
+            }
+        }
+        // Receivers stop once their sender is done; give them a moment to send the last ACK.
+        let reports: Vec<_> = handles
+            .into_iter()
+            .map(|(s, r)| {
+                let s = s.join().expect("sender thread");
+                stop.store(true, Ordering::Relaxed);
+                (s, r.join().expect("receiver thread"))
+            })
+            .collect();
+        stop.store(true, Ordering::Relaxed);
+        (relay.map(|h| h.join().expect("relay thread")), reports)
+    });
+    let end = clock.now();
+    if let Some(p) = opts.progress.as_mut() {
+        p(1.0);
+    }
+    let out = report(file, seed, &plan, end, relay_report, reports)?;
+    if let Some(dir) = &opts.out_dir {
+        let path = dir.join("summary.json");
+        std::fs::write(&path, out.summary.to_json_pretty() + "\n").map_err(io_err(&path.display().to_string()))?;
+        let path = dir.join("timeseries.csv");
+        let mut w = BufWriter::new(File::create(&path).map_err(io_err(&path.display().to_string()))?);
+        out.timeseries
+            .to_csv(&mut w)
+            .and_then(|()| io::Write::flush(&mut w))
+            .map_err(io_err(&path.display().to_string()))?;
+    }
+    if cancelled {
+        return Err(RealError::Cancelled(Box::new(out)));
+    }
+    Ok(out)
+}
+
+type Pair = ((DriverReport, UdpIo), (DriverReport, UdpIo));
+
+/// The summary and time series of a finished real run.
+fn report(
+    file: &ScenarioFile,
+    seed: u64,
+    plan: &PathPlan,
+    end: Time,
+    relay: Option<RelayReport>,
+    flows: Vec<Pair>,
+) -> Result<RunOutput, RealError> {
+    let mut summaries = Vec::new();
+    let mut rows = Vec::new();
+    let mut datagrams = 0;
+    let mut first_error = None;
+    for (i, ((s, s_io), (r, r_io))) in flows.into_iter().enumerate() {
+        let f = &file.flow[i];
+        let (ss, rs) = (s.endpoint.stats(), r.endpoint.stats());
+        datagrams += ss.datagrams_sent + rs.datagrams_sent;
+        let mut fs = FlowSummary::new(
+            FlowId(i as u32),
+            &ss,
+            &rs,
+            &s.endpoint.metrics(),
+            &r.acks,
+            Time::ZERO + f.start,
+            end,
+        );
+        let share = |d: &DriverReport| (d.wall.0 > 0).then(|| d.cpu.as_secs_f64() / d.wall.as_secs_f64());
+        fs.cpu_time_sender_s = Some(s.cpu.as_secs_f64());
+        fs.cpu_time_receiver_s = Some(r.cpu.as_secs_f64());
+        fs.cpu_utilisation_sender = share(&s);
+        fs.cpu_utilisation_receiver = share(&r);
+        let drops = |io: &UdpIo| io.local_addr().ok().and_then(kernel_drops);
+        fs.socket_drops = Some(drops(&s_io).unwrap_or(0) + drops(&r_io).unwrap_or(0));
+        fs.decode_errors = Some(s.counters.decode_errors + r.counters.decode_errors);
+        if f.sender.as_ref().is_some_and(|c| c.ecn) {
+            fs.ecn_marks = Some(r.counters.ce_received);
+        }
+        for d in [&s, &r] {
+            if let Some(e) = d.counters.error.as_ref().or(d.counters.first_decode_error.as_ref()) {
+                first_error.get_or_insert_with(|| format!("flow[{i}]: {e}"));
+            }
+        }
+        rows.extend(s.samples.into_iter().map(|(t, m, c)| (t, i, m, c)));
+        summaries.push(fs);
+    }
+    if let Some(e) = &first_error {
+        eprintln!("cclab: {e}");
+    }
+    rows.sort_by_key(|r| (r.0, r.1));
+    let mut timeseries = TimeSeries::default();
+    for (t, i, m, c) in &rows {
+        timeseries.push(*t, FlowId(*i as u32), m, c);
+    }
+    let elapsed = end.saturating_since(Time::ZERO);
+    let (links, emulator) = match relay {
+        Some(rr) => {
+            if let Some(e) = &rr.error {
+                eprintln!("cclab: {e}");
+            }
+            let links = rr
+                .fabric
+                .links()
+                .iter()
+                .zip(&plan.links)
+                .zip(&rr.rates)
+                .map(|((l, p), &(configured, achieved))| {
+                    let st = l.stats();
+                    LinkSummary {
+                        name: p.name.clone(),
+                        direction: p.direction.to_string(),
+                        utilisation: l.utilisation(elapsed),
+                        drops: st.queue.dropped_packets + st.lost_packets,
+                        bytes: st.delivered_bytes,
+                        packets: st.delivered_packets,
+                        ecn_marks: st.queue.ecn_marked,
+                        configured_rate_bps: configured,
+                        achieved_rate_bps: achieved,
+                    }
+                })
+                .collect();
+            (links, Some(rr.emulator))
+        }
+        None => (Vec::new(), None),
+    };
+    let wall_s = elapsed.as_secs_f64();
+    let mut summary = Summary {
+        scenario: file.scenario.name.clone(),
+        seed,
+        mode: "real".into(),
+        sim: SimStats {
+            events: datagrams,
+            wall_s,
+            events_per_s: if wall_s > 0.0 { datagrams as f64 / wall_s } else { 0.0 },
+            sim_time_s: wall_s,
+        },
+        flows: summaries,
+        links,
+        fairness_jain: None,
+        emulator,
+    };
+    summary.set_fairness();
+    Ok(RunOutput { summary, timeseries })
+}
