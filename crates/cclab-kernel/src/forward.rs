@@ -89,9 +89,9 @@ pub fn forward(
     let mut out = Vec::new();
     let fds = [tuns[0].fd(), tuns[1].fd()];
     while !stop.load(Ordering::Relaxed) {
-        for side in 0..2 {
+        for (side, tun) in tuns.iter_mut().enumerate() {
             loop {
-                let n = match tuns[side].recv(&mut buf) {
+                let n = match tun.recv(&mut buf) {
                     Ok(Some(n)) => n,
                     Ok(None) => break,
                     Err(e) => {

@@ -491,7 +491,7 @@ pub fn run_kernel(s: &Scenario, mut opts: KernelOptions) -> Result<RunOutput, Ke
             if let Some(info) = stream.and_then(|s| TcpInfo::read(s.as_raw_fd()).ok()) {
                 rows.push((next, info));
             }
-            next = next + interval;
+            next += interval;
             if snd.is_finished() && rcv.is_finished() || clock.now() >= deadline {
                 break;
             }
