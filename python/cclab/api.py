@@ -152,6 +152,7 @@ def run(
     qlog: QlogFormat | None = "draft-02",
     timeseries_interval: str | float | None = None,
     progress: Callable[[float], bool | None] | None = None,
+    kernel: bool = False,
 ) -> Result:
     """Run a scenario to completion.
 
@@ -176,6 +177,11 @@ def run(
     progress
         Called about every 50 ms with the completed fraction (0..1); returning False cancels the run
         (raises `RunError`), and an exception it raises propagates.
+    kernel
+        Run the scenario's TCP flow on the Linux kernel's TCP between two network namespaces, through the
+        real-time emulator (needs root; see docs/outputs.md, "Kernel mode"). ``summary.json`` then has
+        ``mode: "kernel"``, and ``tcp_info.csv`` holds the TCP_INFO fields the time series has no column for;
+        no qlog is written.
 
     Returns
     -------
@@ -188,6 +194,8 @@ def run(
         The scenario (from a path) is invalid.
     RunError
         The run failed or was cancelled.
+    KernelUnavailable
+        With ``kernel=True``: this machine forbids network namespaces or tun devices (a `RunError`).
     """
     overrides = _overrides(set)
     if isinstance(scenario, Scenario):
@@ -199,6 +207,18 @@ def run(
     out_dir = Path(out) if out is not None else None
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
+    if kernel:
+        core_out = _core.run_kernel(
+            sc._sc,
+            seed=seed,
+            out_dir=out_dir,
+            timeseries_interval_ns=interval_ns(timeseries_interval),
+            progress=progress,
+        )
+        result = Result(core_out)
+        if out_dir is not None:
+            result.write_parquet(out_dir / TIMESERIES_PARQUET)
+        return result
     core_out = _core.run(
         sc._sc,
         seed=seed,

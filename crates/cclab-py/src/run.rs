@@ -21,7 +21,7 @@ const POLL_EVERY: Duration = Duration::from_millis(50);
 #[pyclass(name = "RunOutput", module = "cclab._core", frozen)]
 #[repr(transparent)]
 pub(crate) struct PyRunOutput {
-    inner: cclab_sim::RunOutput,
+    pub(crate) inner: cclab_sim::RunOutput,
 }
 
 #[pymethods]
@@ -56,7 +56,10 @@ fn qlog_mode(qlog: Option<&str>) -> PyResult<QlogMode> {
 /// re-acquires the GIL, runs pending signal handlers (Ctrl-C raises `KeyboardInterrupt` there) and calls the
 /// optional Python callback; a callback result that is not `None` and falsy cancels the run. A raised exception
 /// is parked in `error` and cancels the run, so the caller re-raises it instead of the simulator's error.
-fn progress_hook(callback: Option<Py<PyAny>>, error: Arc<Mutex<Option<PyErr>>>) -> Box<dyn FnMut(f64) -> bool + Send> {
+pub(crate) fn progress_hook(
+    callback: Option<Py<PyAny>>,
+    error: Arc<Mutex<Option<PyErr>>>,
+) -> Box<dyn FnMut(f64) -> bool + Send> {
     let mut last = Instant::now();
     Box::new(move |fraction: f64| {
         if fraction < 1.0 && last.elapsed() < POLL_EVERY {

@@ -6,7 +6,7 @@ To add a command group, write ``cclab/cli/<name>.py`` defining a ``typer.Typer``
 
 import typer
 
-from cclab.cli import plot, reproduce, run, scenarios, sweep, validate
+from cclab.cli import emulate, plot, reproduce, run, scenarios, sweep, validate
 
 app = typer.Typer(
     name="cclab",
@@ -22,6 +22,7 @@ app.command("scenarios")(scenarios.scenarios)
 app.command("plot")(plot.plot)
 app.command("sweep")(sweep.sweep)
 app.command("reproduce")(reproduce.reproduce)
+app.command("emulate")(emulate.emulate)
 
 
 def main() -> None:

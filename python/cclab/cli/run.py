@@ -44,6 +44,14 @@ def run(
             callback=parse_interval,
         ),
     ] = None,
+    kernel: Annotated[
+        bool,
+        typer.Option(
+            "--kernel",
+            help="Run the TCP flow on Linux kernel TCP between two network namespaces, through the emulated path "
+            "(root; writes tcp_info.csv, no qlog).",
+        ),
+    ] = False,
 ) -> None:
     """Run SCENARIO.toml and write summary.json, timeseries.csv/.parquet and qlog traces to DIR."""
     with user_errors():
@@ -57,6 +65,7 @@ def run(
                 qlog=None if no_qlog else qlog_format.value,
                 timeseries_interval=interval,
                 progress=progress,
+                kernel=kernel,
             )
     console.print(summary_tables(result.summary))
     files = sorted(p.name for p in out.iterdir() if p.is_file())
