@@ -14,7 +14,7 @@ SHELL := bash
 # Cargo and maturin see the same interpreter, so pyo3 is configured once.
 export PYO3_PYTHON := $(abspath $(BIN)/python)
 
-.PHONY: install demo test lint bench wheel figures
+.PHONY: install demo test lint bench bench-real wheel figures
 
 install: $(VENV)/.built
 
@@ -56,6 +56,11 @@ figures: install
 
 bench:
 	$(CARGO) run --release -p cclab-sim --bin cclab-bench
+
+# Real mode on this machine: cclab's loopback QUIC vs quinn 0.11 (quinn-bulk), and the emulator's timing.
+bench-real:
+	$(CARGO) build --release -p cclab-real --bin cclab-real-bench -p quinn-bulk
+	target/release/cclab-real-bench --quinn target/release/quinn-bulk
 
 # One abi3 wheel (CPython >= 3.10 ABI) in target/wheels/.
 wheel: $(VENV)/.deps

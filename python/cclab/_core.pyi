@@ -41,6 +41,17 @@ def run(
     timeseries_interval_ns: int | None = None,
     progress: Callable[[float], bool | None] | None = None,
 ) -> RunOutput: ...
+def run_real(
+    scenario: Scenario,
+    *,
+    seed: int | None = None,
+    out_dir: str | PathLike[str] | None = None,
+    qlog: str | None = None,
+    timeseries_interval_ns: int | None = None,
+    progress: Callable[[float], bool | None] | None = None,
+    bind: str | None = None,
+    deadline_ns: int | None = None,
+) -> RunOutput: ...
 def parse_duration_ns(s: str) -> int: ...
 def run_kernel(
     scenario: Scenario,

@@ -152,11 +152,13 @@ def run(
     qlog: QlogFormat | None = "draft-02",
     timeseries_interval: str | float | None = None,
     progress: Callable[[float], bool | None] | None = None,
+    real: bool = False,
+    bind: str | None = None,
     kernel: bool = False,
 ) -> Result:
-    """Run a scenario to completion.
+    """Run a scenario to completion, simulated or for real.
 
-    The simulation runs without the GIL. Ctrl-C raises `KeyboardInterrupt` within about 50 ms.
+    The run happens without the GIL. Ctrl-C raises `KeyboardInterrupt` within about 50 ms.
 
     Parameters
     ----------
@@ -177,6 +179,11 @@ def run(
     progress
         Called about every 50 ms with the completed fraction (0..1); returning False cancels the run
         (raises `RunError`), and an exception it raises propagates.
+    real
+        Run the flows' endpoints on real UDP sockets with the wall clock, through the real-time path emulator
+        (unless the path is plain loopback); the outputs are the simulation's with ``"mode": "real"``.
+    bind
+        With ``real``: the IP address every socket binds (default ``127.0.0.1``; ``::1`` for IPv6 profiles).
     kernel
         Run the scenario's TCP flow on the Linux kernel's TCP between two network namespaces, through the
         real-time emulator (needs root; see docs/outputs.md, "Kernel mode"). ``summary.json`` then has
@@ -207,6 +214,10 @@ def run(
     out_dir = Path(out) if out is not None else None
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
+    if bind is not None and not real:
+        raise ValueError("bind= applies only to real runs (real=True)")
+    if kernel and real:
+        raise ValueError("kernel=True and real=True are two different modes; choose one")
     if kernel:
         core_out = _core.run_kernel(
             sc._sc,
@@ -215,18 +226,15 @@ def run(
             timeseries_interval_ns=interval_ns(timeseries_interval),
             progress=progress,
         )
-        result = Result(core_out)
-        if out_dir is not None:
-            result.write_parquet(out_dir / TIMESERIES_PARQUET)
-        return result
-    core_out = _core.run(
-        sc._sc,
-        seed=seed,
-        out_dir=out_dir,
-        qlog=qlog,
-        timeseries_interval_ns=interval_ns(timeseries_interval),
-        progress=progress,
-    )
+    else:
+        common = {
+            "seed": seed,
+            "out_dir": out_dir,
+            "qlog": qlog,
+            "timeseries_interval_ns": interval_ns(timeseries_interval),
+            "progress": progress,
+        }
+        core_out = _core.run_real(sc._sc, bind=bind, **common) if real else _core.run(sc._sc, **common)
     result = Result(core_out)
     if out_dir is not None:
         result.write_parquet(out_dir / TIMESERIES_PARQUET)

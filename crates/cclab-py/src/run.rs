@@ -24,6 +24,12 @@ pub(crate) struct PyRunOutput {
     pub(crate) inner: cclab_sim::RunOutput,
 }
 
+impl From<cclab_sim::RunOutput> for PyRunOutput {
+    fn from(inner: cclab_sim::RunOutput) -> Self {
+        PyRunOutput { inner }
+    }
+}
+
 #[pymethods]
 impl PyRunOutput {
     /// The run summary as pretty-printed JSON (the same text as `summary.json`).
@@ -41,7 +47,7 @@ impl PyRunOutput {
     }
 }
 
-fn qlog_mode(qlog: Option<&str>) -> PyResult<QlogMode> {
+pub(crate) fn qlog_mode(qlog: Option<&str>) -> PyResult<QlogMode> {
     match qlog {
         None => Ok(QlogMode::Off),
         Some("draft-02") => Ok(QlogMode::Draft02),

@@ -35,6 +35,15 @@ pub fn tighten_timer_slack() {
     }
 }
 
+/// Asks for real-time scheduling (`SCHED_FIFO`) for this thread, so a loaded machine delays
+/// its wake-ups less; true if granted (root, or `CAP_SYS_NICE`). Linux's RT throttling keeps a
+/// runaway thread from taking a whole core, and the emulator sleeps whenever no release is near.
+pub fn request_realtime_priority() -> bool {
+    let param = libc::sched_param { sched_priority: 10 };
+    // SAFETY: pid 0 is the calling thread; `param` is a valid sched_param.
+    unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) == 0 }
+}
+
 /// CPU time this thread has used.
 pub fn thread_cpu_time() -> Dur {
     let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };

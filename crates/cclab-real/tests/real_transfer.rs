@@ -3,12 +3,16 @@
 
 use cclab_real::{run_real, RealOptions};
 use cclab_sim::{RunOutput, Scenario};
+use std::sync::Mutex;
 
 fn scenario(text: &str) -> Scenario {
     Scenario::from_toml_str(text, "test.toml", &[]).expect("valid scenario")
 }
 
+/// Real runs share this 2-core machine's CPU: one at a time, so each test measures its own run.
 fn run(text: &str) -> RunOutput {
+    static SERIAL: Mutex<()> = Mutex::new(());
+    let _one = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
     run_real(&scenario(text), RealOptions::default()).expect("real run")
 }
 
@@ -75,4 +79,54 @@ delay = "2ms"
     assert!(fwd.drops > 0, "{fwd:?}");
     let emu = out.summary.emulator.as_ref().expect("emulated");
     assert!(emu.packets > 0);
+}
+
+#[test]
+fn emulator_holds_100_mbit_and_adds_no_more_delay_than_it_reports() {
+    let path = r#"
+[path.forward]
+rate = "100Mbps"
+delay = "5ms"
+queue = { kind = "droptail", limit = "200KB" }
+[path.return]
+rate = "100Mbps"
+delay = "5ms"
+"#;
+    let out = run(&bulk(path, "12MB", "cc = { algorithm = \"cubic\" }"));
+    let emu = out.summary.emulator.as_ref().expect("emulated");
+    let fwd = &out.summary.links[0];
+    let achieved = fwd.achieved_rate_bps.expect("the forward link was backlogged");
+    assert!(
+        (achieved / 100e6 - 1.0).abs() < 0.02,
+        "achieved {achieved} bit/s, emulator {emu:?}"
+    );
+    // The smallest RTT: 2 × 5 ms propagation + a 1500 B packet at 100 Mbit/s (120 µs) + a small ACK.
+    // The emulator may add up to its p99 each way; the endpoints' own wake-ups add the rest.
+    let min_rtt = out.summary.flows[0].min_rtt_s.expect("RTT sampled");
+    let modelled = 0.010 + 120e-6;
+    assert!(
+        min_rtt >= modelled - 1e-6,
+        "min RTT {min_rtt} below the model's {modelled}"
+    );
+    let bound = modelled + 2.0 * emu.release_error_p99_s + 1e-3;
+    assert!(min_rtt <= bound, "min RTT {min_rtt} above {bound} (emulator {emu:?})");
+}
+
+#[test]
+fn simulated_and_real_runs_of_one_scenario_complete_within_15_percent() {
+    let path = r#"
+[path.forward]
+rate = "50Mbps"
+delay = "10ms"
+queue = { kind = "droptail", limit = "125KB" }
+[path.return]
+rate = "50Mbps"
+delay = "10ms"
+"#;
+    let text = bulk(path, "10MB", "cc = { algorithm = \"newreno\" }");
+    let sim = cclab_sim::run(&scenario(&text), Default::default()).expect("simulated run");
+    let real = run(&text);
+    let done = |o: &RunOutput| o.summary.flows[0].completion_time_s.expect("completed");
+    let (s, r) = (done(&sim), done(&real));
+    assert!((r / s - 1.0).abs() <= 0.15, "simulated {s:.3} s, real {r:.3} s");
 }

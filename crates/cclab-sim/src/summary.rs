@@ -52,6 +52,8 @@ pub struct EmulatorSummary {
     pub late_threshold_s: f64,
     /// Datagrams that arrived from an address no flow uses (dropped, counted).
     pub unexpected_packets: u64,
+    /// The emulator's thread ran with real-time scheduling (`SCHED_FIFO`; needs root).
+    pub realtime_scheduling: bool,
     /// CPU seconds the emulator's thread used.
     pub cpu_s: f64,
     /// `cpu_s` / wall seconds.

@@ -35,16 +35,22 @@ def reproduce(
     ] = None,
     workers: Annotated[int | None, typer.Option(min=1, help="Local worker processes (default: cores).")] = None,
     dask: Annotated[str | None, typer.Option(help="Run on this Dask scheduler address instead.")] = None,
+    real: Annotated[
+        bool,
+        typer.Option("--real", help="Run on this machine's loopback with real sockets (cases: seed-000)."),
+    ] = False,
 ) -> None:
     """Reproduce a seed report: run the pathology and its fix, judge against the report, draw figures."""
-    from cclab.reproduce import CASES
+    from cclab.reproduce import CASES, REAL_CASES
     from cclab.reproduce import reproduce as run_case
 
-    cases = list(CASES) if case == "all" else [case]
-    if any(c not in CASES for c in cases):
-        error(f"unknown case {case!r}: expected one of {', '.join(CASES)} or 'all'")
+    known = REAL_CASES if real else CASES
+    cases = list(known) if case == "all" else [case]
+    if any(c not in known for c in cases):
+        kind = "real-mode cases" if real else "cases"
+        error(f"no {kind} named {case!r}: expected one of {', '.join(known)} or 'all'")
         raise typer.Exit(2)
-    base = out or Path("out") / "reproduce"
+    base = out or Path("out") / ("reproduce-real" if real else "reproduce")
     failed = []
     with user_errors():
         for c in cases:
@@ -56,6 +62,7 @@ def reproduce(
                     workers=workers,
                     dask=dask,
                     on_run=lambda _r, done, total: progress(done, total),
+                    real=real,
                 )
             console.print(verdict_table(report))
             if report.text:

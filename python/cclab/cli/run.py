@@ -44,6 +44,17 @@ def run(
             callback=parse_interval,
         ),
     ] = None,
+    real: Annotated[
+        bool,
+        typer.Option(
+            "--real",
+            help="Run the endpoints on real UDP sockets (loopback) through the real-time path emulator.",
+        ),
+    ] = False,
+    bind: Annotated[
+        str | None,
+        typer.Option(help="With --real: IP address to bind (default 127.0.0.1; ::1 for IPv6).", metavar="ADDR"),
+    ] = None,
     kernel: Annotated[
         bool,
         typer.Option(
@@ -54,10 +65,15 @@ def run(
     ] = False,
 ) -> None:
     """Run SCENARIO.toml and write summary.json, timeseries.csv/.parquet and qlog traces to DIR."""
+    if kernel and real:
+        raise typer.BadParameter("--kernel and --real are two different modes; choose one")
     with user_errors():
         # --no-qlog also overrides a scenario's `[output] qlog = true`.
         sc = api.load(scenario, [*(set_ or []), *(["output.qlog=false"] if no_qlog else [])])
-        with DelayedProgress(f"running {sc.name}") as progress:
+        if bind is not None and not real:
+            raise typer.BadParameter("--bind applies only with --real", param_hint="--bind")
+        label = f"running {sc.name}" + (" on real sockets" if real else "")
+        with DelayedProgress(label) as progress:
             result = api.run(
                 sc,
                 seed=seed,
@@ -65,6 +81,8 @@ def run(
                 qlog=None if no_qlog else qlog_format.value,
                 timeseries_interval=interval,
                 progress=progress,
+                real=real,
+                bind=bind,
                 kernel=kernel,
             )
     console.print(summary_tables(result.summary))

@@ -18,6 +18,8 @@ from cclab.reproduce.harness import RunResult, Verdict, execute, write_verdicts
 
 #: Case names on the command line → module names in this package.
 CASES: dict[str, str] = {f"seed-00{i}": f"seed00{i}" for i in range(5)}
+#: Cases that also run for real (``--real``) → their real-mode modules.
+REAL_CASES: dict[str, str] = {"seed-000": "seed000_real"}
 
 
 @dataclass
@@ -39,11 +41,13 @@ class CaseReport:
         return all(v.ok for v in self.verdicts)
 
 
-def case_module(case: str) -> ModuleType:
-    """The module of `case` (``seed-000`` … ``seed-004``); ValueError for an unknown name."""
-    if case not in CASES:
-        raise ValueError(f"unknown case {case!r}: expected one of {', '.join(CASES)} or 'all'")
-    return importlib.import_module(f"cclab.reproduce.{CASES[case]}")
+def case_module(case: str, real: bool = False) -> ModuleType:
+    """The module of `case` (``seed-000`` … ``seed-004``), or of its real-mode plan; ValueError for an unknown name."""
+    cases = REAL_CASES if real else CASES
+    if case not in cases:
+        kind = "real-mode cases" if real else "cases"
+        raise ValueError(f"no {kind} named {case!r}: expected one of {', '.join(cases)}")
+    return importlib.import_module(f"cclab.reproduce.{cases[case]}")
 
 
 def reproduce(
@@ -53,9 +57,13 @@ def reproduce(
     workers: int | None = None,
     dask: str | None = None,
     on_run: Callable[[RunResult, int, int], None] | None = None,
+    real: bool = False,
 ) -> CaseReport:
-    """Runs `case`'s plan, judges it, draws its figures into `out_dir` and writes verdicts.json."""
-    mod = case_module(case)
+    """Run `case`'s plan, judge it, draw its figures into `out_dir` and write verdicts.json.
+
+    With `real`, the case's real-mode plan runs on this machine's loopback.
+    """
+    mod = case_module(case, real)
     out_dir = Path(out_dir or Path("out") / "reproduce" / case)
     t0 = time.perf_counter()
     specs = mod.plan(full)

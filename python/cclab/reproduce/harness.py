@@ -32,6 +32,8 @@ class RunSpec:
     timeseries_interval: str | None = None
     #: Also write qlog traces; the judge finds them in `RunResult.out_dir`.
     trace: bool = False
+    #: Run for real: cclab's endpoints on loopback UDP sockets with the wall clock (``cclab run --real``).
+    real: bool = False
 
 
 @dataclass
@@ -86,6 +88,7 @@ def _execute(spec: RunSpec) -> RunResult:
         out=out,
         qlog="draft-02" if spec.trace else None,
         timeseries_interval=spec.timeseries_interval,
+        real=spec.real,
     )
     ts = {k: v.tolist() for k, v in res.timeseries.items()}
     return RunResult(spec, res.summary, ts, time.perf_counter() - t0, out)
@@ -110,7 +113,8 @@ def execute(
             if on_done:
                 on_done(r)
         return list(results)
-    workers = workers or max(1, min(len(specs), os.cpu_count() or 1))
+    # Real runs share this machine's CPU with each other: one at a time.
+    workers = 1 if any(s.real for s in specs) else workers or max(1, min(len(specs), os.cpu_count() or 1))
     if workers == 1 or len(specs) == 1:
         out = []
         for s in specs:

@@ -10,7 +10,7 @@
 
 use super::fabric::Fabric;
 use super::release::{RateMeter, ReleaseStats};
-use crate::clock::{thread_cpu_time, tighten_timer_slack, wait_fds, WallClock};
+use crate::clock::{request_realtime_priority, thread_cpu_time, tighten_timer_slack, wait_fds, WallClock};
 use crate::socket::UdpIo;
 use cclab_core::time::Dur;
 use cclab_core::wire::packet::{Datagram, FlowId, Packet};
@@ -92,6 +92,7 @@ impl Relay {
         stop: Arc<AtomicBool>,
     ) -> RelayReport {
         tighten_timer_slack();
+        let realtime = request_realtime_priority();
         let (cpu0, wall0) = (thread_cpu_time(), Instant::now());
         let from_sender: HashMap<SocketAddr, u16> = flows
             .iter()
@@ -203,6 +204,7 @@ impl Relay {
         let cpu_s = (thread_cpu_time() - cpu0).as_secs_f64();
         let emulator = EmulatorSummary {
             unexpected_packets: unexpected,
+            realtime_scheduling: realtime,
             cpu_s,
             cpu_utilisation: if wall > 0.0 { cpu_s / wall } else { 0.0 },
             ..stats.summary()
