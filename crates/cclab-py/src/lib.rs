@@ -5,11 +5,8 @@
 
 mod emulate;
 mod error;
-<<<<<<< HEAD
 mod kernel;
-=======
 mod real;
->>>>>>> main
 mod run;
 mod scenario;
 mod units;
@@ -28,13 +25,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<run::PyRunOutput>()?;
     m.add_function(wrap_pyfunction!(scenario::load, m)?)?;
     m.add_function(wrap_pyfunction!(run::run, m)?)?;
-<<<<<<< HEAD
     m.add_function(wrap_pyfunction!(kernel::run_kernel, m)?)?;
     m.add_class::<emulate::PyEmulation>()?;
     m.add_function(wrap_pyfunction!(emulate::start_emulation, m)?)?;
-=======
     m.add_function(wrap_pyfunction!(real::run_real, m)?)?;
->>>>>>> main
     m.add_function(wrap_pyfunction!(units::parse_duration_ns, m)?)?;
     Ok(())
 }

@@ -6,7 +6,7 @@ To add a command group, write ``cclab/cli/<name>.py`` defining a ``typer.Typer``
 
 import typer
 
-from cclab.cli import emulate, plot, reproduce, run, scenarios, sweep, validate
+from cclab.cli import emulate, fidelity, plot, reproduce, run, scenarios, sweep, validate
 
 app = typer.Typer(
     name="cclab",
@@ -23,6 +23,7 @@ app.command("plot")(plot.plot)
 app.command("sweep")(sweep.sweep)
 app.command("reproduce")(reproduce.reproduce)
 app.command("emulate")(emulate.emulate)
+app.command("fidelity")(fidelity.fidelity)
 
 
 def main() -> None:
