@@ -1,5 +1,6 @@
-"""Model against reality (``cclab fidelity``): each scenario simulated, then run on the kernel's TCP (TCP flows) or
-on real sockets (QUIC flows), with the headline metrics side by side.
+"""Model against reality (``cclab fidelity``): each scenario simulated and run for real, side by side.
+
+A TCP flow runs on the kernel's TCP (``kernel=True``), a QUIC flow on real sockets (``real=True``).
 
 Both runs see the same path model: the simulator's links, driven by simulated time in one and by the wall clock in
 the other. What differs is the transport (cclab's TCP model against Linux TCP) and the hosts (modelled against
@@ -59,11 +60,13 @@ def compare(
     scenario: str | Path,
     *,
     out: Path,
-    set: Iterable[str] = (),
+    set: Iterable[str] = (),  # noqa: A002 - mirrors the CLI's --set
     seed: int | None = None,
 ) -> dict[str, Any]:
-    """Simulate `scenario`, run it on the kernel (TCP) or real sockets (QUIC), and compare; writes ``out/sim``,
-    ``out/kernel`` or ``out/real`` and returns ``{"scenario", "mode", "sim", "other", "relative"}``.
+    """Simulate `scenario`, run it on the kernel (TCP) or real sockets (QUIC), and compare.
+
+    Writes ``out/sim`` and ``out/kernel`` or ``out/real``; returns ``{"scenario", "mode", "sim", "other",
+    "relative", "emulator"}``.
     """
     overrides = list(set)
     sc = load(scenario, overrides)
@@ -98,7 +101,7 @@ def fidelity(
     scenarios: Sequence[str | Path],
     *,
     out: str | Path,
-    set: Iterable[str] = (),
+    set: Iterable[str] = (),  # noqa: A002 - mirrors the CLI's --set
     seed: int | None = None,
 ) -> list[dict[str, Any]]:
     """`compare` for each scenario into ``out/<scenario name>/``; writes ``out/fidelity.json``."""
