@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -126,3 +127,19 @@ def test_kernel_run_killed_midway_leaves_no_namespace_or_device(tmp_path, sig):
         assert child.returncode == 130
     assert holders(created) == []
     assert not [d for d in os.listdir("/sys/class/net") if d.startswith("cclab-")]
+
+
+@pytest.mark.skipif(shutil.which("setpriv") is None or os.geteuid() != 0, reason="needs root and setpriv")
+def test_kernel_run_without_namespace_rights_says_so_in_one_line_and_exits_2(tmp_path):
+    # Without CAP_SYS_ADMIN (dropped from the bounding set) unshare(CLONE_NEWNET) is refused, as on a locked-down host.
+    scenario = write_scenario(tmp_path, KERNEL.format(duration="5s", size="1MB"), "kernel.toml")
+    drop = ["setpriv", "--bounding-set=-sys_admin", "--inh-caps=-sys_admin"]
+    proc = subprocess.run(
+        [*drop, sys.executable, "-m", "cclab", "run", str(scenario), "--kernel", "--out", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "COLUMNS": "250", "NO_COLOR": "1"},
+    )
+    assert_clean_error(proc, 2, "kernel mode needs network namespaces")
+    assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
