@@ -11,7 +11,7 @@ Load a TOML scenario, run the deterministic simulator, and get the summary and t
 Importing ``cclab`` loads only numpy and the compiled core; polars and matplotlib load on first use.
 """
 
-from cclab._core import RunError, ScenarioError, __version__
+from cclab._core import KernelUnavailable, RunError, ScenarioError, __version__
 from cclab.api import Result, Scenario, load, run
 
-__all__ = ["Result", "RunError", "Scenario", "ScenarioError", "__version__", "load", "run"]
+__all__ = ["KernelUnavailable", "Result", "RunError", "Scenario", "ScenarioError", "__version__", "load", "run"]

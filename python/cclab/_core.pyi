@@ -14,6 +14,9 @@ class ScenarioError(Exception):
 class RunError(Exception):
     """A simulation run failed or was cancelled by its progress callback."""
 
+class KernelUnavailable(RunError):
+    """Kernel mode cannot run: the machine forbids network namespaces or tun devices."""
+
 class Scenario:
     """A parsed and validated scenario."""
 
@@ -55,3 +58,24 @@ def run_real(
 def parse_duration_ns(s: str) -> int: ...
 def parse_rate_bps(s: str) -> int: ...
 def parse_size_bytes(s: str) -> int: ...
+def run_kernel(
+    scenario: Scenario,
+    *,
+    seed: int | None = None,
+    out_dir: str | PathLike[str] | None = None,
+    timeseries_interval_ns: int | None = None,
+    progress: Callable[[float], bool | None] | None = None,
+) -> RunOutput: ...
+
+class Emulation:
+    """A running emulated path between a third-party client and server."""
+
+    @property
+    def server_addr(self) -> str: ...
+    @property
+    def listen_addr(self) -> str: ...
+    def stop(self) -> tuple[str, str]: ...
+
+def start_emulation(
+    scenario: Scenario, *, seed: int | None = None, interval_ns: int | None = None, bind: str = "127.0.0.1"
+) -> Emulation: ...

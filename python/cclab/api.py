@@ -41,6 +41,7 @@ RUN_OUTPUTS = (
     "trace-receiver.sqlog",
     "trace-flow*.sqlog",
     "trace-receiver-flow*.sqlog",
+    "tcp_info.csv",
 )
 #: The simulator's time-series file, written while the run goes on.
 TIMESERIES_CSV = "timeseries.csv"
@@ -276,6 +277,7 @@ def run(
     progress: Callable[[float], bool | None] | None = None,
     real: bool = False,
     bind: str | None = None,
+    kernel: bool = False,
 ) -> Result:
     """Run a scenario to completion, simulated or for real.
 
@@ -307,6 +309,11 @@ def run(
         (unless the path is plain loopback); the outputs are the simulation's with ``"mode": "real"``.
     bind
         With ``real``: the IP address every socket binds (default ``127.0.0.1``; ``::1`` for IPv6 profiles).
+    kernel
+        Run the scenario's TCP flow on the Linux kernel's TCP between two network namespaces, through the
+        real-time emulator (needs root; see docs/outputs.md, "Kernel mode"). ``summary.json`` then has
+        ``mode: "kernel"``, and ``tcp_info.csv`` holds the TCP_INFO fields the time series has no column for;
+        no qlog is written.
 
     Returns
     -------
@@ -319,6 +326,8 @@ def run(
         The scenario (from a path) is invalid.
     RunError
         The run failed or was cancelled.
+    KernelUnavailable
+        With ``kernel=True``: this machine forbids network namespaces or tun devices (a `RunError`).
     """
     overrides = _overrides(set)
     if isinstance(scenario, Scenario):
@@ -335,18 +344,21 @@ def run(
         others = {p.name for p in out_dir.iterdir()}
     if bind is not None and not real:
         raise ValueError("bind= applies only to real runs (real=True)")
+    if kernel and real:
+        raise ValueError("kernel=True and real=True are two different modes; choose one")
     common = {
         "seed": seed,
         "out_dir": out_dir,
-        "qlog": qlog_arg,
         "timeseries_interval_ns": interval_ns(timeseries_interval),
         "progress": progress,
     }
-    if real:
-        core_out = _core.run_real(sc._sc, bind=bind, **common)
+    if kernel:
+        core_out = _core.run_kernel(sc._sc, **common)
+    elif real:
+        core_out = _core.run_real(sc._sc, bind=bind, qlog=qlog_arg, **common)
     else:
         # With an output directory the series lives in its file, not in memory as well.
-        core_out = _core.run(sc._sc, keep_timeseries=out_dir is None, **common)
+        core_out = _core.run(sc._sc, keep_timeseries=out_dir is None, qlog=qlog_arg, **common)
     csv = out_dir / TIMESERIES_CSV if out_dir is not None else None
     result = Result(core_out, out_dir, csv=csv)
     if out_dir is not None:

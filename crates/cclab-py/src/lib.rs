@@ -3,7 +3,9 @@
 //! Thin wrappers over `cclab-sim` and nothing else: no model logic lives here. Long work (`load`, `run`) releases
 //! the GIL and polls for Ctrl-C; the public, documented surface is the pure-Python package `cclab`.
 
+mod emulate;
 mod error;
+mod kernel;
 mod real;
 mod run;
 mod scenario;
@@ -18,10 +20,14 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("ScenarioError", py.get_type::<error::ScenarioError>())?;
     m.add("RunError", py.get_type::<error::RunError>())?;
+    m.add("KernelUnavailable", py.get_type::<error::KernelUnavailable>())?;
     m.add_class::<scenario::PyScenario>()?;
     m.add_class::<run::PyRunOutput>()?;
     m.add_function(wrap_pyfunction!(scenario::load, m)?)?;
     m.add_function(wrap_pyfunction!(run::run, m)?)?;
+    m.add_function(wrap_pyfunction!(kernel::run_kernel, m)?)?;
+    m.add_class::<emulate::PyEmulation>()?;
+    m.add_function(wrap_pyfunction!(emulate::start_emulation, m)?)?;
     m.add_function(wrap_pyfunction!(real::run_real, m)?)?;
     m.add_function(wrap_pyfunction!(units::parse_duration_ns, m)?)?;
     m.add_function(wrap_pyfunction!(units::parse_rate_bps, m)?)?;

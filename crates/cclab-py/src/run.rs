@@ -21,7 +21,7 @@ const POLL_EVERY: Duration = Duration::from_millis(50);
 #[pyclass(name = "RunOutput", module = "cclab._core", frozen)]
 #[repr(transparent)]
 pub(crate) struct PyRunOutput {
-    inner: cclab_sim::RunOutput,
+    pub(crate) inner: cclab_sim::RunOutput,
 }
 
 impl From<cclab_sim::RunOutput> for PyRunOutput {

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from cclab.cli import compare, doctor, plot, report, reproduce, run, scenarios, sweep, validate
+from cclab.cli import compare, doctor, emulate, fidelity, plot, report, reproduce, run, scenarios, sweep, validate
 
 app = typer.Typer(
     name="cclab",
@@ -49,6 +49,8 @@ app.command("reproduce")(reproduce.reproduce)
 app.command("compare")(compare.compare)
 app.command("report")(report.report)
 app.command("doctor")(doctor.doctor)
+app.command("emulate")(emulate.emulate)
+app.command("fidelity")(fidelity.fidelity)
 
 
 def main() -> None:

@@ -21,7 +21,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from cclab import RunError, ScenarioError
+from cclab import KernelUnavailable, RunError, ScenarioError
 from cclab.sweep import SweepError
 
 #: Exit code for invalid input (scenario, override, argument), as for a usage error.
@@ -52,11 +52,15 @@ def error(message: str) -> None:
 def user_errors() -> Iterator[None]:
     """Map expected failures to a message and an exit code, never a traceback.
 
-    ScenarioError, SweepError, a missing file → 2; RunError → 1; Ctrl-C → 130.
+    ScenarioError, SweepError, KernelUnavailable, a missing file → 2; RunError → 1; Ctrl-C → 130.
     """
     try:
         yield
     except (ScenarioError, SweepError, FileNotFoundError, NotADirectoryError) as e:
+        error(str(e))
+        raise typer.Exit(EXIT_INVALID) from None
+    except KernelUnavailable as e:
+        # One line, exit 2: the machine, not the run, is the problem (tests skip on it).
         error(str(e))
         raise typer.Exit(EXIT_INVALID) from None
     except RunError as e:

@@ -66,8 +66,18 @@ def run(
         str | None,
         typer.Option(help="With --real: IP address to bind (default 127.0.0.1; ::1 for IPv6).", metavar="ADDR"),
     ] = None,
+    kernel: Annotated[
+        bool,
+        typer.Option(
+            "--kernel",
+            help="Run the TCP flow on Linux kernel TCP between two network namespaces, through the emulated path "
+            "(root; writes tcp_info.csv, no qlog).",
+        ),
+    ] = False,
 ) -> None:
     """Run SCENARIO.toml and write summary.json, timeseries.csv/.parquet and qlog traces to DIR."""
+    if kernel and real:
+        raise typer.BadParameter("--kernel and --real are two different modes; choose one")
     with user_errors():
         sc = api.load(scenario, set_ or [])
         # The qlog rule (docs/scenarios.md): --qlog/--no-qlog win; without them the scenario decides, and
@@ -88,6 +98,7 @@ def run(
                 progress=progress,
                 real=real,
                 bind=bind,
+                kernel=kernel,
             )
     console.print(summary_tables(result.summary))
     console.print(f"[dim]wrote[/] {out}/ [dim]({', '.join(result.files)})[/]", highlight=False)

@@ -1,0 +1,61 @@
+"""``cclab emulate``: any UDP server and client through a scenario's real-time emulated path."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from cclab.cli._common import SetOption, console, err_console, error, user_errors
+from cclab.emulate import emulate as run_emulation
+
+
+def split_commands(words: list[str]) -> tuple[list[str], list[str]]:
+    """``SERVER ... -- CLIENT ...`` (the first ``--`` is consumed by the option parser) → the two commands."""
+    if "--" not in words:
+        raise typer.BadParameter("give two commands: -- SERVER_CMD ... -- CLIENT_CMD ...")
+    i = words.index("--")
+    server, client = words[:i], words[i + 1 :]
+    if not server or not client:
+        raise typer.BadParameter("both the server and the client command must be non-empty")
+    return server, client
+
+
+def emulate(
+    scenario: Annotated[Path, typer.Argument(help="Scenario TOML file.", metavar="SCENARIO.toml")],
+    commands: Annotated[
+        list[str],
+        typer.Argument(help="-- SERVER_CMD ... -- CLIENT_CMD ... with {listen}, {server}, {qlog_dir} placeholders."),
+    ],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Run directory (created if missing).", metavar="DIR")],
+    set_: SetOption = None,
+    seed: Annotated[int | None, typer.Option(min=0, help="Override the scenario's RNG seed.")] = None,
+    timeout: Annotated[float, typer.Option(min=0.1, help="Wall-clock limit for the client, seconds.")] = 60.0,
+    server_start: Annotated[
+        float, typer.Option("--server-start", min=0.0, help="Seconds between starting the server and the client.")
+    ] = 1.0,
+) -> None:
+    """Run SERVER_CMD and CLIENT_CMD through SCENARIO's emulated path; write emulate.json, emulator.csv, qlog/."""
+    server, client = split_commands(commands)
+    with user_errors():
+        try:
+            report = run_emulation(
+                scenario, server, client, out=out, set=set_ or [], seed=seed, timeout=timeout, server_start=server_start
+            )
+        except RuntimeError as e:
+            error(str(e))
+            raise typer.Exit(1) from None
+    em = report["emulator"]
+    for name in ("forward", "return"):
+        d = em[name]
+        console.print(
+            f"{name:>7}: {d['packets_in']} packets in, {d['packets_out']} out, {d['bytes_in']} bytes, "
+            f"{d['drops']} dropped, {d['ecn_marks']} CE-marked",
+            highlight=False,
+        )
+    console.print(f"[dim]wrote[/] {out}/ [dim](emulate.json, emulator.csv, qlog/ {len(report['qlog_files'])} files)[/]")
+    for p in report["problems"]:
+        err_console.print(f"problem: {p}", style="yellow")
+    if report["problems"]:
+        raise typer.Exit(1)

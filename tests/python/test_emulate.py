@@ -1,0 +1,108 @@
+"""``cclab emulate``: quinn-bulk (a third-party QUIC stack, crates/quinn-bulk) through the emulated path."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cclab.cli.emulate import split_commands
+from cclab.emulate import diagnose
+from conftest import ROOT, cclab_cli, write_scenario
+
+PATH = """\
+[scenario]
+name = "emulate-20M"
+duration = "30s"
+
+[path.forward]
+rate = "20Mbps"
+delay = "5ms"
+queue = { kind = "droptail", limit_packets = 200 }
+
+[path.return]
+rate = "20Mbps"
+delay = "5ms"
+
+[[flow]]
+source = { kind = "bulk", size = "1MB" }
+"""
+
+
+@pytest.fixture(scope="module")
+def quinn_bulk() -> Path:
+    """The quinn-bulk binary, built (profile ci, as `make test` builds the workspace) if missing."""
+    binary = ROOT / "target" / "ci" / "quinn-bulk"
+    if not binary.exists():
+        subprocess.run(
+            ["cargo", "build", "--profile", "ci", "-p", "quinn-bulk", "-j2"], cwd=ROOT, check=True, timeout=1200
+        )
+    return binary
+
+
+def test_quinn_bulk_through_emulate_delivers_and_is_counted(quinn_bulk, tmp_path):
+    scenario = write_scenario(tmp_path, PATH, "path.toml")
+    out = tmp_path / "run"
+    proc = cclab_cli(
+        "emulate", scenario, "--out", out, "--timeout", "60", "--server-start", "0.5",
+        "--", quinn_bulk, "server", "--listen", "{listen}", "--once", "--qlog", "{qlog_dir}",
+        "--", quinn_bulk, "client", "--connect", "{server}", "--bytes", "4M", "--qlog", "{qlog_dir}",
+        timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 0, (proc.stdout, proc.stderr)
+    report = json.loads((out / "emulate.json").read_text())
+    assert report["problems"] == []
+    assert report["client_exit"] == 0
+    client = report["client_report"]
+    assert client["bytes"] == 4_000_000
+    # 4 MB at 20 Mbit/s needs 1.6 s of serialisation at least: the emulated link set the pace.
+    assert client["seconds"] > 1.6
+    # The RTT quinn measured includes the 10 ms the path adds.
+    assert client["path"]["min_rtt_s"] >= 0.0095
+    fwd, ret = report["emulator"]["forward"], report["emulator"]["return"]
+    assert fwd["bytes_in"] > 4_000_000
+    assert fwd["packets_out"] + fwd["drops"] <= fwd["packets_in"]
+    assert ret["packets_in"] > 100
+    # quinn's own count of datagrams it sent matches what the emulator received from it, plus at most the
+    # CONNECTION_CLOSE the client sends after taking its statistics.
+    assert fwd["packets_in"] - client["udp_tx"]["datagrams"] in (0, 1)
+    series = (out / "emulator.csv").read_text().splitlines()
+    assert series[0].startswith("time_s,direction,packets_in")
+    assert len(series) > 20
+    assert sorted(Path(f).name.split("-")[0] for f in report["qlog_files"]) == ["client", "server"]
+
+
+def test_client_that_never_connects_is_reported_and_nothing_is_left(quinn_bulk, tmp_path):
+    scenario = write_scenario(tmp_path, PATH, "path.toml")
+    out = tmp_path / "run"
+    marker = f"cclab-emulate-test-{os.getpid()}"
+    proc = cclab_cli(
+        "emulate", scenario, "--out", out, "--timeout", "2", "--server-start", "0.2",
+        "--", sys.executable, "-c", f"import time; time.sleep(60)  # {marker}",
+        "--", sys.executable, "-c", f"import time; time.sleep(60)  # {marker}",
+        timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 1
+    assert "never sent a datagram" in proc.stderr
+    assert "did not finish before the deadline" in proc.stderr
+    left = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.split()
+    assert left == []
+
+
+def test_commands_split_on_the_separator_and_problems_are_named():
+    assert split_commands(["s", "--listen", "{listen}", "--", "c"]) == (["s", "--listen", "{listen}"], ["c"])
+    healthy = {"packets_in": 1000, "drops": 10}
+    flood = diagnose({"forward": {"packets_in": 1000, "drops": 900}, "return": healthy}, None, 0, False)
+    assert flood == ["the client floods the path: 900 of 1000 datagrams dropped"]
+    crashed = diagnose({"forward": healthy, "return": healthy}, 1, 0, False)
+    assert crashed == ["the server exited with code 1 (see server.stderr)"]
+    early = diagnose({"forward": healthy, "return": healthy}, 0, 1, False)
+    assert early == [
+        "the server exited (code 0) before the client finished",
+        "the client exited with code 1 (see client.stderr)",
+    ]
+    assert diagnose({"forward": healthy, "return": healthy}, 0, 0, False) == []
