@@ -28,12 +28,14 @@ import os
 import signal
 import subprocess
 import time
+import tomllib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from cclab import _core
 from cclab.api import interval_ns, load
+from cclab.emulate_ingest import ingest
 
 #: Files ``emulate`` writes into the run directory.
 REPORT = "emulate.json"
@@ -224,4 +226,6 @@ def emulate(
         "client_report": _last_json_line(run_dir / "client.stdout"),
     }
     (run_dir / REPORT).write_text(json.dumps(report, indent=2) + "\n")
+    interval = tomllib.loads(sc.resolved_toml).get("output", {}).get("timeseries_interval", "10ms")
+    ingest(run_dir, report, _core.parse_duration_ns(interval) / 1e9)
     return report

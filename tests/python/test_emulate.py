@@ -74,6 +74,12 @@ def test_quinn_bulk_through_emulate_delivers_and_is_counted(quinn_bulk, tmp_path
     assert series[0].startswith("time_s,direction,packets_in")
     assert len(series) > 20
     assert sorted(Path(f).name.split("-")[0] for f in report["qlog_files"]) == ["client", "server"]
+    # The sender's qlog becomes the simulator's time series and summary, so compare and doctor read the run.
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["mode"] == "emulate" and summary["flows"][0]["bytes_delivered"] == 4_000_000
+    assert summary["flows"][0]["min_rtt_s"] >= 0.0095
+    rows = (out / "timeseries.csv").read_text().splitlines()
+    assert rows[0].startswith("time_s,flow,cwnd_bytes") and len(rows) > 20
 
 
 def test_client_that_never_connects_is_reported_and_nothing_is_left(quinn_bulk, tmp_path):
