@@ -79,7 +79,8 @@ bench-compare: bench
 
 # Real mode on this machine: cclab's loopback QUIC vs quinn 0.11 (quinn-bulk), and the emulator's timing.
 bench-real:
-	$(CARGO) build --release -p cclab-real --bin cclab-real-bench -p quinn-bulk
+	$(CARGO) build --release -p cclab-real --bin cclab-real-bench
+	$(CARGO) build --release -p quinn-bulk
 	target/release/cclab-real-bench --quinn target/release/quinn-bulk
 
 # One abi3 wheel (CPython >= 3.10 ABI) in target/wheels/.

@@ -170,17 +170,19 @@ fn main() {
         println!(
             "emulator calibration (CUBIC through one link, 1 ms each way; error = actual - modelled release time)"
         );
-        println!("  rate      achieved    p50 err   p99 err   max err   late>50us  emulator CPU");
-        let mut best = None;
+        println!("  rate      achieved    goodput    p50 err   p99 err   max err   late>50us  emulator CPU");
+        // The highest rate such that it and every lower rate kept p99 within 50 µs and the rate within 2 %.
+        let (mut best, mut failed) = (None, false);
         for rate in [10, 50, 100, 250, 500, 1000, 2000, 4000] {
             let bytes = (rate * 1_000_000 / 8 * 2).max(2_000_000); // ~2 s at the link rate
             let out = real(&emulated_bulk(rate, bytes));
             let emu = out.summary.emulator.clone().unwrap_or_default();
             let achieved = out.summary.links[0].achieved_rate_bps.unwrap_or(0.0);
             println!(
-                "  {:>5} M  {:>8.1} M  {:>7.1}us {:>7.1}us {:>8.1}us  {:>6.2} %   {:.0} % (realtime {})",
+                "  {:>5} M  {:>8.1} M  {:>7.1} M  {:>7.1}us {:>7.1}us {:>8.1}us  {:>6.2} %   {:.0} % (realtime {})",
                 rate,
                 achieved / 1e6,
+                out.summary.flows[0].goodput_bps / 1e6,
                 emu.release_error_p50_s * 1e6,
                 emu.release_error_p99_s * 1e6,
                 emu.release_error_max_s * 1e6,
@@ -188,12 +190,16 @@ fn main() {
                 emu.cpu_utilisation * 100.0,
                 emu.realtime_scheduling,
             );
-            if emu.release_error_p99_s <= 50e-6 && (achieved / (rate as f64 * 1e6) - 1.0).abs() < 0.02 {
+            let held = emu.release_error_p99_s <= 50e-6 && (achieved / (rate as f64 * 1e6) - 1.0).abs() < 0.02;
+            failed |= !held;
+            if !failed {
                 best = Some(rate);
             }
         }
         match best {
-            Some(r) => println!("highest rate held with p99 error <= 50 us and rate within 2 %: {r} Mbit/s"),
+            Some(r) => println!(
+                "highest rate held (with every lower one) with p99 error <= 50 us and rate within 2 %: {r} Mbit/s"
+            ),
             None => println!("no rate tried was held with p99 error <= 50 us"),
         }
     }
