@@ -148,6 +148,9 @@ impl LinkConfig {
                 ));
             }
         }
-        self.queue.validate().map_err(|m| ("queue", m))
+        if let Some(c) = &self.cross_traffic {
+            c.validate().map_err(|m| ("cross_traffic.size", m))?;
+        }
+        self.queue.validate()
     }
 }

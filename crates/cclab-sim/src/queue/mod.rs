@@ -72,27 +72,34 @@ impl Default for QueueConfig {
 }
 
 impl QueueConfig {
-    /// Checks parameters that are valid alone but not together.
-    pub fn validate(&self) -> Result<(), String> {
+    /// Checks parameters that are valid alone but not together, and limits that could never let a packet
+    /// through; the error is (key relative to the link, message).
+    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+        let never = "a limit of 0 never lets a packet through; expected a positive limit".to_string();
         match self {
+            QueueConfig::Droptail(c) if c.limit.is_some_and(|b| b.0 == 0) => Err(("queue.limit", never)),
+            QueueConfig::Droptail(c) if c.limit_packets == Some(0) => Err(("queue.limit_packets", never)),
             QueueConfig::Droptail(_) => Ok(()),
             QueueConfig::Red(c) => {
-                if c.min_th >= c.max_th {
-                    Err(format!(
-                        "RED needs min_th < max_th, got {} B and {} B",
-                        c.min_th.0, c.max_th.0
+                if c.limit.0 == 0 {
+                    Err(("queue.limit", never))
+                } else if c.min_th >= c.max_th {
+                    Err((
+                        "queue",
+                        format!("RED needs min_th < max_th, got {} B and {} B", c.min_th.0, c.max_th.0),
                     ))
                 } else if !(c.max_p > 0.0 && c.max_p <= 1.0 && c.w_q > 0.0 && c.w_q <= 1.0) {
-                    Err(format!(
-                        "RED needs max_p and w_q in (0, 1], got {} and {}",
-                        c.max_p, c.w_q
+                    Err((
+                        "queue",
+                        format!("RED needs max_p and w_q in (0, 1], got {} and {}", c.max_p, c.w_q),
                     ))
                 } else {
                     Ok(())
                 }
             }
+            QueueConfig::Codel(c) if c.limit_packets == 0 => Err(("queue.limit_packets", never)),
             QueueConfig::Codel(c) if c.target.0 == 0 || c.interval.0 == 0 => {
-                Err("CoDel needs a positive target and interval".into())
+                Err(("queue", "CoDel needs a positive target and interval".into()))
             }
             QueueConfig::Codel(_) => Ok(()),
         }
