@@ -103,6 +103,7 @@ pub(crate) fn run(
         qlog: qlog_mode(qlog)?,
         timeseries_interval: timeseries_interval_ns.map(Dur::from_nanos),
         progress: Some(progress_hook(progress, Arc::clone(&error))),
+        max_events: None,
     };
     let scenario = &scenario.inner;
     let result = py.detach(|| cclab_sim::run(scenario, options));
