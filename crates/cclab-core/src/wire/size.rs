@@ -101,11 +101,12 @@ pub fn quic_ack_frame_len(ack: &AckFrame) -> u32 {
         + varint_len(largest)
         + varint_len(delay)
         + varint_len(ack.ranges.len() as u64 - 1)
-        + varint_len(largest - first_lo);
+        + varint_len(largest.saturating_sub(first_lo));
     let mut prev_lo = first_lo;
+    // Saturating: a malformed frame from a hostile peer (ranges out of order) must not panic when sized.
     for &(lo, hi) in &ack.ranges[1..] {
         // Gap = previous smallest - largest of this range - 2 (§19.3.1).
-        n += varint_len(prev_lo - hi - 2) + varint_len(hi - lo);
+        n += varint_len(prev_lo.saturating_sub(hi).saturating_sub(2)) + varint_len(hi.saturating_sub(lo));
         prev_lo = lo;
     }
     if let Some(c) = &ack.ecn {
