@@ -248,6 +248,19 @@ fn scenario_limits_that_never_deliver_name_the_key() {
     fails(GOOD, &["path.forward.rate=0Mbps"], "path.forward.rate", "positive");
     fails(
         GOOD,
+        &["hosts.receiver.socket_buffer=0B"],
+        "hosts.receiver.socket_buffer",
+        "drops every datagram",
+    );
+    // Both means 0 made the stall process spin forever at one instant.
+    fails(
+        GOOD,
+        &["hosts.sender.cpu.stall={mean_interval=\"0s\",mean_duration=\"0s\"}"],
+        "hosts.sender.cpu.stall",
+        "positive mean_interval",
+    );
+    fails(
+        GOOD,
         &["path.forward.cross_traffic={kind=\"cbr\",rate=\"1Mbps\",size=\"0B\"}"],
         "path.forward.cross_traffic.size",
         "1B to 65535B",

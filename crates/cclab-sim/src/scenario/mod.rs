@@ -114,6 +114,8 @@ fn validate(file: &mut ScenarioFile, base: &Path) -> Result<(), (String, String)
             "expected a positive duration".into(),
         ));
     }
+    file.hosts.sender.validate().map_err(|e| at("hosts.sender", e))?;
+    file.hosts.receiver.validate().map_err(|e| at("hosts.receiver", e))?;
     file.path.forward.resolve(base).map_err(|e| at("path.forward", e))?;
     file.path.reverse.resolve(base).map_err(|e| at("path.return", e))?;
     if file.flow.is_empty() {
