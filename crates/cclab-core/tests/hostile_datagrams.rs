@@ -206,7 +206,7 @@ fn hostile_tfrc_feedback_is_refused() {
         while s.poll_transmit(now).is_some() {
             sent += 1;
         }
-        now = now + Dur::from_millis(1);
+        now += Dur::from_millis(1);
     }
     assert!(sent > 0);
     let feedback = |echo: u64, p: f64| {
