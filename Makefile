@@ -14,7 +14,7 @@ SHELL := bash
 # Cargo and maturin see the same interpreter, so pyo3 is configured once.
 export PYO3_PYTHON := $(abspath $(BIN)/python)
 
-.PHONY: install browser demo test lint bench bench-compare bench-real wheel figures
+.PHONY: install browser demo test lint bench bench-compare bench-real wheel figures fuzz fuzz-ci
 
 install: $(VENV)/.built
 
@@ -47,6 +47,7 @@ test: install browser
 	$(CARGO) clippy --workspace --all-targets --quiet -- -D warnings
 	$(CARGO) test --workspace --profile ci
 	$(BIN)/pytest -q tests/python
+	$(MAKE) --no-print-directory fuzz-ci
 
 lint: install
 	$(CARGO) fmt --all --check
@@ -86,3 +87,31 @@ bench-real:
 # One abi3 wheel (CPython >= 3.10 ABI) in target/wheels/.
 wheel: $(VENV)/.deps
 	$(BIN)/maturin build --release
+
+# Fuzzing on stable Rust: cargo-fuzz (pinned, --locked) builds libFuzzer with the system C++ compiler; no
+# sanitizer (-s none), debug assertions and overflow checks on (-a). Each run's new inputs go to a scratch
+# directory; the committed seeds in fuzz/corpus/<target>/ are read, never written.
+CARGO_FUZZ_VERSION := 0.13.2
+CARGO_FUZZ := target/fuzz-tools/bin/cargo-fuzz
+FUZZ_TARGETS := quic_decode units scenario trace endpoints simulation
+FUZZ_SECONDS ?= 60
+FUZZ_CI_SECONDS ?= 5
+FUZZ_SCRATCH := target/fuzz-scratch
+
+$(CARGO_FUZZ):
+	$(CARGO) install cargo-fuzz --locked --version =$(CARGO_FUZZ_VERSION) --root target/fuzz-tools
+
+# `make fuzz` runs every target for FUZZ_SECONDS (default 60 s each) and stops at the first crash or hang.
+fuzz: $(CARGO_FUZZ)
+	cd fuzz && for t in $(FUZZ_TARGETS); do mkdir -p ../$(FUZZ_SCRATCH)/$$t && \
+	  ../$(CARGO_FUZZ) run -s none -a $$t ../$(FUZZ_SCRATCH)/$$t corpus/$$t -- \
+	    -max_total_time=$(FUZZ_SECONDS) -timeout=10 -print_final_stats=1 || exit 1; done
+
+# What `make test` runs: replays every committed seed, then runs each target for FUZZ_CI_SECONDS.
+fuzz-ci: $(CARGO_FUZZ)
+	cd fuzz && ../$(CARGO_FUZZ) build -s none -a && for t in $(FUZZ_TARGETS); do \
+	  rm -rf ../$(FUZZ_SCRATCH)/$$t && mkdir -p ../$(FUZZ_SCRATCH)/$$t && \
+	  { ../$(CARGO_FUZZ) run -s none -a $$t ../$(FUZZ_SCRATCH)/$$t corpus/$$t -- \
+	      -max_total_time=$(FUZZ_CI_SECONDS) -timeout=10 > ../$(FUZZ_SCRATCH)/$$t.log 2>&1 \
+	    || { cat ../$(FUZZ_SCRATCH)/$$t.log; exit 1; }; } && \
+	  sed -n "s/^Done/fuzz $$t: done/p" ../$(FUZZ_SCRATCH)/$$t.log; done

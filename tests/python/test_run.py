@@ -29,6 +29,7 @@ FLOW_FIELDS = {
     "srtt_s",
     "cwnd_max_bytes",
     "loss_rate",
+    "protocol_violations",
 }
 LINK_FIELDS = {"name", "direction", "utilisation", "drops", "bytes", "packets", "ecn_marks"}
 SIM_FIELDS = {"events", "wall_s", "cpu_s", "events_per_s", "sim_time_s"}
@@ -167,6 +168,8 @@ def test_summary_has_every_field_and_consistent_values(tiny):
     assert flow["goodput_bps"] < 10e6
     assert flow["min_rtt_s"] >= 0.020
     assert flow["loss_rate"] == flow["lost_packets"] / flow["data_packets_sent"]
+    # Correct endpoints never refuse each other's datagrams.
+    assert flow["protocol_violations"] == 0
 
 
 def test_timeseries_columns_have_equal_lengths_and_regular_time(tiny):

@@ -29,6 +29,8 @@ MALFORMED = {
     "negative_rate": (TINY.replace('rate = "10Mbps"', 'rate = "-10Mbps"', 1), "path.forward.rate", "positive"),
     "missing_field": (TINY.replace('delay = "10ms"\n', "", 1), "path.forward", "delay"),
     "bare_number": (TINY.replace('rate = "10Mbps"', "rate = 10", 1), "path.forward.rate", "unit"),
+    # Byte rates are refused with the bit rate to write ("10MBps" used to mean 80 Mbit/s silently).
+    "byte_rate": (TINY.replace('rate = "10Mbps"', 'rate = "10MBps"', 1), "path.forward.rate", '"80Mbit/s"'),
     # A missing top-level table has no key path; the message names it.
     "no_flow": (TINY.split("[[flow]]")[0], None, "`flow`"),
 }
@@ -51,6 +53,8 @@ def test_malformed_scenario_exits_2_naming_file_and_key(tmp_path, case):
         ("path.forward.bogus=1", "path.forward.bogus: "),
         ("scenario.duration=0s", "scenario.duration: "),
         ("nokey", "--set nokey"),
+        ('path.forward.queue={kind="droptail",limit_packets=0}', "path.forward.queue.limit_packets: "),
+        ("flow[0].quic.max_udp_payload=65508B", "flow[0].quic.max_udp_payload: "),
     ],
 )
 def test_bad_override_exits_2_naming_the_key(tiny, override, needle):

@@ -1,5 +1,5 @@
 //! Quantities with units, as scenario files write them: durations ("20ms", "65us", "1.5s"),
-//! rates ("100Mbps", "1.5Gbps", "225Bps" for bytes/s) and sizes ("1500B", "64KB", "1GB",
+//! rates in bits ("100Mbps", "100Mbit/s", "1.5Gbps"; byte rates are refused) and sizes ("1500B", "64KB", "1GB",
 //! "4MiB"). Deserialising a bare number is an error that says which units are accepted.
 
 use crate::time::Dur;
@@ -57,24 +57,61 @@ pub fn parse_duration(s: &str) -> Result<Dur, String> {
     Ok(Dur::from_secs_f64(n * scale))
 }
 
-/// Parses "100Mbps", "1.5Gbps", "56kbps", "800bps", "225Bps" (bytes/s), "1MBps".
+/// Bit-rate units and their value in bits/s: `Mbps` as scenario files write it, `Mbit/s` as cclab prints it.
+const RATE_UNITS: [(&str, f64); 11] = [
+    ("bps", 1.0),
+    ("bit/s", 1.0),
+    ("kbps", 1e3),
+    ("Kbps", 1e3),
+    ("kbit/s", 1e3),
+    ("Mbps", 1e6),
+    ("Mbit/s", 1e6),
+    ("Gbps", 1e9),
+    ("Gbit/s", 1e9),
+    ("Tbps", 1e12),
+    ("Tbit/s", 1e12),
+];
+
+/// Byte-rate units and their value in bytes/s. They are refused: `MBps` and `Mbps` differ only in the case
+/// of one letter and mean rates 8× apart, so a typo would silently change a link by that factor.
+const BYTE_RATE_UNITS: [(&str, f64); 12] = [
+    ("Bps", 1.0),
+    ("B/s", 1.0),
+    ("kBps", 1e3),
+    ("KBps", 1e3),
+    ("kB/s", 1e3),
+    ("KB/s", 1e3),
+    ("MBps", 1e6),
+    ("MB/s", 1e6),
+    ("GBps", 1e9),
+    ("GB/s", 1e9),
+    ("TBps", 1e12),
+    ("TB/s", 1e12),
+];
+
+/// `bps` bits/s in the largest unit that keeps the number at least 1, e.g. "400Mbit/s".
+fn format_bit_rate(bps: f64) -> String {
+    let (unit, scale) = [("Tbit/s", 1e12), ("Gbit/s", 1e9), ("Mbit/s", 1e6), ("kbit/s", 1e3)]
+        .into_iter()
+        .find(|&(_, scale)| bps >= scale)
+        .unwrap_or(("bit/s", 1.0));
+    format!("{}{unit}", bps / scale)
+}
+
+/// Parses bit rates: "100Mbps", "100Mbit/s", "1.5Gbps", "56kbps", "800bit/s". Byte rates ("50MBps",
+/// "50MB/s") are refused with the bit rate to write instead.
 pub fn parse_rate(s: &str) -> Result<Rate, String> {
     let err = || {
-        format!("expected a rate with a unit (bps, kbps, Mbps, Gbps, or Bps/kBps/MBps for bytes/s), e.g. \"100Mbps\", got {s:?}")
+        format!("expected a rate with a unit (bps, kbps, Mbps, Gbps, Tbps or bit/s, kbit/s, Mbit/s, Gbit/s, Tbit/s), e.g. \"100Mbps\", got {s:?}")
     };
     let (n, unit) = split_number(s).ok_or_else(err)?;
-    let scale = match unit {
-        "bps" => 1.0,
-        "kbps" | "Kbps" => 1e3,
-        "Mbps" => 1e6,
-        "Gbps" => 1e9,
-        "Tbps" => 1e12,
-        "Bps" => 8.0,
-        "kBps" | "KBps" => 8e3,
-        "MBps" => 8e6,
-        "GBps" => 8e9,
-        _ => return Err(err()),
-    };
+    if let Some(&(_, bytes)) = BYTE_RATE_UNITS.iter().find(|u| u.0 == unit) {
+        return Err(format!(
+            "byte-rate units are refused (MBps and Mbps differ only in case): write the rate in bits, \"{}\" for {s:?}",
+            format_bit_rate(n * bytes * 8.0)
+        ));
+    }
+    let scale = RATE_UNITS.iter().find(|u| u.0 == unit).ok_or_else(err)?.1;
     let bps = (n * scale).round();
     if bps < 1.0 {
         return Err(format!("expected a positive rate of at least 1 bit/s, got {s:?}"));
@@ -177,7 +214,10 @@ mod tests {
         assert_eq!(parse_duration("65us").unwrap(), Dur::from_micros(65));
         assert_eq!(parse_duration("1.5s").unwrap(), Dur::from_millis(1500));
         assert_eq!(parse_rate("100Mbps").unwrap(), Rate(100_000_000));
-        assert_eq!(parse_rate("225Bps").unwrap(), Rate(1800));
+        assert_eq!(parse_rate("50Mbit/s").unwrap(), Rate(50_000_000));
+        assert_eq!(parse_rate("56kbit/s").unwrap(), Rate(56_000));
+        assert_eq!(parse_rate("2Gbit/s").unwrap(), Rate(2_000_000_000));
+        assert_eq!(parse_rate("800bit/s").unwrap(), Rate(800));
         assert_eq!(parse_bytes("1GB").unwrap(), Bytes(1_000_000_000));
         assert_eq!(parse_bytes("4MiB").unwrap(), Bytes(4 << 20));
     }
@@ -188,6 +228,11 @@ mod tests {
         assert!(parse_duration("20 parsecs").is_err());
         assert!(parse_rate("-5Mbps").unwrap_err().contains("positive"));
         assert!(parse_rate("0.4bps").is_err());
+        // Issue #15 defect 10: "50MBps" silently meant 400 Mbit/s; byte rates now say what to write.
+        let e = parse_rate("50MBps").unwrap_err();
+        assert!(e.contains("\"400Mbit/s\"") && e.contains("\"50MBps\""), "{e}");
+        assert!(parse_rate("225B/s").unwrap_err().contains("\"1.8kbit/s\""));
+        assert!(parse_rate("1kBps").unwrap_err().contains("\"8kbit/s\""));
         assert!(parse_bytes("lots").is_err());
     }
 

@@ -22,20 +22,22 @@ const DURATION_UNITS: [(&str, u64); 6] = [
     ("s", 1_000_000_000),
     ("min", 60_000_000_000),
 ];
-/// Rate units and their value in bits/s (the `B` units count bytes: 8 bits).
+/// Rate units and their value in bits/s.
 const RATE_UNITS: [(&str, u64); 11] = [
     ("bps", 1),
+    ("bit/s", 1),
     ("kbps", 1_000),
     ("Kbps", 1_000),
+    ("kbit/s", 1_000),
     ("Mbps", 1_000_000),
+    ("Mbit/s", 1_000_000),
     ("Gbps", 1_000_000_000),
+    ("Gbit/s", 1_000_000_000),
     ("Tbps", 1_000_000_000_000),
-    ("Bps", 8),
-    ("kBps", 8_000),
-    ("KBps", 8_000),
-    ("MBps", 8_000_000),
-    ("GBps", 8_000_000_000),
+    ("Tbit/s", 1_000_000_000_000),
 ];
+/// Byte-rate units (refused: `MBps` and `Mbps` differ only in case).
+const BYTE_RATE_UNITS: [&str; 6] = ["Bps", "kBps", "MBps", "GBps", "B/s", "MB/s"];
 /// Size units and their value in bytes (decimal and binary prefixes).
 const SIZE_UNITS: [(&str, u64); 9] = [
     ("B", 1),
@@ -53,7 +55,7 @@ const SIZE_UNITS: [(&str, u64); 9] = [
 /// mixed with arbitrary Unicode.
 fn unit_text() -> impl Strategy<Value = String> {
     prop_oneof![
-        "[-+ ]?[0-9_.eE+-]{0,14} ?(ns|us|µs|ms|s|min|bps|kbps|Mbps|Gbps|Tbps|Bps|MBps|B|KB|MiB|GiB|x|)[ \t]?",
+        "[-+ ]?[0-9_.eE+-]{0,14} ?(ns|us|µs|ms|s|min|bps|kbps|Mbps|Gbps|Tbps|Mbit/s|bit/s|Bps|MBps|MB/s|B|KB|MiB|GiB|x|)[ \t]?",
         any::<String>(),
     ]
 }
@@ -163,6 +165,14 @@ proptest! {
         }
         let e = toml::from_str::<Quantities>(&format!("{key} = {n}")).unwrap_err().to_string();
         prop_assert!(e.contains(&format!("bare number {n}")), "{}", e);
+    }
+
+    /// Byte rates are refused whatever the number, and the error gives the bit rate to write instead.
+    #[test]
+    fn units_byte_rates_are_refused_with_the_bit_rate(n in 1..100_000u64, u in 0..BYTE_RATE_UNITS.len()) {
+        let text = format!("{n}{}", BYTE_RATE_UNITS[u]);
+        let e = parse_rate(&text).unwrap_err();
+        prop_assert!(e.contains("bit/s\" for") && e.contains(&format!("{text:?}")), "{}", e);
     }
 
     /// `parse_rate` refuses zero as "expected a positive rate", so no accepted rate may be 0 bits/s (a link

@@ -118,6 +118,7 @@ pub(crate) fn run(
         timeseries_interval: timeseries_interval_ns.map(Dur::from_nanos),
         progress: Some(progress_hook(progress, Arc::clone(&error))),
         discard_timeseries: !keep_timeseries,
+        max_events: None,
     };
     let scenario = &scenario.inner;
     let result = py.detach(|| cclab_sim::run(scenario, options));

@@ -291,6 +291,8 @@ impl Network {
                     return Stop::TimeLimit;
                 }
             };
+            // No event in the past: actors only ever schedule at or after now (checked when fuzzing).
+            debug_assert!(t >= self.now, "event at {t:?} before now {:?}", self.now);
             self.now = t;
             self.events += 1;
             if actor < n_links {

@@ -118,6 +118,8 @@ pub struct FlowSummary {
     pub cwnd_max_bytes: u64,
     /// `lost_packets / data_packets_sent` (0 when nothing was sent).
     pub loss_rate: f64,
+    /// Datagrams or frames both endpoints refused as protocol violations (0 between correct peers).
+    pub protocol_violations: u64,
     /// Fraction of wall time the sender's CPU model was busy, 0..=1 (when modelled).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cpu_utilisation_sender: Option<f64>,
@@ -214,6 +216,7 @@ impl FlowSummary {
             } else {
                 0.0
             },
+            protocol_violations: sender.protocol_violations + receiver.protocol_violations,
             ..FlowSummary::default()
         }
     }

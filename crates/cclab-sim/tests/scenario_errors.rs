@@ -211,3 +211,101 @@ fn scenario_errors_name_the_exact_key_and_the_set_that_caused_them() {
     let e = load(&GOOD.replace("size = \"1MB\"", "size = \"1MB\", sise = 3"), &[]).unwrap_err();
     assert!(!e.to_string().contains("--set"), "{e}");
 }
+
+#[test]
+fn scenario_packets_above_the_ip_limit_name_the_key() {
+    // Issue #14: these made IP packets over 65,535 bytes without an error.
+    fails(
+        GOOD,
+        &["flow[0].quic.max_udp_payload=65508B"],
+        "flow[0].quic.max_udp_payload",
+        "at most 65507B",
+    );
+    fails(
+        GOOD,
+        &["flow[0].quic={max_udp_payload=\"65528B\",ipv6=true}"],
+        "flow[0].quic.max_udp_payload",
+        "at most 65527B",
+    );
+    fails(
+        GOOD,
+        &["flow[0].profile=tcp", "flow[0].tcp.mss=65484B"],
+        "flow[0].tcp.mss",
+        "at most 65483B",
+    );
+    fails(
+        GOOD,
+        &[
+            "flow[0].profile=dccp",
+            "flow[0].source={kind=\"cbr\",packet_size=\"65500B\",rate=\"1Mbps\"}",
+        ],
+        "flow[0].source.packet_size",
+        "at most 65499B",
+    );
+    // The largest sizes that fit are accepted.
+    for set in ["flow[0].quic.max_udp_payload=65507B", "flow[0].tcp={mss=\"65483B\"}"] {
+        let profile = if set.contains("tcp") { "tcp" } else { "quic" };
+        load(GOOD, &[&format!("flow[0].profile={profile}"), set]).unwrap();
+    }
+}
+
+#[test]
+fn scenario_limits_that_never_deliver_name_the_key() {
+    let never = "never lets a packet through";
+    fails(
+        GOOD,
+        &["path.forward.queue={kind=\"droptail\",limit=\"0B\"}"],
+        "path.forward.queue.limit",
+        never,
+    );
+    fails(
+        GOOD,
+        &["path.return.queue={kind=\"droptail\",limit_packets=0}"],
+        "path.return.queue.limit_packets",
+        never,
+    );
+    fails(
+        GOOD,
+        &["path.forward.queue={kind=\"codel\",limit_packets=0}"],
+        "path.forward.queue.limit_packets",
+        never,
+    );
+    fails(
+        GOOD,
+        &["path.forward.queue={kind=\"red\",min_th=\"3KB\",max_th=\"9KB\",limit=\"0B\"}"],
+        "path.forward.queue.limit",
+        never,
+    );
+    fails(GOOD, &["path.forward.rate=0Mbps"], "path.forward.rate", "positive");
+    fails(
+        GOOD,
+        &["hosts.receiver.socket_buffer=0B"],
+        "hosts.receiver.socket_buffer",
+        "drops every datagram",
+    );
+    // Both means 0 made the stall process spin forever at one instant.
+    fails(
+        GOOD,
+        &["hosts.sender.cpu.stall={mean_interval=\"0s\",mean_duration=\"0s\"}"],
+        "hosts.sender.cpu.stall",
+        "positive mean_interval",
+    );
+    fails(
+        GOOD,
+        &["path.forward.cross_traffic={kind=\"cbr\",rate=\"1Mbps\",size=\"0B\"}"],
+        "path.forward.cross_traffic.size",
+        "1B to 65535B",
+    );
+}
+
+#[test]
+fn scenario_rates_in_bit_units_load_and_byte_units_say_what_to_write() {
+    // Issue #15 defect 10: cclab prints "50Mbit/s"; "50MBps" silently meant 400 Mbit/s.
+    load(GOOD, &["path.forward.rate=50Mbit/s"]).unwrap();
+    fails(
+        GOOD,
+        &["path.forward.rate=50MBps"],
+        "path.forward.rate",
+        "\"400Mbit/s\"",
+    );
+}

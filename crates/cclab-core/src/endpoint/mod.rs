@@ -44,6 +44,10 @@ pub struct EndpointStats {
     pub bytes_sent: u64,
     /// Largest congestion window seen, bytes.
     pub cwnd_max_bytes: u64,
+    /// Datagrams (or frames) refused as protocol violations and otherwise ignored: ACKs of packets never
+    /// sent or with malformed ranges (RFC 9000 §13.1, §19.3.1), stream data past the largest offset or the
+    /// final size (RFC 9000 §4.5, §19.8), out-of-range packet or sequence numbers. A correct peer causes none.
+    pub protocol_violations: u64,
     /// When the transfer completed (sender: last byte acked; receiver: last byte received).
     pub completion_time: Option<Time>,
 }

@@ -19,7 +19,7 @@ use super::{Endpoint, EndpointStats, TraceEvent, TraceLog};
 use crate::ack::{AckOfAck, AckPolicy, AckPolicyConfig, Arrival, RangeSet};
 use crate::clock::{Clock, ClockConfig};
 use crate::time::Time;
-use crate::wire::packet::{AckFrame, Datagram, Ecn, FlowId, Packet};
+use crate::wire::packet::{AckFrame, Datagram, Ecn, FlowId, Packet, MAX_VARINT};
 use crate::wire::size::Profile;
 
 /// Receiver parameters (scenario table `[flow.receiver]`).
@@ -162,6 +162,23 @@ impl Receiver {
         }
     }
 
+    /// Whether `p` must be refused: a packet number beyond 2^62−1 (RFC 9000 §12.3), stream data ending
+    /// beyond 2^62−1 (§19.8), or data contradicting the final size (§4.5: FINAL_SIZE_ERROR). O(1), so a
+    /// hostile datagram costs no more than a good one.
+    fn violates(&self, p: &Packet) -> bool {
+        if p.pn > MAX_VARINT {
+            return true;
+        }
+        let Some(d) = p.data else { return false };
+        let Some(end) = d.offset.checked_add(d.len as u64).filter(|&e| e <= MAX_VARINT) else {
+            return true;
+        };
+        match self.fin_offset {
+            Some(f) => end > f || (d.fin && end != f),
+            None => d.fin && self.stream.max().is_some_and(|m| m >= end),
+        }
+    }
+
     /// The ACK frame for the current state (RFC 9000 §19.3; TCP cumulative + SACK).
     fn ack_frame(&self, now: Time) -> AckFrame {
         let mut sack_blocks = None;
@@ -218,6 +235,10 @@ impl Endpoint for Receiver {
             });
         }
         let p = &dgram.packet;
+        if self.violates(p) {
+            self.stats.protocol_violations += 1;
+            return;
+        }
         if let Some(f) = p.handshake.as_deref() {
             if let Some(h) = self.handshake.as_mut() {
                 h.on_client(p.pn, dgram.size, f);

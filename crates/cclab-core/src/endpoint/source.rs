@@ -95,28 +95,36 @@ impl Source {
     }
 
     /// Makes every write due at clock reading `now`; returns the bytes newly written.
+    ///
+    /// Closed form, O(1) whatever the rate: write `k` is due when `start + ⌊k·c/r⌋ ≤ now` (with `c` =
+    /// 8·10⁹·packet_size and `r` the rate in bit/s, as in `write_time`), that is `k < (D+1)·r/c` for
+    /// `D = now − start`, so ⌈(D+1)·r/c⌉ writes are due. A loop over every due write hung on absurd rates.
     pub fn poll(&mut self, now: Time) -> u64 {
         let SourceConfig::Cbr {
-            packet_size, duration, ..
+            packet_size,
+            rate,
+            duration,
         } = self.cfg
         else {
             return 0;
         };
+        if self.finished {
+            return 0;
+        }
         let before = self.written;
         let end = duration.map_or(Time::MAX, |d| self.start + d);
-        while !self.finished {
-            let t = self.write_time(self.writes);
-            if t >= end {
-                // Writes stop at `duration`; the stream closes then.
-                self.finished = now >= end;
-                break;
-            }
-            if t > now {
-                break;
-            }
-            self.writes += 1;
-            self.written += packet_size.0;
+        // Writes stop at `duration` (a write at `end` or later never happens); the stream closes then.
+        let last = now.min(Time(end.0.saturating_sub(1)));
+        if last >= self.start && end > self.start {
+            let d = last.0 - self.start.0;
+            let c = packet_size.0 as u128 * 8 * 1_000_000_000;
+            let due = ((d as u128 + 1).saturating_mul(rate.bps().max(1) as u128)).div_ceil(c);
+            let due = due.min(u64::MAX as u128) as u64;
+            let new = due.saturating_sub(self.writes);
+            self.writes += new;
+            self.written = self.written.saturating_add(new.saturating_mul(packet_size.0));
         }
+        self.finished = now >= end;
         self.written - before
     }
 }
@@ -129,6 +137,24 @@ mod tests {
     fn source_bulk_is_written_at_once() {
         let s = Source::new(&SourceConfig::Bulk { size: Bytes(5000) }, Time(7));
         assert_eq!((s.written(), s.is_finished(), s.next_event()), (5000, true, None));
+    }
+
+    #[test]
+    fn source_cbr_absurd_rate_polls_in_constant_time() {
+        // Found by the `simulation` fuzz target: a rate that saturates u64 made every write due at once,
+        // and `poll` looped over them one by one.
+        let cfg = SourceConfig::Cbr {
+            packet_size: Bytes(1200),
+            rate: Rate(u64::MAX),
+            duration: Some(Dur::from_secs(2)),
+        };
+        let mut s = Source::new(&cfg, Time::ZERO);
+        // ⌈(10⁹+1)·(2⁶⁴−1)/(1200·8·10⁹)⌉ writes are due after 1 s.
+        let due = ((1_000_000_001u128 * u64::MAX as u128).div_ceil(9_600_000_000_000)) as u64;
+        assert_eq!(s.poll(Time(1_000_000_000)), due * 1200);
+        assert!(!s.is_finished());
+        s.poll(Time(2_000_000_000));
+        assert!(s.is_finished());
     }
 
     #[test]

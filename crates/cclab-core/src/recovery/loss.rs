@@ -148,7 +148,9 @@ impl LossDetection {
         let mut pc_start: Option<Time> = None;
         let mut persistent = false;
         let mut pn = sent.first_pn();
-        while pn < largest {
+        // Never past what was sent, whatever `largest` says: the scan stays within the sent record.
+        let end = largest.min(sent.next_pn());
+        while pn < end {
             let Some(&p) = sent.get(pn) else {
                 // A hole: acknowledged (or lost earlier) between two lost packets (§7.6.2).
                 pc_start = None;

@@ -4,6 +4,10 @@
 //! IP-layer size the codec would produce (see `wire::size`), and no bytes exist. The UDP driver
 //! encodes the same `Packet` with the QUIC codec.
 
+/// Largest QUIC variable-length integer (RFC 9000 §16): the bound of packet numbers (§12.3) and of stream
+/// offsets plus lengths (§19.8).
+pub const MAX_VARINT: u64 = (1 << 62) - 1;
+
 /// ECN codepoint of an IP packet (RFC 3168).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Ecn {
@@ -58,6 +62,32 @@ impl AckFrame {
     /// The largest acknowledged packet number.
     pub fn largest(&self) -> Option<u64> {
         self.ranges.first().map(|r| r.1)
+    }
+
+    /// Checks the frame from an endpoint that has sent packets `0..next_pn`: at least one range, each
+    /// `smallest <= largest`, highest first with a gap of at least one missing number between two ranges
+    /// (RFC 9000 §19.3.1), and nothing at or above `next_pn`: acknowledging a packet that was never sent is a
+    /// PROTOCOL_VIOLATION (RFC 9000 §13.1). Returns the largest acknowledged; O(ranges); the error says
+    /// which rule was broken.
+    pub fn check(&self, next_pn: u64) -> Result<u64, &'static str> {
+        let Some(largest) = self.largest() else {
+            return Err("ACK frame without a range");
+        };
+        if largest >= next_pn {
+            return Err("ACK of a packet number never sent");
+        }
+        let mut above: Option<u64> = None;
+        for &(lo, hi) in &self.ranges {
+            if lo > hi {
+                return Err("ACK range with smallest above largest");
+            }
+            // The range above starts at `prev`: this one must end at `prev - 2` or lower.
+            if above.is_some_and(|prev| hi.saturating_add(1) >= prev) {
+                return Err("ACK ranges not descending with a gap");
+            }
+            above = Some(lo);
+        }
+        Ok(largest)
     }
 }
 

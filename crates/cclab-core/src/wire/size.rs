@@ -11,6 +11,16 @@ pub const UDP_HEADER: u32 = 8;
 pub const IPV4_HEADER: u32 = 20;
 /// IPv6 header bytes.
 pub const IPV6_HEADER: u32 = 40;
+/// Largest IP packet in bytes, headers included: IPv4's Total Length counts its header (RFC 791 §3.1),
+/// IPv6's Payload Length does not (RFC 8200 §3; jumbograms, RFC 2675, are not modelled).
+pub const fn max_ip_packet(ipv6: bool) -> u64 {
+    if ipv6 {
+        65_535 + IPV6_HEADER as u64
+    } else {
+        65_535
+    }
+}
+
 /// ACK_FREQUENCY frame type (draft-ietf-quic-ack-frequency §4).
 pub const ACK_FREQUENCY_TYPE: u64 = 0xaf;
 /// IMMEDIATE_ACK frame type (draft-ietf-quic-ack-frequency §5).
@@ -103,11 +113,12 @@ pub fn quic_ack_frame_len(ack: &AckFrame) -> u32 {
         + varint_len(largest)
         + varint_len(delay)
         + varint_len(ack.ranges.len() as u64 - 1)
-        + varint_len(largest - first_lo);
+        + varint_len(largest.saturating_sub(first_lo));
     let mut prev_lo = first_lo;
+    // Saturating: a malformed frame from a hostile peer (ranges out of order) must not panic when sized.
     for &(lo, hi) in &ack.ranges[1..] {
         // Gap = previous smallest - largest of this range - 2 (§19.3.1).
-        n += varint_len(prev_lo - hi - 2) + varint_len(hi - lo);
+        n += varint_len(prev_lo.saturating_sub(hi).saturating_sub(2)) + varint_len(hi.saturating_sub(lo));
         prev_lo = lo;
     }
     if let Some(c) = &ack.ecn {
@@ -132,6 +143,10 @@ pub fn quic_stream_header_len(offset: u64, len: u32) -> u32 {
 }
 
 impl QuicProfile {
+    /// Largest `max_udp_payload` whose datagrams fit an IP packet (65,507 B over IPv4, 65,527 B over IPv6).
+    pub fn max_udp_payload_limit(&self) -> u64 {
+        max_ip_packet(self.ipv6) - self.ip_udp() as u64
+    }
     /// IP and UDP header bytes.
     pub fn ip_udp(&self) -> u32 {
         UDP_HEADER + if self.ipv6 { IPV6_HEADER } else { IPV4_HEADER }
@@ -181,6 +196,10 @@ impl QuicProfile {
 }
 
 impl TcpProfile {
+    /// Largest `mss` whose segments fit an IP packet (65,483 B over IPv4 with timestamps).
+    pub fn mss_limit(&self) -> u64 {
+        max_ip_packet(self.ipv6) - self.ip_tcp() as u64
+    }
     /// IP and TCP header bytes with the options every segment carries.
     pub fn ip_tcp(&self) -> u32 {
         20 + if self.ipv6 { IPV6_HEADER } else { IPV4_HEADER } + self.timestamps_len()
@@ -236,6 +255,12 @@ impl DccpProfile {
     /// CCID-3 feedback options: Elapsed Time (6), Receive Rate (6), Loss Event Rate (6),
     /// padded to a multiple of 4 (RFC 4342 §8).
     pub const FEEDBACK_OPTIONS: u32 = 20;
+
+    /// Largest data payload whose packets fit an IP packet (65,499 B over IPv4).
+    pub fn payload_limit(&self) -> u64 {
+        let ip = if self.ipv6 { IPV6_HEADER } else { IPV4_HEADER };
+        max_ip_packet(self.ipv6) - (ip + Self::GENERIC_HEADER) as u64
+    }
 }
 
 impl Profile {

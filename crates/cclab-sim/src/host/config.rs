@@ -78,3 +78,26 @@ pub struct HostConfig {
     /// are dropped (`None` = unlimited).
     pub socket_buffer: Option<Bytes>,
 }
+
+impl HostConfig {
+    /// Refuses settings under which the host could never deliver: a socket buffer of 0 bytes, or a stall
+    /// process without run periods (which also spun forever when both means were 0). The error is (key
+    /// relative to the host, message).
+    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+        if self.socket_buffer.is_some_and(|b| b.0 == 0) {
+            return Err((
+                "socket_buffer",
+                "a buffer of 0 bytes drops every datagram; expected a positive size".into(),
+            ));
+        }
+        if let Some(s) = &self.cpu.stall {
+            if s.mean_interval.0 == 0 || s.mean_duration.0 == 0 {
+                return Err((
+                    "cpu.stall",
+                    "expected positive mean_interval and mean_duration (leave out `stall` for none)".into(),
+                ));
+            }
+        }
+        Ok(())
+    }
+}

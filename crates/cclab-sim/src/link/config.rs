@@ -159,6 +159,9 @@ impl LinkConfig {
                 ));
             }
         }
+        if let Some(c) = &self.cross_traffic {
+            c.validate().map_err(|m| ("cross_traffic.size", m))?;
+        }
         if let QueueConfig::Droptail(c) = &self.queue {
             if matches!(c.limit, Some(QueueLimit::Time(_))) && !matches!(self.rate, Some(LinkRate::Limited(_))) {
                 return Err((
@@ -168,6 +171,6 @@ impl LinkConfig {
                 ));
             }
         }
-        self.queue.validate().map_err(|m| ("queue", m))
+        self.queue.validate()
     }
 }

@@ -50,6 +50,17 @@ pub enum CrossTrafficConfig {
     },
 }
 
+impl CrossTrafficConfig {
+    /// Checks the packet size: an IP packet of 1 to 65,535 bytes (RFC 791 §3.1).
+    pub fn validate(&self) -> Result<(), String> {
+        let (CrossTrafficConfig::Cbr { size, .. } | CrossTrafficConfig::Onoff { size, .. }) = self;
+        if !(1..=65_535).contains(&size.0) {
+            return Err(format!("expected an IP packet size of 1B to 65535B, got {}B", size.0));
+        }
+        Ok(())
+    }
+}
+
 /// The running source.
 #[derive(Debug)]
 pub(super) struct CrossSource {

@@ -13,6 +13,9 @@ use std::sync::Arc;
 /// our sizes are IP sizes).
 pub const OPPORTUNITY_BYTES: u64 = 1500;
 
+/// Largest timestamp, ms: its time in nanoseconds still fits a `u64`.
+const MAX_MS: u64 = u64::MAX / 1_000_000;
+
 /// A parsed trace: opportunity times within one period.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MahimahiTrace {
@@ -34,6 +37,13 @@ impl MahimahiTrace {
             let v: u64 = line
                 .parse()
                 .map_err(|_| format!("line {}: expected a millisecond count, got {line:?}", i + 1))?;
+            // Times are u64 nanoseconds: a larger count would wrap (and panic in debug builds).
+            if v > MAX_MS {
+                return Err(format!(
+                    "line {}: {v} ms is beyond the largest time ({MAX_MS} ms, about 584 years)",
+                    i + 1
+                ));
+            }
             if ms.last().is_some_and(|&last| v < last) {
                 return Err(format!(
                     "line {}: timestamps must not decrease ({v} after {})",
@@ -44,9 +54,13 @@ impl MahimahiTrace {
             ms.push(v);
         }
         let last = *ms.last().ok_or("the trace has no delivery opportunities")?;
+        if last == 0 {
+            // The period is the last timestamp: 0 would repeat the trace forever without time passing.
+            return Err("the last timestamp (the repeat period) must be at least 1 ms, got 0".into());
+        }
         Ok(MahimahiTrace {
             ms: ms.into(),
-            period: Dur::from_millis(last.max(1)),
+            period: Dur::from_millis(last),
         })
     }
 
@@ -59,7 +73,8 @@ impl MahimahiTrace {
     /// Time of opportunity number `k` (counting from 0 over all periods).
     pub fn time(&self, k: u64) -> Time {
         let n = self.ms.len() as u64;
-        Time((k / n) * self.period.0) + Dur::from_millis(self.ms[(k % n) as usize])
+        // Saturates instead of wrapping (as `Time + Dur` does): a time past u64 nanoseconds is never reached.
+        Time((k / n).saturating_mul(self.period.0)) + Dur::from_millis(self.ms[(k % n) as usize])
     }
 
     /// Number of the first opportunity at or after `t`.
@@ -99,5 +114,22 @@ mod tests {
             .unwrap_err()
             .contains("must not decrease"));
         assert!(MahimahiTrace::parse("\n").is_err());
+    }
+
+    #[test]
+    fn mahimahi_trace_overflowing_timestamp_is_an_error_naming_the_line() {
+        // Issue #14: 18446744073710 ms is the first count whose nanoseconds overflow a u64.
+        let e = MahimahiTrace::parse("1\n18446744073710\n").unwrap_err();
+        assert!(e.contains("line 2") && e.contains("18446744073710"), "{e}");
+        let t = MahimahiTrace::parse(&format!("1\n{MAX_MS}\n")).unwrap();
+        assert_eq!(t.time(1), Time(MAX_MS * 1_000_000));
+        assert_eq!(t.time(3), Time(u64::MAX), "saturates past the end of time");
+    }
+
+    #[test]
+    fn mahimahi_trace_period_zero_is_an_error() {
+        // Issue #15 defect 10: `0\n0\n0` was accepted with a made-up 1 ms period.
+        let e = MahimahiTrace::parse("0\n0\n0\n").unwrap_err();
+        assert!(e.contains("repeat period"), "{e}");
     }
 }

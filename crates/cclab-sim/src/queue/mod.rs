@@ -88,41 +88,53 @@ impl Default for QueueConfig {
 }
 
 impl QueueConfig {
-    /// Checks parameters that are valid alone but not together.
-    pub fn validate(&self) -> Result<(), String> {
+    /// Checks parameters that are valid alone but not together, and limits that could never let a packet
+    /// through; the error is (key relative to the link, message).
+    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+        let never = "a limit of 0 never lets a packet through; expected a positive limit".to_string();
         match self {
+            QueueConfig::Droptail(c)
+                if matches!(c.limit, Some(QueueLimit::Bytes(b)) if b.0 == 0)
+                    || matches!(c.limit, Some(QueueLimit::Time(t)) if t.0 == 0) =>
+            {
+                Err(("queue.limit", never))
+            }
+            QueueConfig::Droptail(c) if c.limit_packets == Some(0) => Err(("queue.limit_packets", never)),
             QueueConfig::Droptail(_) => Ok(()),
             QueueConfig::Red(c) => {
-                if c.min_th >= c.max_th {
-                    Err(format!(
-                        "RED needs min_th < max_th, got {} B and {} B",
-                        c.min_th.0, c.max_th.0
+                if c.limit.0 == 0 {
+                    Err(("queue.limit", never))
+                } else if c.min_th >= c.max_th {
+                    Err((
+                        "queue",
+                        format!("RED needs min_th < max_th, got {} B and {} B", c.min_th.0, c.max_th.0),
                     ))
                 } else if !(c.max_p > 0.0 && c.max_p <= 1.0 && c.w_q > 0.0 && c.w_q <= 1.0) {
-                    Err(format!(
-                        "RED needs max_p and w_q in (0, 1], got {} and {}",
-                        c.max_p, c.w_q
+                    Err((
+                        "queue",
+                        format!("RED needs max_p and w_q in (0, 1], got {} and {}", c.max_p, c.w_q),
                     ))
                 } else {
                     Ok(())
                 }
             }
+            QueueConfig::Codel(c) if c.limit_packets == 0 => Err(("queue.limit_packets", never)),
             QueueConfig::Codel(c) if c.target.0 == 0 || c.interval.0 == 0 => {
-                Err("CoDel needs a positive target and interval".into())
+                Err(("queue", "CoDel needs a positive target and interval".into()))
             }
             QueueConfig::Codel(_) => Ok(()),
-            QueueConfig::DualPi2(c) => c.validate(),
-            QueueConfig::FqCodel(c) => c.validate(),
+            QueueConfig::DualPi2(c) => c.validate().map_err(|m| ("queue", m)),
+            QueueConfig::FqCodel(c) => c.validate().map_err(|m| ("queue", m)),
             QueueConfig::Pie(c) if c.target.0 == 0 || c.t_update.0 == 0 => {
-                Err("PIE needs a positive target and t_update".into())
+                Err(("queue", "PIE needs a positive target and t_update".into()))
             }
-            QueueConfig::Pie(c) if ![c.alpha, c.beta].iter().all(|v| v.is_finite() && *v >= 0.0) => Err(format!(
-                "PIE needs finite alpha, beta >= 0, got {} and {}",
-                c.alpha, c.beta
+            QueueConfig::Pie(c) if ![c.alpha, c.beta].iter().all(|v| v.is_finite() && *v >= 0.0) => Err((
+                "queue",
+                format!("PIE needs finite alpha, beta >= 0, got {} and {}", c.alpha, c.beta),
             )),
-            QueueConfig::Pie(c) if !(0.0..=1.0).contains(&c.mark_ecn_threshold) => Err(format!(
-                "PIE needs mark_ecn_threshold in [0, 1], got {}",
-                c.mark_ecn_threshold
+            QueueConfig::Pie(c) if !(0.0..=1.0).contains(&c.mark_ecn_threshold) => Err((
+                "queue",
+                format!("PIE needs mark_ecn_threshold in [0, 1], got {}", c.mark_ecn_threshold),
             )),
             QueueConfig::Pie(_) => Ok(()),
         }

@@ -59,6 +59,9 @@ pub struct RunOptions {
     /// Called now and then with the fraction done (of simulated time, or of bytes for bulk
     /// transfers, whichever is further); returning false cancels the run.
     pub progress: Option<Box<dyn FnMut(f64) -> bool + Send>>,
+    /// Stop with [`RunError::EventLimit`] once this many events ran (checked every 65,536 events and every
+    /// time-series tick): a bound on the work of a run whatever its scenario says (fuzzing).
+    pub max_events: Option<u64>,
 }
 
 /// What a run produces.
@@ -79,6 +82,9 @@ pub enum RunError {
     /// The outputs would exceed `[output] max_bytes` (checked before the run starts).
     #[error("output.max_bytes: {0}")]
     Budget(String),
+    /// `RunOptions::max_events` was reached.
+    #[error("run stopped after {0} events (max_events)")]
+    EventLimit(u64),
     /// An output file could not be written.
     #[error("{}: {source}", path.display())]
     Io {
@@ -178,6 +184,7 @@ pub fn run(s: &Scenario, opts: RunOptions) -> Result<RunOutput, RunError> {
         progress: opts.progress,
         duration: file.scenario.duration,
         total_bytes,
+        max_events: opts.max_events,
         io_error: None,
         qlog_window: file.output.qlog_window.map(|[a, b]| (Time::ZERO + a, Time::ZERO + b)),
     };
@@ -188,6 +195,9 @@ pub fn run(s: &Scenario, opts: RunOptions) -> Result<RunOutput, RunError> {
         return Err(RunError::Io { path, source });
     }
     if stop == Stop::Cancelled {
+        if opts.max_events.is_some_and(|cap| built.net.events() >= cap) {
+            return Err(RunError::EventLimit(built.net.events()));
+        }
         return Err(RunError::Cancelled);
     }
     if let Some(p) = obs.progress.as_mut() {

@@ -26,6 +26,8 @@ pub(crate) struct RunObserver {
     pub(crate) duration: Dur,
     /// Total bytes of the bulk transfers, when every flow is one.
     pub(crate) total_bytes: Option<u64>,
+    /// Stop once this many events ran.
+    pub(crate) max_events: Option<u64>,
     /// First write error; writing stops there and `run()` reports it.
     pub(crate) io_error: Option<(PathBuf, io::Error)>,
     /// Trace only events in `[start, end)` (`[output] qlog_window`).
@@ -94,7 +96,7 @@ impl Observer for RunObserver {
     }
 
     fn keep_going(&mut self, net: &Network) -> bool {
-        if self.io_error.is_some() {
+        if self.io_error.is_some() || self.max_events.is_some_and(|cap| net.events() >= cap) {
             return false;
         }
         let fraction = self.fraction(net);

@@ -17,6 +17,8 @@ pub use schema::{
     ScenarioSection, TcpParams, Topology,
 };
 
+use cclab_core::endpoint::source::SourceConfig;
+use cclab_core::wire::size::Profile;
 use std::path::{Path, PathBuf};
 
 /// A validated scenario, ready to run.
@@ -130,6 +132,8 @@ fn validate(file: &mut ScenarioFile, base: &Path) -> Result<(), (String, String)
             "expected a positive duration".into(),
         ));
     }
+    file.hosts.sender.validate().map_err(|e| at("hosts.sender", e))?;
+    file.hosts.receiver.validate().map_err(|e| at("hosts.receiver", e))?;
     file.path.forward.resolve(base).map_err(|e| at("path.forward", e))?;
     file.path.reverse.resolve(base).map_err(|e| at("path.return", e))?;
     if file.flow.is_empty() {
@@ -177,6 +181,7 @@ fn validate(file: &mut ScenarioFile, base: &Path) -> Result<(), (String, String)
         if f.tcp.as_ref().is_some_and(|t| t.mss.0 == 0) {
             return Err((key("tcp.mss"), "expected a positive size".into()));
         }
+        ip_limit(f).map_err(|(k, m)| (key(k), m))?;
         match (&mut f.access, dumbbell) {
             (Some(_), false) => {
                 return Err((key("access"), "access links need topology = \"dumbbell\"".into()));
@@ -192,4 +197,36 @@ fn validate(file: &mut ScenarioFile, base: &Path) -> Result<(), (String, String)
         ));
     }
     crate::budget::check(file, file.output.timeseries_interval).map_err(|m| ("output.max_bytes".into(), m))
+}
+
+/// A flow's full-sized packets must fit an IP packet (65,535 bytes; RFC 791 §3.1, RFC 8200 §3): the error is
+/// (key relative to the flow, message with the largest value that fits).
+fn ip_limit(f: &FlowConfig) -> Result<(), (&'static str, String)> {
+    let too_big = |value: u64, limit: u64| {
+        format!("expected at most {limit}B: {value}B makes IP packets over 65535 bytes (RFC 791 §3.1, RFC 8200 §3)")
+    };
+    match f.wire_profile() {
+        Profile::Quic(q) => {
+            let value = f.quic.as_ref().map_or(0, |p| p.max_udp_payload.0);
+            let limit = q.max_udp_payload_limit();
+            if value > limit {
+                return Err(("quic.max_udp_payload", too_big(value, limit)));
+            }
+        }
+        Profile::Tcp(t) => {
+            let value = f.tcp.as_ref().map_or(0, |p| p.mss.0);
+            if value > t.mss_limit() {
+                return Err(("tcp.mss", too_big(value, t.mss_limit())));
+            }
+        }
+        Profile::Dccp(d) => {
+            // A DCCP flow sends each application write as one packet.
+            if let SourceConfig::Cbr { packet_size, .. } = f.source {
+                if packet_size.0 > d.payload_limit() {
+                    return Err(("source.packet_size", too_big(packet_size.0, d.payload_limit())));
+                }
+            }
+        }
+    }
+    Ok(())
 }

@@ -13,8 +13,12 @@ use crate::wire::packet::{AckFrame, DataChunk, Ecn};
 impl Sender {
     /// RFC 9002 §A.7 `OnAckReceived` for an ACK frame arriving at true time `now`.
     pub(super) fn on_ack_frame(&mut self, now: Time, ack: &AckFrame) {
+        // Checked before anything is iterated: a range reaching 2^62 must cost O(ranges), not O(2^62).
+        let Ok(largest) = ack.check(self.sent.next_pn()) else {
+            self.stats.protocol_violations += 1;
+            return;
+        };
         let t = self.clock.read(now);
-        let Some(largest) = ack.largest() else { return };
         let prior_in_flight = self.sent.bytes_in_flight();
         let mut acked = std::mem::take(&mut self.acked_buf);
         acked.clear();

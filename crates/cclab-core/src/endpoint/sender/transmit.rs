@@ -6,12 +6,11 @@ use super::Sender;
 use crate::endpoint::TraceEvent;
 use crate::recovery::sent::SentPacket;
 use crate::time::Time;
-use crate::wire::packet::{AckFrame, AckFrequencyFrame, DataChunk, Datagram, Ecn, Packet};
+use crate::wire::packet::{AckFrame, AckFrequencyFrame, DataChunk, Datagram, Ecn, Packet, MAX_VARINT};
 use crate::wire::size::Profile;
 
-/// Largest QUIC varint (RFC 9000 §16): an ACK_FREQUENCY frame with every field at this value
-/// bounds the frame's size before the real frame is chosen.
-const MAX_VARINT: u64 = (1 << 62) - 1;
+/// An ACK_FREQUENCY frame with every field at the largest varint bounds the frame's size before the real
+/// frame is chosen.
 pub(super) const AF_BOUND: AckFrequencyFrame = AckFrequencyFrame {
     sequence: MAX_VARINT,
     ack_eliciting_threshold: MAX_VARINT,

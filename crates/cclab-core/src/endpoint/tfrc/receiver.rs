@@ -20,6 +20,13 @@ use crate::time::{Dur, Time};
 use crate::wire::packet::{AckFrame, Datagram, Ecn, FlowId, Packet, TfrcFeedback};
 use crate::wire::size::Profile;
 
+/// Largest DCCP sequence number: they are 48 bits wide (RFC 4340 §7.1).
+const MAX_SEQ: u64 = (1 << 48) - 1;
+/// How far past the greatest sequence number received a packet may be (RFC 4340 §7.5.1 SWH). Linux uses
+/// W = 100; ours is far larger, so that no modelled outage makes a sender outrun it, and still bounds the
+/// numbers one datagram can make the loss detector classify.
+const SEQ_WINDOW: u64 = 1 << 16;
+
 /// The packet feedback echoes: the greatest sequence number received.
 #[derive(Clone, Copy, Debug)]
 struct Newest {
@@ -130,6 +137,17 @@ impl TfrcReceiver {
         }
     }
 
+    /// Whether `p` must be refused: a sequence number beyond 48 bits (RFC 4340 §7.1) or above the sequence
+    /// validity window (§7.5.1: at most `SEQ_WINDOW` past the greatest received), or a CCVal beyond 4 bits
+    /// (RFC 4342 §8.1). The window is what bounds the work per datagram: every number skipped is classified.
+    fn violates(&self, p: &Packet) -> bool {
+        let beyond_window = self
+            .record
+            .highest()
+            .is_some_and(|h| p.pn > h.saturating_add(SEQ_WINDOW));
+        p.pn > MAX_SEQ || beyond_window || p.ccval > 15
+    }
+
     fn on_data(&mut self, t: Time, now: Time, pn: u64, ccval: u8, len: u32) {
         // RFC 5348 §6.3.1: the first loss interval is the one the equation needs to produce the
         // receive rate: since the last feedback with this packet included (as Linux measures it),
@@ -232,6 +250,10 @@ impl Endpoint for TfrcReceiver {
                 size,
                 packet,
             });
+        }
+        if self.violates(&dgram.packet) {
+            self.stats.protocol_violations += 1;
+            return;
         }
         if handshake::is_request(&dgram.packet) {
             self.responder.on_request(dgram.packet.pn, t);

@@ -283,6 +283,18 @@ impl Endpoint for TfrcSender {
             });
         }
         let echo = dgram.packet.ack.as_ref().and_then(|a| a.largest());
+        // RFC 4340 §7.5.3: an acknowledgement of a sequence number never sent is invalid; RFC 4342 §8.5: the
+        // loss event rate is 1/p with p in [0, 1].
+        let bad_echo = echo.is_some_and(|e| e >= self.next_pn);
+        let bad_p = dgram
+            .packet
+            .tfrc
+            .as_ref()
+            .is_some_and(|fb| !(0.0..=1.0).contains(&fb.p));
+        if bad_echo || bad_p {
+            self.stats.protocol_violations += 1;
+            return;
+        }
         match (dgram.packet.tfrc.as_deref(), echo, self.requester.as_mut()) {
             (Some(&fb), Some(echo), _) => self.on_feedback(t, now, fb, echo),
             (None, Some(echo), Some(req)) => {
