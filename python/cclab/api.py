@@ -184,7 +184,7 @@ class Result:
         return _typed(pl.DataFrame(self.timeseries).lazy()).collect()
 
     def to_pandas(self) -> Any:
-        """The time series as a pandas DataFrame (needs pandas, which cclab does not install).
+        """The time series as a pandas DataFrame (``flow`` and ``link`` as nullable integers; needs pandas).
 
         Raises
         ------
@@ -196,8 +196,9 @@ class Result:
         except ImportError as e:
             raise ImportError("Result.to_pandas needs pandas: pip install pandas") from e
         df = pd.DataFrame(self.timeseries)
-        if "flow" in df.columns:
-            df["flow"] = df["flow"].astype("UInt32")
+        for col in ("flow", "link"):
+            if col in df.columns:
+                df[col] = df[col].astype("UInt32")
         return df
 
     def plot(self, out: StrPath | None = None) -> list[Path]:
