@@ -65,9 +65,13 @@ def compare(
 ) -> dict[str, Any]:
     """Simulate `scenario`, run it on the kernel (TCP) or real sockets (QUIC), and compare.
 
-    Writes ``out/sim`` and ``out/kernel`` or ``out/real``; returns ``{"scenario", "mode", "sim", "other",
-    "relative", "emulator"}``.
+    Writes ``out/sim`` and ``out/kernel`` or ``out/real``, and the two overlaid (`cclab.compare.plot`: cwnd,
+    srtt, goodput, ACK interval) as ``out/compare-*.png``/``.svg``; returns ``{"scenario", "mode", "sim", "other",
+    "relative", "emulator", "figures"}``.
     """
+    from cclab.compare import load_entries
+    from cclab.compare import plot as overlay
+
     overrides = list(set)
     sc = load(scenario, overrides)
     sim = run(sc, seed=seed, out=out / "sim", qlog=None)
@@ -75,6 +79,7 @@ def compare(
     mode = "kernel" if profile == "tcp" else "real"
     other = run(sc, seed=seed, out=out / mode, qlog=None, kernel=mode == "kernel", real=mode == "real")
     m_sim, m_other = _metrics(sim), _metrics(other)
+    figures = overlay(load_entries([out / "sim", out / mode]), out)
     return {
         "scenario": sc.name,
         "mode": mode,
@@ -82,6 +87,7 @@ def compare(
         "other": m_other,
         "relative": {k: relative(m_sim[k], m_other[k]) for k, _, _ in METRICS},
         "emulator": other.summary.get("emulator"),
+        "figures": [str(f) for f in figures],
     }
 
 

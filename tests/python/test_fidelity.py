@@ -53,4 +53,9 @@ def test_fidelity_compares_simulation_and_kernel_on_every_metric(tmp_path):
         relative(row["sim"]["completion_time_s"], row["other"]["completion_time_s"])
     )
     assert (tmp_path / "fid" / "small" / "kernel" / "tcp_info.csv").is_file()
+    # The model and the kernel overlaid, as cclab compare draws them.
+    assert {p.name for p in (tmp_path / "fid" / "small").glob("compare-*.png")} >= {
+        "compare-cwnd.png",
+        "compare-srtt.png",
+    }
     assert "completion" in proc.stdout
