@@ -25,7 +25,8 @@ fn late_rates(out: &RunOutput, from_s: f64) -> Vec<f64> {
     let flows = out.summary.flows.len();
     let mut first = vec![None; flows];
     let mut last = vec![(0.0, 0.0); flows];
-    for i in (0..t.len()).filter(|&i| t[i] >= from_s) {
+    // Flow rows only: link rows have no flow (NaN).
+    for i in (0..t.len()).filter(|&i| t[i] >= from_s && !flow[i].is_nan()) {
         let f = flow[i] as usize;
         first[f].get_or_insert((t[i], acked[i]));
         last[f] = (t[i], acked[i]);
