@@ -21,9 +21,13 @@ TRACED = "2s"
 TRACED_LOOPBACK = "50ms"
 #: Catalog scenarios built to show a seed's pathology, per their header comments: both are seed 003's
 #: return-path limit ("the return link limits the forward rate"; "ACK count, not size, limits").
+#: The 250/3 Mbit/s satellite runs (issue #12's comparison) spend all 100 MB in slow start at 600 ms RTT, doubling
+#: per RTT with no bandwidth jump, and end at twice the path's ideal: seed 002's class, which the doctor names.
 SHOWS = {
     "asymmetric-ack-ratio": {"ack-limited-forward-rate"},
     "packet-congestive-return": {"ack-limited-forward-rate"},
+    "satellite-250-3-bbr3": {"slow-start-no-bandwidth-jump"},
+    "satellite-250-3-cubic": {"slow-start-no-bandwidth-jump"},
 }
 
 
