@@ -3,7 +3,7 @@
 import itertools
 
 import cclab
-from cclab.plot import METRICS
+from cclab.plot import METRICS, link_metrics
 from conftest import cclab_cli, write_scenario
 
 
@@ -12,7 +12,8 @@ def test_plot_writes_png_and_svg_with_labelled_axes(tiny, tmp_path):
     proc = cclab_cli("plot", tmp_path)
     assert proc.returncode == 0, proc.stderr
     plots = tmp_path / "plots"
-    stems = [m.stem for m in METRICS] + ["overview"]
+    columns = (tmp_path / "timeseries.csv").read_text().splitlines()[0].split(",")
+    stems = [m.stem for m in METRICS] + [m.stem for m in link_metrics(columns)] + ["overview"]
     assert sorted(p.name for p in plots.iterdir()) == sorted(f"{s}.{ext}" for s in stems for ext in ("png", "svg"))
     for stem in stems:
         assert (plots / f"{stem}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -54,7 +55,7 @@ def test_plot_draws_the_scalable_controllers_like_the_others(tmp_path):
     written = plot_dir(tmp_path / "run")
     assert {p.name for p in written} >= {"cwnd.svg", "srtt.svg", "overview.png"}
     svg = (tmp_path / "run" / "plots" / "cwnd.svg").read_text()
-    assert "flow 0" in svg and "flow 1" in svg
+    assert all(f["name"] in svg for f in result.summary["flows"])
     # Each controller's window is cut by CE marks (no loss in the L queue), so its cwnd series falls.
     ts = result.timeseries
     for flow in (0, 1):

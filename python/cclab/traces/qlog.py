@@ -80,7 +80,8 @@ class QlogTrace:
 
     - `sent`, `received` (1-RTT packets; Initial and Handshake ones are left out): ``time_s``, ``pn``,
       ``size`` (bytes; ``raw.length`` or ``header.packet_size``),
-      ``stream_bytes``, ``ack_eliciting`` (0/1), ``ack_only`` (0/1: only ACK and PADDING frames).
+      ``stream_bytes``, ``ack_eliciting`` (0/1), ``ack_only`` (0/1: an ACK with only PADDING or PING beside it —
+      receivers add a PING to an ACK now and then to learn which ACKs arrived, RFC 9000 §13.2.4 — no data).
     - `metrics`: ``time_s`` and `METRIC_COLUMNS`, each carried forward from its last update (NaN before).
     - `lost`: ``time_s``, ``pn``; `lost_triggers` the matching trigger strings.
     - `acked_after_loss`: ``time_s``, ``pn`` of packets acknowledged after being declared lost (spurious losses),
@@ -459,9 +460,8 @@ class _Builder:
         table["size"].append(size)
         table["stream_bytes"].append(stream)
         table["ack_eliciting"].append(float(eliciting))
-        table["ack_only"].append(
-            float(bool(frames) and not eliciting and any(f.get("frame_type") == "ack" for f in frames))
-        )
+        kinds = {f.get("frame_type") for f in frames}
+        table["ack_only"].append(float("ack" in kinds and kinds <= {"ack", "padding", "ping"}))
         return frames
 
     def _on_packet_sent(self, ev: Event) -> None:
