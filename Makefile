@@ -46,8 +46,8 @@ browser:
 test: install browser
 	$(CARGO) clippy --workspace --all-targets --quiet -- -D warnings
 	$(CARGO) test --workspace --profile ci
-	$(BIN)/pytest -q tests/python
 	$(MAKE) --no-print-directory fuzz-ci
+	$(BIN)/pytest -q tests/python
 
 lint: install
 	$(CARGO) fmt --all --check
