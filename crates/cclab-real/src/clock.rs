@@ -52,10 +52,26 @@ pub fn thread_cpu_time() -> Dur {
     Dur(ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64)
 }
 
-/// Blocks until one of `fds` has `events` (`libc::POLLIN`, `POLLOUT`) or `timeout` passes.
-/// Nanosecond resolution (`ppoll`), unlike `poll`'s milliseconds.
+/// Most descriptors one wait watches (the relay's two sockets).
+const MAX_WAIT_FDS: usize = 2;
+
+/// Blocks until one of `fds` (at most two) has `events` (`libc::POLLIN`, `POLLOUT`) or `timeout`
+/// passes. Nanosecond resolution (`ppoll`), unlike `poll`'s milliseconds; no allocation, as every
+/// driver loop waits here.
 pub fn wait_fds(fds: &[RawFd], events: libc::c_short, timeout: Dur) -> io::Result<()> {
-    let mut pfds: Vec<libc::pollfd> = fds.iter().map(|&fd| libc::pollfd { fd, events, revents: 0 }).collect();
+    assert!(
+        fds.len() <= MAX_WAIT_FDS,
+        "wait_fds watches at most {MAX_WAIT_FDS} descriptors"
+    );
+    let mut all = [libc::pollfd {
+        fd: -1,
+        events: 0,
+        revents: 0,
+    }; MAX_WAIT_FDS];
+    for (p, &fd) in all.iter_mut().zip(fds) {
+        *p = libc::pollfd { fd, events, revents: 0 };
+    }
+    let pfds = &mut all[..fds.len()];
     let ts = libc::timespec {
         tv_sec: (timeout.0 / 1_000_000_000) as libc::time_t,
         tv_nsec: (timeout.0 % 1_000_000_000) as libc::c_long,

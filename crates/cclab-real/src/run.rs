@@ -300,7 +300,7 @@ fn report(
     cc_names: &[Option<String>],
     interval: Dur,
     end: Time,
-    relay: Option<RelayReport>,
+    mut relay: Option<RelayReport>,
     flows: Vec<Pair>,
 ) -> Result<RunOutput, RealError> {
     let mut summaries = Vec::new();
@@ -344,7 +344,9 @@ fn report(
     }
     // Each round as the simulator writes it: every flow's row, then every link's.
     rows.sort_by_key(|r| (r.0, r.1));
-    let mut link_rows = relay.as_ref().map_or(Vec::new(), |r| r.link_samples.clone());
+    let mut link_rows = relay
+        .as_mut()
+        .map_or(Vec::new(), |r| std::mem::take(&mut r.link_samples));
     link_rows.sort_by_key(|r| (r.0, r.1));
     let mut sampler = Sampler::new(interval);
     let mut links = link_rows.iter().peekable();

@@ -85,7 +85,9 @@ impl UdpIo {
     pub fn recv(&mut self, mut f: impl FnMut(SocketAddr, &[u8], Ecn)) -> io::Result<usize> {
         let mut n = 0;
         for _ in 0..RX_BATCHES_PER_CALL {
-            let mut bufs: Vec<IoSliceMut<'_>> = self.rx.chunks_mut(RX_BUF).map(IoSliceMut::new).collect();
+            let mut chunks = self.rx.chunks_mut(RX_BUF);
+            let mut bufs: [IoSliceMut<'_>; BATCH_SIZE] =
+                std::array::from_fn(|_| IoSliceMut::new(chunks.next().expect("BATCH_SIZE buffers")));
             let got = match self.state.recv((&self.socket).into(), &mut bufs, &mut self.metas) {
                 Ok(got) => got,
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(n),
