@@ -12,7 +12,10 @@
 //! size its profile models.
 
 use super::packet::{AckFrame, AckFrequencyFrame, DataChunk, HandshakeFrame, Packet, TfrcFeedback};
-use super::size::{QuicProfile, ACK_DELAY_EXPONENT, ACK_FREQUENCY_TYPE, AEAD_TAG, IMMEDIATE_ACK_TYPE};
+use super::size::{
+    QuicProfile, ACK_DELAY_EXPONENT, ACK_FREQUENCY_TYPE, AEAD_TAG, CCVAL_TYPE, HANDSHAKE_TYPE, IMMEDIATE_ACK_TYPE,
+    SACK_BLOCKS_TYPE, TFRC_FEEDBACK_TYPE,
+};
 use core::fmt;
 
 const FRAME_PADDING: u64 = 0x00;
@@ -24,12 +27,6 @@ const STREAM_OFF: u64 = 0x04;
 const STREAM_LEN: u64 = 0x02;
 const STREAM_FIN: u64 = 0x01;
 const TAG_FILL: u8 = 0xa5;
-/// Private-use frame types (RFC 9000 §22.4 leaves 0x3c00.. unregistered): DCCP CCVal, TFRC feedback, TCP SACK blocks.
-const CCVAL_TYPE: u64 = 0x3cc0;
-const TFRC_FEEDBACK_TYPE: u64 = 0x3cc1;
-const SACK_BLOCKS_TYPE: u64 = 0x3cc2;
-/// The handshake model's frame (`Packet::handshake`), a private-use type too: real mode carries it as is.
-const HANDSHAKE_TYPE: u64 = 0x3cc3;
 
 /// Period of the stream byte pattern (a prime, so the pattern never lines up with packet sizes).
 const PATTERN_PERIOD: usize = 251;
@@ -308,9 +305,11 @@ pub fn decode(bytes: &[u8], q: &QuicProfile, largest_pn: Option<u64>) -> Result<
             t @ (FRAME_ACK | FRAME_ACK_ECN) => p.ack = Some(decode_ack(&mut r, t == FRAME_ACK_ECN)?),
             t @ 0x08..=0x0f => p.data = Some(decode_stream(&mut r, t)?),
             CCVAL_TYPE => {
+                // 1..=15: a window counter of 0 is never written (no frame means 0), which keeps
+                // decode ∘ encode the identity.
                 p.ccval = u8::try_from(r.varint()?)
                     .ok()
-                    .filter(|&c| c <= 15)
+                    .filter(|&c| (1..=15).contains(&c))
                     .ok_or(DecodeError::Malformed("CCVal"))?
             }
             TFRC_FEEDBACK_TYPE => {
@@ -479,6 +478,61 @@ mod tests {
             p.ping = true; // a packet carries at least one frame (RFC 9000 §12.4)
         }
         p
+    }
+
+    #[test]
+    fn codec_private_frames_count_in_the_packet_length() {
+        // Found by the quic_decode fuzz target: a decoded CCVal, TFRC, SACK-count or handshake frame
+        // re-encoded to more bytes than `packet_len` said.
+        use crate::wire::packet::{HandshakeFrame, TfrcFeedback};
+        let q = QuicProfile::default();
+        let packets = [
+            Packet {
+                pn_len: 2,
+                ccval: 7,
+                ping: true,
+                ..Default::default()
+            },
+            Packet {
+                pn_len: 2,
+                tfrc: Some(Box::new(TfrcFeedback {
+                    x_recv_bps: 1 << 40,
+                    p: 0.25,
+                    elapsed_ns: 12_345,
+                })),
+                ..Default::default()
+            },
+            Packet {
+                pn_len: 1,
+                ack: Some(AckFrame {
+                    ranges: vec![(0, 9)],
+                    sack_blocks: Some(3),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            },
+            Packet {
+                pn_len: 4,
+                handshake: Some(Box::new(HandshakeFrame::Server {
+                    echo: 1 << 33,
+                    offset: 1200,
+                    len: 1180,
+                    total: 3000,
+                })),
+                ..Default::default()
+            },
+        ];
+        for p in packets {
+            let mut buf = Vec::new();
+            encode(&p, &q, &mut buf);
+            assert_eq!(buf.len(), q.packet_len(&p) as usize, "{p:?}");
+            assert_eq!(decode(&buf, &q, None), Ok(p));
+        } // A CCVal frame of 0 is never written (no frame means 0): refused, so decode ∘ encode stays the identity.
+        let mut zero = vec![0x40];
+        zero.extend([0u8; 8]);
+        zero.extend([1, 0x7c, 0xc0, 0x00, 0x01]);
+        zero.extend([TAG_FILL; AEAD_TAG as usize]);
+        assert_eq!(decode(&zero, &q, None), Err(DecodeError::Malformed("CCVal")));
     }
 
     #[test]

@@ -25,6 +25,16 @@ pub const fn max_ip_packet(ipv6: bool) -> u64 {
 pub const ACK_FREQUENCY_TYPE: u64 = 0xaf;
 /// IMMEDIATE_ACK frame type (draft-ietf-quic-ack-frequency §5).
 pub const IMMEDIATE_ACK_TYPE: u64 = 0x1f;
+/// Private-use frame types (RFC 9000 §22.4 leaves 0x3c00.. unregistered) with which real mode's
+/// codec carries what only TCP, DCCP and the handshake model hold: DCCP CCVal, TFRC feedback, the
+/// TCP SACK block count, the handshake frame. Simulated QUIC packets never contain them.
+pub const CCVAL_TYPE: u64 = 0x3cc0;
+/// See [`CCVAL_TYPE`].
+pub const TFRC_FEEDBACK_TYPE: u64 = 0x3cc1;
+/// See [`CCVAL_TYPE`].
+pub const SACK_BLOCKS_TYPE: u64 = 0x3cc2;
+/// See [`CCVAL_TYPE`].
+pub const HANDSHAKE_TYPE: u64 = 0x3cc3;
 /// ack_delay_exponent the codec uses (RFC 9000 §18.2 default).
 pub const ACK_DELAY_EXPONENT: u32 = 3;
 
@@ -39,6 +49,37 @@ pub const fn varint_len(v: u64) -> u32 {
     } else {
         8
     }
+}
+
+/// Bytes of the private-use frames the codec writes for `p` (see [`CCVAL_TYPE`]); 0 for every
+/// packet a QUIC endpoint sends, so QUIC sizes are unchanged by them.
+fn private_frames_len(p: &Packet) -> u32 {
+    use super::packet::HandshakeFrame;
+    let mut n = 0;
+    if p.ccval != 0 {
+        n += varint_len(CCVAL_TYPE) + varint_len(p.ccval as u64);
+    }
+    if let Some(f) = &p.tfrc {
+        n += varint_len(TFRC_FEEDBACK_TYPE) + varint_len(f.x_recv_bps) + 8 + varint_len(f.elapsed_ns);
+    }
+    if let Some(b) = p.ack.as_ref().and_then(|a| a.sack_blocks) {
+        n += varint_len(SACK_BLOCKS_TYPE) + varint_len(b as u64);
+    }
+    if let Some(h) = &p.handshake {
+        n += varint_len(HANDSHAKE_TYPE)
+            + 1
+            + match **h {
+                HandshakeFrame::Client { flight_received, .. } => varint_len(flight_received as u64) + 1,
+                HandshakeFrame::Finished => 0,
+                HandshakeFrame::Server {
+                    echo,
+                    offset,
+                    len,
+                    total,
+                } => varint_len(echo) + varint_len(offset as u64) + varint_len(len as u64) + varint_len(total as u64),
+            };
+    }
+    n
 }
 
 /// QUIC 1-RTT profile parameters.
@@ -166,7 +207,7 @@ impl QuicProfile {
             n += quic_ack_frequency_len(f);
         }
         n += p.immediate_ack as u32 + p.ping as u32;
-        n
+        n + private_frames_len(p)
     }
     /// Padding the codec adds so header protection can sample (RFC 9001 §5.4.2):
     /// pn_len + frames ≥ 4.
