@@ -107,11 +107,12 @@ fuzz: $(CARGO_FUZZ)
 	  ../$(CARGO_FUZZ) run -s none -a $$t ../$(FUZZ_SCRATCH)/$$t corpus/$$t -- \
 	    -max_total_time=$(FUZZ_SECONDS) -timeout=10 -print_final_stats=1 || exit 1; done
 
-# What `make test` runs: replays every committed seed, then runs each target for FUZZ_CI_SECONDS.
+# What `make test` runs: replays every committed seed, then runs each target for FUZZ_CI_SECONDS from a fixed
+# seed (-seed=1), so every CI run explores the same inputs first; `make fuzz` explores freely.
 fuzz-ci: $(CARGO_FUZZ)
 	cd fuzz && ../$(CARGO_FUZZ) build -s none -a && for t in $(FUZZ_TARGETS); do \
 	  rm -rf ../$(FUZZ_SCRATCH)/$$t && mkdir -p ../$(FUZZ_SCRATCH)/$$t && \
 	  { ../$(CARGO_FUZZ) run -s none -a $$t ../$(FUZZ_SCRATCH)/$$t corpus/$$t -- \
-	      -max_total_time=$(FUZZ_CI_SECONDS) -timeout=10 > ../$(FUZZ_SCRATCH)/$$t.log 2>&1 \
+	      -max_total_time=$(FUZZ_CI_SECONDS) -seed=1 -timeout=10 > ../$(FUZZ_SCRATCH)/$$t.log 2>&1 \
 	    || { cat ../$(FUZZ_SCRATCH)/$$t.log; exit 1; }; } && \
 	  sed -n "s/^Done/fuzz $$t: done/p" ../$(FUZZ_SCRATCH)/$$t.log; done
