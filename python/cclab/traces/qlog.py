@@ -88,6 +88,10 @@ class QlogTrace:
       from this endpoint's received ACK frames.
     - `ack_frequency`: ``time_s``, ``threshold`` (ack-eliciting packets per ACK), ``max_ack_delay_s``, from the
       ACK_FREQUENCY frames this endpoint sent.
+    - `acks` (the ACK frames this endpoint received, with ranges): ``time_s``, ``size`` (bytes of the packet
+      that carried it), ``newly_acked`` (packets this endpoint sent and no earlier ACK covered),
+      ``newly_acked_bytes``, ``largest_pn``, ``largest_sent_s`` (send time of the largest newly acknowledged
+      packet, NaN when none is new).
     - `pto_expired_s`: times of PTO expiries (``loss_timer_updated`` ``expired`` events with timer ``pto``,
       losses with trigger ``pto_expired``, or increases of ``metrics_updated``'s ``pto_count``).
     - `states`: (time_s, new state) pairs of ``congestion_state_updated``.
@@ -105,6 +109,7 @@ class QlogTrace:
     lost_triggers: list[str] = field(default_factory=list)
     acked_after_loss: dict[str, npt.NDArray[np.float64]] = field(default_factory=dict)
     ack_frequency: dict[str, npt.NDArray[np.float64]] = field(default_factory=dict)
+    acks: dict[str, npt.NDArray[np.float64]] = field(default_factory=dict)
     pto_expired_s: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
     states: list[tuple[float, str]] = field(default_factory=list)
     event_counts: dict[str, int] = field(default_factory=dict)
@@ -427,6 +432,11 @@ class _Builder:
         self.lost_sorted: list[int] = []
         self.spurious = _columns(("time_s", "pn"))
         self.ack_freq = _columns(("time_s", "threshold", "max_ack_delay_s"))
+        self.acks = _columns(("time_s", "size", "newly_acked", "newly_acked_bytes", "largest_pn", "largest_sent_s"))
+        #: Packet numbers sent and not yet covered by a received ACK (ascending: packet numbers only grow,
+        #: RFC 9000 §12.3), and their (size, send time).
+        self.unacked: list[int] = []
+        self.unacked_info: dict[int, tuple[float, float]] = {}
         self.pto: list[float] = []
         self.states: list[tuple[float, str]] = []
 
@@ -465,7 +475,14 @@ class _Builder:
         return frames
 
     def _on_packet_sent(self, ev: Event) -> None:
-        for fr in self._packet(ev, self.sent):
+        rows = len(self.sent["pn"])
+        frames = self._packet(ev, self.sent)
+        if len(self.sent["pn"]) > rows:
+            pn = int(self.sent["pn"][-1])
+            if pn >= 0 and (not self.unacked or pn > self.unacked[-1]):
+                self.unacked.append(pn)
+                self.unacked_info[pn] = (self.sent["size"][-1], ev.time_s)
+        for fr in frames:
             if fr.get("frame_type") == "unknown" and ACK_FREQUENCY_TYPE in (
                 fr.get("raw_frame_type"),
                 fr.get("frame_type_bytes"),
@@ -476,8 +493,42 @@ class _Builder:
 
     def _on_packet_received(self, ev: Event) -> None:
         for fr in self._packet(ev, self.received):
-            if fr.get("frame_type") == "ack" and self.lost_sorted:
-                self._check_spurious(ev.time_s, fr.get("acked_ranges") or [])
+            if fr.get("frame_type") != "ack":
+                continue
+            ranges = fr.get("acked_ranges") or []
+            if self.lost_sorted:
+                self._check_spurious(ev.time_s, ranges)
+            self._newly_acked(ev.time_s, self.received["size"][-1], ranges)
+
+    def _newly_acked(self, t: float, size: float, ranges: list[Any]) -> None:
+        """One `acks` row: what this ACK frame covers that no earlier one did."""
+        count, nbytes, largest, largest_sent = 0, 0.0, -1.0, float("nan")
+        largest_new = -1
+        for r in ranges:
+            if not isinstance(r, list) or not r:
+                continue
+            lo, hi = _num(r[0]), _num(r[-1])
+            if lo is None or hi is None:
+                continue
+            largest = max(largest, hi)
+            i = bisect.bisect_left(self.unacked, int(lo))
+            j = bisect.bisect_right(self.unacked, int(hi))
+            if i == j:
+                continue
+            top = self.unacked[j - 1]
+            if top >= largest_new:
+                largest_new, largest_sent = top, self.unacked_info[top][1]
+            for pn in self.unacked[i:j]:
+                nbytes += self.unacked_info.pop(pn)[0]
+            count += j - i
+            del self.unacked[i:j]
+        a = self.acks
+        a["time_s"].append(t)
+        a["size"].append(size)
+        a["newly_acked"].append(float(count))
+        a["newly_acked_bytes"].append(nbytes)
+        a["largest_pn"].append(largest)
+        a["largest_sent_s"].append(largest_sent)
 
     def _check_spurious(self, t: float, ranges: list[Any]) -> None:
         for r in ranges:
@@ -569,6 +620,7 @@ class _Builder:
             lost_triggers=self.triggers,
             acked_after_loss=arrays(self.spurious),
             ack_frequency=arrays(self.ack_freq),
+            acks=arrays(self.acks),
             pto_expired_s=np.asarray(sorted(self.pto), dtype=np.float64),
             states=self.states,
             event_counts=self.counts,
