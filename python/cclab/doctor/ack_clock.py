@@ -5,16 +5,16 @@ packet-congestive link, a fixed time per packet). A sender's trace sees the ACKs
 single bottleneck anywhere in it gives the same picture of rates and RTTs: forward rate = ACK rate × bytes per
 ACK holds in every transfer. What differs is *which* size sets the gap between two back-to-back ACKs:
 
-- forward bottleneck: the gap before an ACK is the serialisation of the data it newly acknowledges, so it
-  grows with the bytes acknowledged and ignores the ACK's own size;
+- forward bottleneck: the gap before an ACK is the serialisation (or, at a CPU, the processing) of the data
+  it newly acknowledges, so it grows with the packets acknowledged and ignores the ACK's own size;
 - byte-congestive return (RFC 3449 §3.1): the gap is the ACK's own serialisation, so it grows with the ACK's
-  size and ignores the bytes acknowledged;
+  size and ignores the packets acknowledged;
 - packet-congestive return (RFC 3449 §3.2): one gap per ACK, whatever either size.
 
 `measure` reads this from the elasticity of the gap to each size, d log gap / d log size, between the
-smallest and the largest size class that both occur often among back-to-back ACKs (1: the gap follows that
-size; 0: it ignores it). A trace whose sizes never vary (TCP's fixed 52-byte ACKs at a fixed ACK ratio) cannot
-tell: the elasticity is then unknown (None).
+smallest and the largest size class that both occur often among back-to-back ACKs and differ by at least
+`MIN_CLASS_RATIO` (1: the gap follows that size; 0: it ignores it). A trace whose sizes never vary (TCP's fixed
+52-byte ACKs at a fixed ACK ratio) cannot tell: the elasticity is then unknown (None).
 """
 
 from __future__ import annotations
@@ -31,6 +31,9 @@ Arr = npt.NDArray[np.float64]
 BACK_TO_BACK = 0.10
 #: Gaps in a size class before its median gap is trusted (a median of 10 is off by one outlier at most).
 MIN_CLASS = 10
+#: Size classes closer than this ratio are one class: a one-byte step in a 66-byte ACK (1.5 %) counts, a
+#: 2,999- vs 3,000-byte acknowledgement does not (its gap ratio would be lost in timing noise).
+MIN_CLASS_RATIO = 1.01
 
 
 @dataclass(frozen=True)
@@ -43,10 +46,10 @@ class AckClock:
     #: Median gap between ACKs, s, and the share of gaps back to back (within `BACK_TO_BACK` of it).
     gap_s: float
     back_to_back: float
-    #: d log gap / d log ACK size, and d log gap / d log bytes newly acknowledged (None: the size never varies).
+    #: d log gap / d log ACK size, and d log gap / d log packets newly acknowledged (None: it never varies).
     size_elasticity: float | None
     acked_elasticity: float | None
-    #: The size classes each elasticity came from: (size, median gap s) for the smallest and largest.
+    #: The classes each elasticity came from: (bytes or packets, median gap s) for the smallest and largest.
     size_classes: tuple[tuple[float, float], tuple[float, float]] | None
     acked_classes: tuple[tuple[float, float], tuple[float, float]] | None
     #: Means over the ACKs: ACKs/s, packets newly acknowledged per ACK, forward rate in bit/s.
@@ -68,7 +71,7 @@ def measure(acks: dict[str, Arr]) -> AckClock | None:
     span = float(t[-1] - t[0])
     # The gap before ACK i is ACK i's (or its data's) serialisation: pair it with ACK i's sizes.
     e_size, c_size = _elasticity(gap[b2b], size[1:][b2b])
-    e_acked, c_acked = _elasticity(gap[b2b], acked[1:][b2b])
+    e_acked, c_acked = _elasticity(gap[b2b], count[1:][b2b])
     return AckClock(
         acks=len(t),
         span_s=span,
@@ -96,4 +99,6 @@ def _elasticity(gap: Arr, size: Arr) -> tuple[float | None, tuple[tuple[float, f
     if len(classes) < 2:
         return None, None
     (s0, g0), (s1, g1) = classes[0], classes[-1]
+    if s1 < MIN_CLASS_RATIO * s0:
+        return None, None
     return float(np.log(g1 / g0) / np.log(s1 / s0)), ((s0, g0), (s1, g1))

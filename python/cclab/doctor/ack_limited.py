@@ -15,9 +15,9 @@ Rule from the sender's trace alone (no links; `cclab.doctor.ack_clock` explains 
 - the ACK stream is saturated: ≥ `MIN_BACK_TO_BACK` of the gaps between ACKs sit at their median (a busy
   link releases them back to back);
 - the return link sets those gaps: they are proportional to the ACK's own size (elasticity within `TOLERANCE`
-  of 1: byte-congestive) and not to the bytes each ACK acknowledges, or they ignore both (elasticity within
-  `TOLERANCE` of 0 for the bytes acknowledged, which vary: packet-congestive). A forward bottleneck makes
-  them proportional to the bytes acknowledged instead;
+  of 1: byte-congestive) and not to the packets each ACK acknowledges, or they ignore both (elasticity within
+  `TOLERANCE` of 0 for the packets acknowledged, which vary: packet-congestive). A forward bottleneck makes
+  them proportional to the packets acknowledged instead;
 - forward losses are rare (≤ `MAX_LOSS` of the packets sent): the window is not what a loss cut it to.
 """
 
@@ -118,7 +118,8 @@ def _from_trace(view: FlowView) -> Finding | None:
     classes = clock.size_classes if byte_return else clock.acked_classes
     assert classes is not None  # set with its elasticity
     (s0, g0), (s1, g1) = classes
-    what = "ACK size" if byte_return else "bytes acknowledged per ACK"
+    unit = "B" if byte_return else "packets"
+    what = "ACK size" if byte_return else "packets acknowledged per ACK"
     elasticity = e_size if byte_return else e_acked
     how = (
         "each spaced by its own size, not by the data it acknowledges"
@@ -138,7 +139,7 @@ def _from_trace(view: FlowView) -> Finding | None:
         ),
         (
             f"gap vs {what}",
-            f"{fmt_s(g0)} at {s0:.0f} B, {fmt_s(g1)} at {s1:.0f} B: elasticity {elasticity:.2f}",
+            f"{fmt_s(g0)} at {s0:.0f} {unit}, {fmt_s(g1)} at {s1:.0f} {unit}: elasticity {elasticity:.2f}",
             f"1 ± {TOLERANCE}" if byte_return else f"0 ± {TOLERANCE} (packet-congestive)",
         ),
         (
