@@ -97,6 +97,8 @@ class QlogTrace:
       packet, NaN when none is new).
     - `pto_expired_s`: times of PTO expiries (``loss_timer_updated`` ``expired`` events with timer ``pto``,
       losses with trigger ``pto_expired``, or increases of ``metrics_updated``'s ``pto_count``).
+    - `nofeedback_expired_s`: times the TFRC nofeedback timer fired (``loss_timer_updated`` ``expired`` with
+      timer ``nofeedback``, which cclab's DCCP/CCID-3 sender writes).
     - `states`: (time_s, new state) pairs of ``congestion_state_updated``.
     """
 
@@ -116,6 +118,7 @@ class QlogTrace:
     ack_frequency: dict[str, npt.NDArray[np.float64]] = field(default_factory=dict)
     acks: dict[str, npt.NDArray[np.float64]] = field(default_factory=dict)
     pto_expired_s: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
+    nofeedback_expired_s: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
     states: list[tuple[float, str]] = field(default_factory=list)
     event_counts: dict[str, int] = field(default_factory=dict)
 
@@ -529,6 +532,7 @@ class _Builder:
         self.unacked: list[int] = []
         self.unacked_info: dict[int, tuple[float, float]] = {}
         self.pto: list[float] = []
+        self.nofeedback: list[float] = []
         self.states: list[tuple[float, str]] = []
 
     def add(self, ev: Event) -> None:
@@ -656,6 +660,8 @@ class _Builder:
         kind = ev.data.get("event_type") or ev.data.get("type")
         if kind == "expired" and ev.data.get("timer_type") == "pto":
             self.pto.append(ev.time_s)
+        elif kind == "expired" and ev.data.get("timer_type") == "nofeedback":
+            self.nofeedback.append(ev.time_s)
 
     def _on_metrics_updated(self, ev: Event) -> None:
         changed = False
@@ -716,6 +722,7 @@ class _Builder:
             ack_frequency=arrays(self.ack_freq),
             acks=arrays(self.acks),
             pto_expired_s=np.asarray(sorted(self.pto), dtype=np.float64),
+            nofeedback_expired_s=np.asarray(self.nofeedback, dtype=np.float64),
             states=self.states,
             event_counts=self.counts,
         )
