@@ -38,8 +38,9 @@ FIX = (
 MIN_LOSSES = 10
 #: Socket drops / lost packets at or above this: the receiver's buffer, not the path, lost most packets.
 SOCKET_SHARE = 0.5
-#: An ACK gap this many median gaps long: the ACK clock stopped (a path queue overflowing keeps it running;
-#: a window cut after a loss measured up to 7.2 in the short-queue model runs).
+#: An ACK gap this many median gaps long: the ACK clock stopped (a path queue overflowing keeps it running:
+#: at most 3.7 in this window in the short-queue model runs, 7.2 in the round trip after a loss, when the
+#: window cut pauses the sender; a stalled receiver's episodes measured 13-72).
 SILENCE = 8.0
 #: A gap at most this share of the median: ACKs arriving four times faster than the flow's own bottleneck delivers.
 PACKED_GAP = 0.25
