@@ -52,7 +52,8 @@ class AckClock:
     #: The classes each elasticity came from: (bytes or packets, median gap s) for the smallest and largest.
     size_classes: tuple[tuple[float, float], tuple[float, float]] | None
     acked_classes: tuple[tuple[float, float], tuple[float, float]] | None
-    #: Means over the ACKs: ACKs/s, packets newly acknowledged per ACK, forward rate in bit/s.
+    #: Over the back-to-back ACKs (the saturated stream): ACKs/s, packets newly acknowledged per ACK, and the
+    #: forward rate they clock, bit/s.
     ack_rate: float
     ack_ratio: float
     forward_bps: float
@@ -69,6 +70,7 @@ def measure(acks: dict[str, Arr]) -> AckClock | None:
     med = float(np.median(gap))
     b2b = np.abs(gap - med) <= BACK_TO_BACK * med if med > 0 else np.zeros(len(gap), dtype=bool)
     span = float(t[-1] - t[0])
+    busy = float(gap[b2b].sum())
     # The gap before ACK i is ACK i's (or its data's) serialisation: pair it with ACK i's sizes.
     e_size, c_size = _elasticity(gap[b2b], size[1:][b2b])
     e_acked, c_acked = _elasticity(gap[b2b], count[1:][b2b])
@@ -81,9 +83,9 @@ def measure(acks: dict[str, Arr]) -> AckClock | None:
         acked_elasticity=e_acked,
         size_classes=c_size,
         acked_classes=c_acked,
-        ack_rate=(len(t) - 1) / span,
-        ack_ratio=float(count.mean()),
-        forward_bps=float(acked[1:].sum()) * 8 / span,
+        ack_rate=_per_s(float(b2b.sum()), busy),
+        ack_ratio=float(count[1:][b2b].mean()) if b2b.any() else 0.0,
+        forward_bps=_per_s(float(acked[1:][b2b].sum()) * 8, busy),
     )
 
 
@@ -102,3 +104,7 @@ def _elasticity(gap: Arr, size: Arr) -> tuple[float | None, tuple[tuple[float, f
     if s1 < MIN_CLASS_RATIO * s0:
         return None, None
     return float(np.log(g1 / g0) / np.log(s1 / s0)), ((s0, g0), (s1, g1))
+
+
+def _per_s(amount: float, seconds: float) -> float:
+    return amount / seconds if seconds > 0 else 0.0
