@@ -5,6 +5,6 @@ form) into one normalized event stream and columnar tables; `rundir` reads a ccl
 time series, traces). `cclab doctor` uses both; `cclab emulate` reuses `qlog`.
 """
 
-from cclab.traces.qlog import QlogError, QlogTrace, iter_events, read_qlog
+from cclab.traces.qlog import QlogError, QlogTrace, iter_events, read_qlog, read_qlog_traces
 
-__all__ = ["QlogError", "QlogTrace", "iter_events", "read_qlog"]
+__all__ = ["QlogError", "QlogTrace", "iter_events", "read_qlog", "read_qlog_traces"]

@@ -8,11 +8,12 @@ Flavours read (detected from the file, not its name):
   arrays described by the trace's ``event_fields`` (picoquic's form, times in ``configuration.time_units``).
 
 Both are parsed incrementally: a JSON-SEQ file line by line, a JSON document one event at a time with
-`json.JSONDecoder.raw_decode`, so memory grows with the tables kept, not with the file. Only the first trace of
-a JSON document is read. A malformed or truncated record raises `QlogError` naming the file and line.
+`json.JSONDecoder.raw_decode`, so memory grows with the tables kept, not with the file. `read_qlog` reads the
+first trace of a JSON document, `read_qlog_traces` every one (each header read key by key once the previous
+events array closes). A malformed or truncated record raises `QlogError` naming the file and line.
 
-API: `iter_events(path)` yields `Event` (time in seconds, short name, data dict, line); `read_qlog(path)`
-builds a `QlogTrace` with the tables below, times in seconds, sizes in bytes, rates in bit/s.
+API: `iter_events(path)` yields `Event` (time in seconds, short name, data dict, line) of the first trace;
+`read_qlog(path)` builds a `QlogTrace` with the tables below, times in seconds, sizes in bytes, rates in bit/s.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -64,9 +65,11 @@ class QlogError(ValueError):
     """A qlog file that cannot be read; the message names the file and, when known, the line."""
 
 
-@dataclass(frozen=True)
-class Event:
-    """One event: `time_s` since the trace's reference, short `name` (``packet_sent``), its `data`, its line."""
+class Event(NamedTuple):
+    """One event: `time_s` since the trace's reference, short `name` (``packet_sent``), its `data`, its line.
+
+    A named tuple, not a frozen dataclass: one is built per event, and a tuple is built several times faster.
+    """
 
     time_s: float
     name: str
@@ -88,12 +91,20 @@ class QlogTrace:
       from this endpoint's received ACK frames.
     - `ack_frequency`: ``time_s``, ``threshold`` (ack-eliciting packets per ACK), ``max_ack_delay_s``, from the
       ACK_FREQUENCY frames this endpoint sent.
+    - `acks` (the ACK frames this endpoint received, with ranges): ``time_s``, ``size`` (bytes of the packet
+      that carried it), ``newly_acked`` (packets this endpoint sent and no earlier ACK covered),
+      ``newly_acked_bytes``, ``largest_pn``, ``largest_sent_s`` (send time of the largest newly acknowledged
+      packet, NaN when none is new).
     - `pto_expired_s`: times of PTO expiries (``loss_timer_updated`` ``expired`` events with timer ``pto``,
       losses with trigger ``pto_expired``, or increases of ``metrics_updated``'s ``pto_count``).
+    - `nofeedback_expired_s`: times the TFRC nofeedback timer fired (``loss_timer_updated`` ``expired`` with
+      timer ``nofeedback``, which cclab's DCCP/CCID-3 sender writes).
     - `states`: (time_s, new state) pairs of ``congestion_state_updated``.
     """
 
     path: Path
+    #: Place of the trace in its file, from 0 (a JSON document may hold several).
+    index: int = 0
     vantage: str = ""
     protocol: str = ""
     schema: str = ""
@@ -105,7 +116,9 @@ class QlogTrace:
     lost_triggers: list[str] = field(default_factory=list)
     acked_after_loss: dict[str, npt.NDArray[np.float64]] = field(default_factory=dict)
     ack_frequency: dict[str, npt.NDArray[np.float64]] = field(default_factory=dict)
+    acks: dict[str, npt.NDArray[np.float64]] = field(default_factory=dict)
     pto_expired_s: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
+    nofeedback_expired_s: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
     states: list[tuple[float, str]] = field(default_factory=list)
     event_counts: dict[str, int] = field(default_factory=dict)
 
@@ -169,16 +182,45 @@ def read_qlog(path: str | Path, rtt_unit_s: float | None = None) -> QlogTrace:
         As `iter_events`; also when the file holds no event.
     """
     path = Path(path)
-    header, events = _open(path)
+    return _build(path, *_open(path), rtt_unit_s, 0)
+
+
+def read_qlog_traces(path: str | Path, rtt_unit_s: float | None = None) -> list[QlogTrace]:
+    """Every trace of a qlog file, each read as `read_qlog` reads the first.
+
+    A JSON document may hold several (one per connection or vantage point); `QlogTrace.index` gives each its
+    place in the file. A JSON-SEQ file holds one.
+    """
+    path = Path(path)
+    return [_build(path, header, events, rtt_unit_s, i) for i, (header, events) in enumerate(_open_all(path))]
+
+
+def _build(path: Path, header: _Header, events: Iterator[Event], rtt_unit_s: float | None, index: int) -> QlogTrace:
     b = _Builder(path, header, rtt_unit_s)
     for ev in events:
         b.add(ev)
     if not b.counts:
-        raise QlogError(f"{path}: no qlog events")
-    return b.finish()
+        raise QlogError(f"{path}: no qlog events" + (f" in trace {index}" if index else ""))
+    trace = b.finish()
+    trace.index = index
+    return trace
 
 
 def _open(path: Path) -> tuple[_Header, Iterator[Event]]:
+    """The first trace of the file: its header and its events."""
+    traces = _open_all(path)
+    header, events = next(traces)
+
+    def first() -> Iterator[Event]:
+        # Holds `traces` until the events are read: a dropped generator would close the file under them.
+        yield from events
+        traces.close()
+
+    return header, first()
+
+
+def _open_all(path: Path) -> Iterator[tuple[_Header, Iterator[Event]]]:
+    """Each trace of the file in turn (a JSON-SEQ file holds one); exhaust one's events before the next."""
     try:
         f = path.open(encoding="utf-8", errors="strict", newline="")
     except OSError as e:
@@ -191,9 +233,11 @@ def _open(path: Path) -> tuple[_Header, Iterator[Event]]:
         f.close()
         raise QlogError(f"{path}:1: not UTF-8 text, not a qlog file") from None
     if first == RS:
-        return _open_seq(path, f)
+        yield _open_seq(path, f)
+        return
     if first == "{":
-        return _open_document(path, f)
+        yield from _open_document(path, f)
+        return
     f.close()
     raise QlogError(f"{path}:1: not a qlog file (expected JSON-SEQ records or a JSON document)")
 
@@ -268,8 +312,11 @@ def _decode_record(path: Path, line: int, text: str, last: bool) -> dict[str, An
     return obj
 
 
-def _open_document(path: Path, f: IO[str]) -> tuple[_Header, Iterator[Event]]:
-    """Reads up to the first trace's ``"events": [``, parses that prefix as the header, streams the rest."""
+def _open_document(path: Path, f: IO[str]) -> Iterator[tuple[_Header, Iterator[Event]]]:
+    """Reads up to the first trace's ``"events": [``, parses that prefix as the header, streams the rest.
+
+    Each later trace's header is read key by key from the stream once the previous events array has closed.
+    """
     text, lines_before = "{", 0
     key = '"events"'
     while True:
@@ -296,7 +343,11 @@ def _open_document(path: Path, f: IO[str]) -> tuple[_Header, Iterator[Event]]:
     traces = doc.get("traces")
     header = _header_from(doc, traces[0] if isinstance(traces, list) and traces else {})
     lines_before = text[: j + 1].count("\n")
-    return header, _events(path, header, _document_events(path, f, text[j + 1 :], lines_before))
+    with f:
+        stream = _DocStream(path, f, text[j + 1 :], lines_before + 1)
+        while header is not None:
+            yield header, _events(path, header, stream.events())
+            header = stream.next_trace(doc)
 
 
 def _closers(prefix: str) -> str:
@@ -315,50 +366,97 @@ def _closers(prefix: str) -> str:
     return "".join(reversed(stack))
 
 
-def _document_events(path: Path, f: IO[str], buf: str, line: int) -> Iterator[tuple[int, Any]]:
-    """(line, element) for each element of the events array; `line` counts newlines consumed before `buf`.
+class _DocStream:
+    """The rest of a JSON document, read a chunk at a time: buffered text, position in it, current line."""
 
-    An element that fails to decode well before the end of the buffered text is malformed; one that fails near
-    the end may continue in the next chunk, and at the end of the file it is truncated.
-    """
-    dec = json.JSONDecoder()
-    pos = 0
-    line += 1
-    eof = False
-    with f:
+    def __init__(self, path: Path, f: IO[str], buf: str, line: int) -> None:
+        self.path, self.f, self.buf, self.line = path, f, buf, line
+        self.pos = 0
+        self.eof = False
+        self.dec = json.JSONDecoder()
+
+    def _refill(self) -> None:
+        """Drops the consumed text and appends the next chunk."""
+        try:
+            chunk = self.f.read(CHUNK)
+        except UnicodeDecodeError:
+            raise QlogError(f"{self.path}:{self.line}: not UTF-8 text") from None
+        self.buf, self.pos, self.eof = self.buf[self.pos :] + chunk, 0, not chunk
+
+    def _skip(self, chars: str) -> str:
+        """Skips `chars`, counting newlines; the next character, "" at the end of the file."""
         while True:
-            while pos < len(buf) and buf[pos] in " \t\r\n,":
-                line += buf[pos] == "\n"
-                pos += 1
-            if not eof and len(buf) - pos < CHUNK // 4:
-                buf, pos, eof = _refill(path, f, buf, pos, line)
+            while self.pos < len(self.buf) and self.buf[self.pos] in chars:
+                self.line += self.buf[self.pos] == "\n"
+                self.pos += 1
+            if not self.eof and len(self.buf) - self.pos < CHUNK // 4:
+                self._refill()
                 continue
-            if pos >= len(buf):
-                raise QlogError(f"{path}:{line}: truncated file: the events array is not closed")
-            if buf[pos] == "]":
-                return
+            return self.buf[self.pos] if self.pos < len(self.buf) else ""
+
+    def _value(self, what: str) -> Any:
+        """Decodes the JSON value at the position; a failure near the end of the text may need the next chunk."""
+        while True:
             try:
-                obj, end = dec.raw_decode(buf, pos)
+                obj, end = self.dec.raw_decode(self.buf, self.pos)
             except json.JSONDecodeError as e:
-                near_end = e.pos + MARGIN >= len(buf)
-                if near_end and not eof:
-                    buf, pos, eof = _refill(path, f, buf, pos, line)
+                near_end = e.pos + MARGIN >= len(self.buf)
+                if near_end and not self.eof:
+                    self._refill()
                     continue
-                bad = line + buf.count("\n", pos, e.pos)
-                what = "truncated event" if near_end else "malformed event"
-                raise QlogError(f"{path}:{bad}: {what}: {e.msg}") from None
-            yield line, obj
-            line += buf.count("\n", pos, end)
-            pos = end
+                bad = self.line + self.buf.count("\n", self.pos, e.pos)
+                kind = f"truncated {what}" if near_end else f"malformed {what}"
+                raise QlogError(f"{self.path}:{bad}: {kind}: {e.msg}") from None
+            self.line += self.buf.count("\n", self.pos, end)
+            self.pos = end
+            return obj
 
+    def events(self) -> Iterator[tuple[int, Any]]:
+        """(line, element) for each element of the events array, up to and past its closing bracket.
 
-def _refill(path: Path, f: IO[str], buf: str, pos: int, line: int) -> tuple[str, int, bool]:
-    """Drops the consumed text and appends the next chunk; returns (buffer, 0, end of file reached)."""
-    try:
-        chunk = f.read(CHUNK)
-    except UnicodeDecodeError:
-        raise QlogError(f"{path}:{line}: not UTF-8 text") from None
-    return buf[pos:] + chunk, 0, not chunk
+        An element that fails to decode well before the end of the buffered text is malformed; one that fails
+        near the end may continue in the next chunk, and at the end of the file it is truncated.
+        """
+        while True:
+            c = self._skip(" \t\r\n,")
+            if not c:
+                raise QlogError(f"{self.path}:{self.line}: truncated file: the events array is not closed")
+            if c == "]":
+                self.pos += 1
+                return
+            line = self.line
+            yield line, self._value("event")
+
+    def next_trace(self, doc: dict[str, Any]) -> _Header | None:
+        """The next trace's header, read up to its own ``"events": [``, after skipping the rest of this one.
+
+        None when the traces array ends (or the file does, after a complete trace).
+        """
+        depth = 1  # inside the trace object that holds the array just read
+        trace: dict[str, Any] = {}
+        fresh = False  # inside a trace object after the one just read
+        while True:
+            c = self._skip(" \t\r\n,")
+            if not c:
+                return None
+            if depth == 0:
+                if c != "{":  # "]" ends the traces array; anything else is not another trace
+                    return None
+                self.pos += 1
+                depth, fresh = 1, True
+                continue
+            if c == "}":
+                self.pos += 1
+                depth, trace = 0, {}
+                continue
+            key = self._value("trace header")
+            nxt = self._skip(" \t\r\n:")
+            if not nxt or not isinstance(key, str):
+                raise QlogError(f"{self.path}:{self.line}: malformed trace header")
+            if key == "events" and fresh and nxt == "[":
+                self.pos += 1
+                return _header_from(doc, trace)
+            trace[key] = self._value("trace header")
 
 
 def _events(path: Path, header: _Header, records: Iterator[tuple[int, Any]]) -> Iterator[Event]:
@@ -414,6 +512,7 @@ class _Builder:
         #: RTT fields still hold the initial 333 ms a stack logs before its first sample.
         self.placeholder = False
         self.counts: dict[str, int] = {}
+        self.handlers: dict[str, Any] = {}
         self.params: dict[str, Any] = {}
         pkt_cols = ("time_s", "pn", "size", "stream_bytes", "ack_eliciting", "ack_only")
         # Columns are arrays of doubles (8 bytes a value, a quarter of a list of floats): a trace of
@@ -427,12 +526,21 @@ class _Builder:
         self.lost_sorted: list[int] = []
         self.spurious = _columns(("time_s", "pn"))
         self.ack_freq = _columns(("time_s", "threshold", "max_ack_delay_s"))
+        self.acks = _columns(("time_s", "size", "newly_acked", "newly_acked_bytes", "largest_pn", "largest_sent_s"))
+        #: Packet numbers sent and not yet covered by a received ACK (ascending: packet numbers only grow,
+        #: RFC 9000 §12.3), and their (size, send time).
+        self.unacked: list[int] = []
+        self.unacked_info: dict[int, tuple[float, float]] = {}
         self.pto: list[float] = []
+        self.nofeedback: list[float] = []
         self.states: list[tuple[float, str]] = []
 
     def add(self, ev: Event) -> None:
         self.counts[ev.name] = self.counts.get(ev.name, 0) + 1
-        handler = getattr(self, f"_on_{ev.name}", None)
+        try:
+            handler = self.handlers[ev.name]
+        except KeyError:  # looked up once per event name, not once per event
+            handler = self.handlers[ev.name] = getattr(self, f"_on_{ev.name}", None)
         if handler is not None:
             handler(ev)
 
@@ -465,7 +573,14 @@ class _Builder:
         return frames
 
     def _on_packet_sent(self, ev: Event) -> None:
-        for fr in self._packet(ev, self.sent):
+        rows = len(self.sent["pn"])
+        frames = self._packet(ev, self.sent)
+        if len(self.sent["pn"]) > rows:
+            pn = int(self.sent["pn"][-1])
+            if pn >= 0 and (not self.unacked or pn > self.unacked[-1]):
+                self.unacked.append(pn)
+                self.unacked_info[pn] = (self.sent["size"][-1], ev.time_s)
+        for fr in frames:
             if fr.get("frame_type") == "unknown" and ACK_FREQUENCY_TYPE in (
                 fr.get("raw_frame_type"),
                 fr.get("frame_type_bytes"),
@@ -476,8 +591,42 @@ class _Builder:
 
     def _on_packet_received(self, ev: Event) -> None:
         for fr in self._packet(ev, self.received):
-            if fr.get("frame_type") == "ack" and self.lost_sorted:
-                self._check_spurious(ev.time_s, fr.get("acked_ranges") or [])
+            if fr.get("frame_type") != "ack":
+                continue
+            ranges = fr.get("acked_ranges") or []
+            if self.lost_sorted:
+                self._check_spurious(ev.time_s, ranges)
+            self._newly_acked(ev.time_s, self.received["size"][-1], ranges)
+
+    def _newly_acked(self, t: float, size: float, ranges: list[Any]) -> None:
+        """One `acks` row: what this ACK frame covers that no earlier one did."""
+        count, nbytes, largest, largest_sent = 0, 0.0, -1.0, float("nan")
+        largest_new = -1
+        for r in ranges:
+            if not isinstance(r, list) or not r:
+                continue
+            lo, hi = _num(r[0]), _num(r[-1])
+            if lo is None or hi is None:
+                continue
+            largest = max(largest, hi)
+            i = bisect.bisect_left(self.unacked, int(lo))
+            j = bisect.bisect_right(self.unacked, int(hi))
+            if i == j:
+                continue
+            top = self.unacked[j - 1]
+            if top >= largest_new:
+                largest_new, largest_sent = top, self.unacked_info[top][1]
+            for pn in self.unacked[i:j]:
+                nbytes += self.unacked_info.pop(pn)[0]
+            count += j - i
+            del self.unacked[i:j]
+        a = self.acks
+        a["time_s"].append(t)
+        a["size"].append(size)
+        a["newly_acked"].append(float(count))
+        a["newly_acked_bytes"].append(nbytes)
+        a["largest_pn"].append(largest)
+        a["largest_sent_s"].append(largest_sent)
 
     def _check_spurious(self, t: float, ranges: list[Any]) -> None:
         for r in ranges:
@@ -511,6 +660,8 @@ class _Builder:
         kind = ev.data.get("event_type") or ev.data.get("type")
         if kind == "expired" and ev.data.get("timer_type") == "pto":
             self.pto.append(ev.time_s)
+        elif kind == "expired" and ev.data.get("timer_type") == "nofeedback":
+            self.nofeedback.append(ev.time_s)
 
     def _on_metrics_updated(self, ev: Event) -> None:
         changed = False
@@ -569,7 +720,9 @@ class _Builder:
             lost_triggers=self.triggers,
             acked_after_loss=arrays(self.spurious),
             ack_frequency=arrays(self.ack_freq),
+            acks=arrays(self.acks),
             pto_expired_s=np.asarray(sorted(self.pto), dtype=np.float64),
+            nofeedback_expired_s=np.asarray(self.nofeedback, dtype=np.float64),
             states=self.states,
             event_counts=self.counts,
         )

@@ -2,8 +2,8 @@
 
 A cclab run directory (simulated, kernel-TCP or real mode) holds ``summary.json`` (``"mode"`` absent = sim),
 ``timeseries.parquet`` or ``timeseries.csv`` and, when traced, ``trace[-receiver][-flowN].sqlog``
-(docs/outputs.md). Any other directory or file is read as third-party qlog: each ``*.qlog``/``*.sqlog``/
-``*.json`` file is one flow seen from one endpoint.
+(docs/outputs.md). Any other directory or file is read as third-party qlog: each trace of each
+``*.qlog``/``*.sqlog`` file is one flow seen from one endpoint.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from cclab.traces.qlog import QlogError, QlogTrace, read_qlog
+from cclab.traces.qlog import QlogError, QlogTrace, read_qlog, read_qlog_traces
 
 #: Extensions read as qlog in a directory that is not a run directory.
 QLOG_SUFFIXES = (".qlog", ".sqlog")
@@ -63,23 +63,30 @@ def load(path: str | Path) -> list[FlowView]:
     if not path.exists():
         raise RunDirError(f"{path}: no such file or directory")
     if path.is_file():
-        return [_qlog_view(path)]
+        return _qlog_views(path)
     if (path / "summary.json").is_file():
         return _run_dir(path)
     files = sorted(p for p in path.iterdir() if p.is_file() and p.suffix in QLOG_SUFFIXES)
     if not files:
         raise RunDirError(f"{path}: neither a run directory (summary.json) nor a directory of .qlog/.sqlog files")
-    return [_qlog_view(p) for p in files]
+    return [v for p in files for v in _qlog_views(p)]
 
 
-def _qlog_view(path: Path) -> FlowView:
-    trace = read_qlog(path)
-    view = FlowView(path, path.name, "qlog")
-    if trace.is_data_sender:
-        view.sender = trace
-    else:
-        view.receiver = trace
-    return view
+def _qlog_views(path: Path) -> list[FlowView]:
+    """One view per trace of the file; a file of several traces names each (``x.qlog trace 1 (server)``)."""
+    traces = read_qlog_traces(path)
+    views = []
+    for trace in traces:
+        label = path.name
+        if len(traces) > 1:
+            label += f" trace {trace.index}" + (f" ({trace.vantage})" if trace.vantage else "")
+        view = FlowView(path, label, "qlog")
+        if trace.is_data_sender:
+            view.sender = trace
+        else:
+            view.receiver = trace
+        views.append(view)
+    return views
 
 
 def _run_dir(path: Path) -> list[FlowView]:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from cclab.doctor import diagnose
-from cclab.traces.qlog import read_qlog
+from cclab.traces.qlog import QlogError, read_qlog, read_qlog_traces
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 #: fixture/file → the findings its README states.
@@ -80,3 +81,35 @@ def test_json_document_parse_does_not_depend_on_chunk_boundaries(monkeypatch):
     for table in ("sent", "received", "metrics"):
         for col, values in getattr(whole, table).items():
             np.testing.assert_array_equal(getattr(small, table)[col], values)
+
+
+def _tables_equal(a, b) -> bool:
+    return all(np.array_equal(a.sent[k], b.sent[k]) for k in a.sent) and a.event_counts == b.event_counts
+
+
+@pytest.mark.parametrize("events_first", [False, True])
+def test_every_trace_of_a_multi_trace_document_is_read_and_named(tmp_path, events_first):
+    # picoquic's server and client traces of one download, merged into one document as a file of two
+    # connections' vantage points; a key after the first events array exercises the streaming header reader.
+    docs = [json.loads((FIXTURES / "picoquic-cubic" / f"{side}.qlog").read_text()) for side in ("server", "client")]
+    server, client = (d["traces"][0] for d in docs)
+    server = {**server, "trailing_note": {"after": ["events"]}}
+    if events_first:
+        client = {"events": client["events"], **{k: v for k, v in client.items() if k != "events"}}
+    merged = tmp_path / "both.qlog"
+    merged.write_text(json.dumps({**docs[0], "traces": [server, client]}, indent=1))
+    if events_first:
+        # A streaming reader meets the events before the event_fields that describe them: a clean error.
+        with pytest.raises(QlogError, match=r"both\.qlog:\d+: event is not a JSON object or an event_fields"):
+            read_qlog_traces(merged)
+        return
+    traces = read_qlog_traces(merged)
+    assert [t.index for t in traces] == [0, 1]
+    alone = [read_qlog(FIXTURES / "picoquic-cubic" / f"{side}.qlog") for side in ("server", "client")]
+    assert _tables_equal(traces[1], alone[1]) and traces[1].vantage == "client"
+    assert _tables_equal(traces[0], alone[0])
+    assert _tables_equal(read_qlog(merged), alone[0])
+    diagnoses = diagnose(merged)
+    labels = [d.label for d in diagnoses]
+    assert labels == ["both.qlog trace 0 (server)", "both.qlog trace 1 (client)"]
+    assert {f.name for f in diagnoses[0].findings} == STATED["picoquic-cubic/server.qlog"]

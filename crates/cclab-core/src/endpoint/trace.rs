@@ -63,6 +63,13 @@ pub enum TraceEvent {
         /// When.
         time: Time,
     },
+    /// The TFRC sender's nofeedback timer fired (`recovery:loss_timer_updated`, `expired`, timer
+    /// `nofeedback`): RFC 5348 §4.4 then cuts the allowed rate, so a run of these with no feedback between
+    /// them shows a dead feedback loop directly, not only as rate halvings.
+    NofeedbackExpired {
+        /// When.
+        time: Time,
+    },
     /// Metrics changed (`recovery:metrics_updated`).
     Metrics {
         /// When.

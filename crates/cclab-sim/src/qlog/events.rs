@@ -330,6 +330,14 @@ pub(super) fn pto_expired(buf: &mut String, f: QlogFormat, time_ns: u64) {
     close(buf);
 }
 
+/// `loss_timer_updated` for the TFRC nofeedback timer (RFC 5348 §4.4); qlog has no DCCP timer type, so it
+/// is named `nofeedback` and has no packet number space.
+pub(super) fn nofeedback_expired(buf: &mut String, f: QlogFormat, time_ns: u64) {
+    open(buf, time_ns, names(f).loss_timer_updated);
+    buf.push_str("\"timer_type\":\"nofeedback\",\"event_type\":\"expired\"");
+    close(buf);
+}
+
 /// Reads one metric as an integer (ns for RTTs).
 type MetricField = fn(&Metrics) -> u64;
 

@@ -177,6 +177,7 @@ impl<W: Write> QlogWriter<W> {
                 events::packet_lost(&mut self.buf, f, time.as_nanos(), *pn, trigger)
             }
             TraceEvent::PtoExpired { time } => events::pto_expired(&mut self.buf, f, time.as_nanos()),
+            TraceEvent::NofeedbackExpired { time } => events::nofeedback_expired(&mut self.buf, f, time.as_nanos()),
             TraceEvent::Metrics { time, metrics } => {
                 events::metrics(&mut self.buf, f, time.as_nanos(), metrics, self.last_metrics.as_ref());
                 self.last_metrics = Some(*metrics);

@@ -42,7 +42,8 @@ fn event_time(ev: &TraceEvent) -> Time {
         | TraceEvent::PacketLost { time, .. }
         | TraceEvent::Metrics { time, .. }
         | TraceEvent::CongestionState { time, .. }
-        | TraceEvent::PtoExpired { time } => *time,
+        | TraceEvent::PtoExpired { time }
+        | TraceEvent::NofeedbackExpired { time } => *time,
     }
 }
 

@@ -3,6 +3,7 @@
 
 use super::TfrcSender;
 use crate::endpoint::tfrc::{equation, SlowStartFloor, T_MBI};
+use crate::endpoint::trace::TraceEvent;
 use crate::time::{Dur, Time};
 use crate::wire::packet::TfrcFeedback;
 
@@ -105,6 +106,9 @@ impl TfrcSender {
 
     /// Nofeedback timer expiry, RFC 5348 §4.4.
     pub(super) fn on_nofeedback(&mut self, t: Time, now: Time) {
+        if self.trace.is_on() {
+            self.trace.push(TraceEvent::NofeedbackExpired { time: now });
+        }
         let idle = !self.sent_since_nofeedback_set && self.pending() == 0;
         let halved = (self.x / 2.0).max(self.s / T_MBI.as_secs_f64());
         match self.rtt.filter(|_| self.feedback_received) {
