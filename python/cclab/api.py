@@ -41,6 +41,7 @@ RUN_OUTPUTS = (
     "trace-receiver.sqlog",
     "trace-flow*.sqlog",
     "trace-receiver-flow*.sqlog",
+    "trace*.sqlog.gz",
     "tcp_info.csv",
 )
 #: The simulator's time-series file, written while the run goes on.
