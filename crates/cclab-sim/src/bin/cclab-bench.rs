@@ -168,38 +168,38 @@ fn compare(bin: &str) {
     }
 }
 
-/// qlog on against off on a 10 Gbit/s, 50 µs path: CPU ratio and bytes written.
+/// qlog on against off on a 10 Gbit/s, 50 µs path, plain and gzip: CPU ratio and trace bytes.
 fn qlog_cases(quick: bool) {
     println!("== qlog (10G 50us, {})", if quick { "20MB" } else { "200MB" });
     let size = if quick { "20MB" } else { "200MB" };
     let text = p2p("10Gbps", "10Gbps", "25us", "62500B", size, "newreno");
     let dir = std::env::temp_dir().join(format!("cclab-bench-qlog-{}", std::process::id()));
-    let off = bench_text(
-        "qlog off (out dir)",
-        &text,
-        RunOptions {
-            out_dir: Some(dir.clone()),
-            ..Default::default()
-        },
-    );
-    let on = bench_text(
-        "qlog on",
-        &text,
-        RunOptions {
-            out_dir: Some(dir.clone()),
-            qlog: QlogMode::Draft02,
-            ..Default::default()
-        },
-    );
-    let qlog_bytes: u64 = std::fs::read_dir(&dir)
-        .map(|d| d.flatten().filter_map(|e| e.metadata().ok()).map(|m| m.len()).sum())
-        .unwrap_or(0);
+    let opts = |qlog| RunOptions {
+        out_dir: Some(dir.clone()),
+        qlog,
+        ..Default::default()
+    };
+    let off = bench_text("qlog off (out dir)", &text, opts(QlogMode::Never));
+    for compression in ["none", "gzip"] {
+        let _ = std::fs::remove_dir_all(&dir);
+        let traced = format!("{text}\n[output]\nqlog_compression = \"{compression}\"\n");
+        let on = bench_text(&format!("qlog on, {compression}"), &traced, opts(QlogMode::Draft02));
+        let trace_bytes: u64 = std::fs::read_dir(&dir)
+            .map(|d| {
+                d.flatten()
+                    .filter(|e| e.file_name().to_string_lossy().starts_with("trace"))
+                    .filter_map(|e| e.metadata().ok())
+                    .map(|m| m.len())
+                    .sum()
+            })
+            .unwrap_or(0);
+        println!(
+            "qlog on ({compression})/off CPU {:.2}x, {:.1} MB of traces",
+            on / off,
+            trace_bytes as f64 / 1e6
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
-    println!(
-        "qlog on/off CPU {:.2}x, {} MB written",
-        on / off,
-        qlog_bytes / 1_000_000
-    );
 }
 
 fn main() {
