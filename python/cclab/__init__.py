@@ -8,7 +8,7 @@ Load a TOML scenario, run the deterministic simulator, and get the summary and t
     result.summary["flows"][0]["goodput_bps"]
     result.timeseries["cwnd_bytes"]  # numpy array, one row per (sample time, flow)
 
-Importing ``cclab`` loads only numpy and the compiled core; polars and matplotlib load on first use.
+Importing ``cclab`` loads only the compiled core; numpy, polars and matplotlib load on first use.
 """
 
 from cclab._core import KernelUnavailable, RunError, ScenarioError, __version__

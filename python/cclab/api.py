@@ -41,12 +41,16 @@ RUN_OUTPUTS = (
     "trace-receiver.sqlog",
     "trace-flow*.sqlog",
     "trace-receiver-flow*.sqlog",
+    "trace*.sqlog.gz",
     "tcp_info.csv",
 )
 #: The simulator's time-series file, written while the run goes on.
 TIMESERIES_CSV = "timeseries.csv"
 #: Integer id columns; empty on rows of the other kind (flow rows have no link and vice versa).
 ID_COLUMNS = ("flow", "link")
+#: Largest ``timeseries.csv`` turned into parquet without polars (`Result.write_parquet`): ~8,000 rows, which
+#: `cclab.parquet` converts in about the time polars takes to import.
+SMALL_CSV_BYTES = 1 << 20
 
 
 class Scenario:
@@ -222,7 +226,16 @@ class Result:
         return plot_frame(self.to_polars(), dest, self.summary)
 
     def write_parquet(self, path: StrPath) -> None:
-        """Write the time series to a parquet file (streamed from ``timeseries.csv`` when there is one)."""
+        """Write the time series to a parquet file (streamed from ``timeseries.csv`` when there is one).
+
+        A small CSV (up to `SMALL_CSV_BYTES`) goes through `cclab.parquet`, which needs no import: polars' own
+        import would cost a short run most of its CPU. A larger one streams through polars, faster per row.
+        """
+        if self._csv is not None and self._csv.stat().st_size <= SMALL_CSV_BYTES:
+            from cclab.parquet import csv_to_parquet
+
+            csv_to_parquet(self._csv, Path(path), ID_COLUMNS)
+            return
         import polars as pl
 
         if self._csv is not None:

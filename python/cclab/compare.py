@@ -72,16 +72,21 @@ def _read_series(run_dir: Path) -> pl.DataFrame | None:
 
 def _ack_times(trace: Path) -> list[float]:
     """Times (s) of the ACK packets in a receiver's qlog trace (JSON-SEQ, ms)."""
+    import gzip
+
     times = []
     with trace.open("rb") as f:
-        for rec in f.read().split(b"\x1e"):
-            if b"packet_sent" not in rec or b'"ack"' not in rec:
-                continue
-            try:
-                ev = json.loads(rec)
-            except ValueError:
-                continue
-            times.append(float(ev["time"]) / 1e3)
+        data = f.read()
+    if data[:2] == b"\x1f\x8b":  # `[output] qlog_compression = "gzip"`
+        data = gzip.decompress(data)
+    for rec in data.split(b"\x1e"):
+        if b"packet_sent" not in rec or b'"ack"' not in rec:
+            continue
+        try:
+            ev = json.loads(rec)
+        except ValueError:
+            continue
+        times.append(float(ev["time"]) / 1e3)
     return times
 
 
@@ -92,7 +97,8 @@ def _with_ack_intervals(df: pl.DataFrame, run_dir: Path) -> pl.DataFrame:
 
     parts = []
     for flow in df["flow"].drop_nulls().unique().sort().to_list() if "flow" in df.columns else []:
-        traces = [run_dir / "trace-receiver.sqlog", run_dir / f"trace-receiver-flow{int(flow)}.sqlog"]
+        names = ("trace-receiver.sqlog", f"trace-receiver-flow{int(flow)}.sqlog")
+        traces = [run_dir / (n + gz) for n in names for gz in ("", ".gz")]
         trace = next((t for t in traces if t.is_file()), None)
         part = df.filter(pl.col("flow") == flow)
         if trace is None:

@@ -77,7 +77,7 @@ def _summary_tables(summary: Mapping[str, Any]) -> str:
 
 
 def _qlog_links(run_dir: Path, base: Path) -> str:
-    traces = sorted(run_dir.glob("*.sqlog"))
+    traces = sorted([*run_dir.glob("*.sqlog"), *run_dir.glob("*.sqlog.gz")])
     if not traces:
         return '<p class="note">No qlog traces in this run (run with <code>--qlog</code> to write them).</p>'
     items = []
@@ -86,7 +86,11 @@ def _qlog_links(run_dir: Path, base: Path) -> str:
         items.append(
             f'<li><a href="{_esc(rel)}">{_esc(t.name)}</a> ({t.stat().st_size / 1e6:.2f} MB) — '
             f'<a href="{QVIS}" target="_blank" rel="noopener">open qvis</a>'
-            " and drop this file into its file manager</li>"
+            + (
+                " and drop this file, gunzipped, into its file manager</li>"
+                if t.suffix == ".gz"
+                else " and drop this file into its file manager</li>"
+            )
         )
     return "<h2>qlog traces</h2><ul>" + "".join(items) + "</ul>"
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import cclab
 from cclab import _core
+from conftest import write_scenario
 
 
 def test_import_cclab_loads_neither_polars_nor_matplotlib():
@@ -49,3 +50,38 @@ def test_package_docstring_example_names_a_scenario_that_exists():
     assert paths
     root = Path(__file__).resolve().parents[2]
     assert all((root / p).is_file() for p in paths), paths
+
+
+#: What `cclab run` of a small scenario and `cclab validate` must not import: each costs 0.05-0.15 s of CPU at
+#: start-up (issue #14), and neither command needs them.
+HEAVY = ("numpy", "polars", "pandas", "matplotlib")
+
+
+def _cli_modules(*args: str) -> list[str]:
+    """The top-level modules loaded by ``cclab ARGS`` in a fresh interpreter (the command must succeed)."""
+    code = (
+        "import runpy, sys\n"
+        f"sys.argv = ['cclab', *{list(args)!r}]\n"
+        "try:\n"
+        "    runpy.run_module('cclab', run_name='__main__')\n"
+        "except SystemExit as e:\n"
+        "    assert not e.code, e.code\n"
+        "print(' '.join(sorted({m.split('.')[0] for m in sys.modules})))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.splitlines()[-1].split()
+
+
+def test_cli_run_and_validate_of_a_small_scenario_import_no_heavy_module(tmp_path):
+    one = write_scenario(
+        tmp_path,
+        '[scenario]\nname = "one"\nduration = "1s"\n[path.forward]\nrate = "10Mbps"\ndelay = "5ms"\n'
+        '[path.return]\nrate = "10Mbps"\ndelay = "5ms"\n[[flow]]\nsource = { kind = "bulk", size = "1000B" }\n',
+    )
+    out = tmp_path / "out"
+    loaded = _cli_modules("run", str(one), "--out", str(out))
+    assert "cclab" in loaded and (out / "timeseries.parquet").is_file()
+    assert not set(HEAVY) & set(loaded), loaded
+    loaded = _cli_modules("validate", str(one))
+    assert not set(HEAVY) & set(loaded), loaded

@@ -13,11 +13,9 @@ use cclab_core::endpoint::{Endpoint, Metrics};
 use cclab_core::time::{Dur, Time};
 use cclab_core::wire::packet::{Datagram, Ecn};
 use cclab_sim::endpoint::AnyEndpoint;
-use cclab_sim::qlog::QlogWriter;
+use cclab_sim::qlog::{QlogSink, QlogWriter};
 use cclab_sim::summary::AckIntervalStats;
 use cclab_sim::timeseries::SampleCounters;
-use std::fs::File;
-use std::io::{BufWriter, Write};
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -66,7 +64,7 @@ pub struct DriverConfig {
     /// Time-series interval (sender only).
     pub sample_every: Option<Dur>,
     /// qlog writer for this endpoint's trace.
-    pub qlog: Option<QlogWriter<BufWriter<File>>>,
+    pub qlog: Option<QlogWriter<QlogSink>>,
 }
 
 /// What a driver hands back when it stops.
@@ -220,7 +218,7 @@ pub fn drive(
         while let Some(ev) = endpoint.poll_event() {
             res = res.and(w.write_event(&ev));
         }
-        if let Err(e) = res.and_then(|()| w.finish().and_then(|mut b| b.flush())) {
+        if let Err(e) = res.and_then(|()| w.finish().and_then(QlogSink::close)) {
             c.error.get_or_insert_with(|| format!("qlog: {e}"));
         }
     }

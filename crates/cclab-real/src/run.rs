@@ -11,7 +11,7 @@ use cclab_core::endpoint::Endpoint;
 use cclab_core::time::{Dur, Time};
 use cclab_core::wire::packet::FlowId;
 use cclab_core::wire::size::Profile;
-use cclab_sim::qlog::{trace_file_name, QlogWriter, Vantage};
+use cclab_sim::qlog::{trace_file_name, QlogSink, QlogWriter, Vantage};
 use cclab_sim::run::{describe_flow, flow_endpoints, plan, qlog_format, uses_ecn, PathPlan};
 use cclab_sim::scenario::ScenarioFile;
 use cclab_sim::summary::{FlowSummary, LinkSummary, SimStats, Summary};
@@ -166,11 +166,11 @@ pub fn run_real(s: &Scenario, mut opts: RealOptions) -> Result<RunOutput, RealEr
                 return Ok(None);
             };
             params.format = fmt;
-            let path = dir.join(trace_file_name(v, FlowId(i as u32), file.flow.len()));
+            let compression = file.output.qlog_compression;
+            let path = dir.join(trace_file_name(v, FlowId(i as u32), file.flow.len()) + compression.extension());
             let title = format!("{} flow {i} (real)", file.scenario.name);
-            let out = File::create(&path).map_err(io_err(&path.display().to_string()))?;
-            let w =
-                QlogWriter::new(BufWriter::new(out), v, &title, params).map_err(io_err(&path.display().to_string()))?;
+            let out = QlogSink::create(&path, compression).map_err(io_err(&path.display().to_string()))?;
+            let w = QlogWriter::new(out, v, &title, params).map_err(io_err(&path.display().to_string()))?;
             Ok(Some(w))
         };
         let s_cfg = DriverConfig {

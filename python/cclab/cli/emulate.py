@@ -8,7 +8,6 @@ from typing import Annotated
 import typer
 
 from cclab.cli._common import SetOption, console, err_console, error, user_errors
-from cclab.emulate import emulate as run_emulation
 
 
 def split_commands(words: list[str]) -> tuple[list[str], list[str]]:
@@ -37,6 +36,9 @@ def emulate(
     ] = 1.0,
 ) -> None:
     """Run SERVER_CMD and CLIENT_CMD through SCENARIO's emulated path; write emulate.json, emulator.csv, qlog/."""
+    # Loaded here, not at import: it brings numpy, which `cclab run` and `validate` must not pay for.
+    from cclab.emulate import emulate as run_emulation
+
     server, client = split_commands(commands)
     with user_errors():
         try:

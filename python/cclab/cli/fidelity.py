@@ -9,8 +9,6 @@ import typer
 from rich.table import Table
 
 from cclab.cli._common import SetOption, console, user_errors
-from cclab.fidelity import METRICS
-from cclab.fidelity import fidelity as run_fidelity
 
 
 def _fmt(value: float | None, unit: str) -> str:
@@ -32,6 +30,10 @@ def fidelity(
     seed: Annotated[int | None, typer.Option(min=0, help="Override the scenarios' RNG seed.")] = None,
 ) -> None:
     """Simulate each scenario and run it on kernel TCP (TCP flows) or real sockets (QUIC); compare the results."""
+    # Loaded here, not at import: it brings numpy, which `cclab run` and `validate` must not pay for.
+    from cclab.fidelity import METRICS
+    from cclab.fidelity import fidelity as run_fidelity
+
     with user_errors():
         rows = run_fidelity(scenarios, out=out, set=set_ or [], seed=seed)
     table = Table("scenario", "mode", "metric", "model", "real", "difference")

@@ -21,6 +21,13 @@ class QlogFormat(StrEnum):
     ietf = "ietf"
 
 
+class QlogCompression(StrEnum):
+    """How qlog traces are compressed: ``gzip`` writes ``trace.sqlog.gz`` (``[output] qlog_compression``)."""
+
+    none = "none"
+    gzip = "gzip"
+
+
 def parse_interval(value: str | None) -> str | None:
     """Validate ``--interval`` with the simulator's own duration parser."""
     if value is not None:
@@ -48,6 +55,15 @@ def run(
     qlog_format: Annotated[
         QlogFormat, typer.Option("--qlog-format", help="qlog format when traces are written.")
     ] = QlogFormat.v03,
+    qlog_compress: Annotated[
+        QlogCompression | None,
+        typer.Option(
+            "--qlog-compress",
+            help="Compress the qlog traces (gzip: trace.sqlog.gz), whatever the scenario's \\[output] qlog_compression "
+            "says.",
+            show_default=False,
+        ),
+    ] = None,
     interval: Annotated[
         str | None,
         typer.Option(
@@ -78,8 +94,12 @@ def run(
     """Run SCENARIO.toml and write summary.json, timeseries.csv/.parquet and qlog traces to DIR."""
     if kernel and real:
         raise typer.BadParameter("--kernel and --real are two different modes; choose one")
+    overrides = list(set_ or [])
+    if qlog_compress is not None:
+        # The same as the scenario key, so scenario.resolved.toml and run.json record it.
+        overrides.append(f'output.qlog_compression="{qlog_compress.value}"')
     with user_errors():
-        sc = api.load(scenario, set_ or [])
+        sc = api.load(scenario, overrides)
         # The qlog rule (docs/scenarios.md): --qlog/--no-qlog win; without them the scenario decides, and
         # --qlog-format picks the format of the traces it asks for.
         choice = {None: None, False: False, True: qlog_format.value}[qlog]

@@ -7,7 +7,9 @@ Flavours read (detected from the file, not its name):
 - **JSON** (``.qlog``): one document ``{"traces": [{…, "events": [...]}]}``; events are objects (qlog 0.3) or
   arrays described by the trace's ``event_fields`` (picoquic's form, times in ``configuration.time_units``).
 
-Both are parsed incrementally: a JSON-SEQ file line by line, a JSON document one event at a time with
+Either may be gzip-compressed (``.sqlog.gz``, ``[output] qlog_compression = "gzip"``): the gzip magic bytes are
+recognised whatever the name, and the file is decompressed as it is read (Python's ``gzip``). Both are parsed
+incrementally: a JSON-SEQ file line by line, a JSON document one event at a time with
 `json.JSONDecoder.raw_decode`, so memory grows with the tables kept, not with the file. `read_qlog` reads the
 first trace of a JSON document, `read_qlog_traces` every one (each header read key by key once the previous
 events array closes). A malformed or truncated record raises `QlogError` naming the file and line.
@@ -19,7 +21,9 @@ API: `iter_events(path)` yields `Event` (time in seconds, short name, data dict,
 from __future__ import annotations
 
 import bisect
+import gzip
 import json
+import zlib
 from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -29,6 +33,10 @@ from typing import IO, Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+#: The first two bytes of a gzip member (RFC 1952 §2.3.1).
+GZIP_MAGIC = b"\x1f\x8b"
+#: What reading a damaged or truncated gzip file raises (BadGzipFile is an OSError).
+GZIP_ERRORS = (EOFError, OSError, zlib.error)
 #: The record separator of JSON-SEQ (RFC 7464 §2).
 RS = "\x1e"
 #: Characters read at a time from a JSON document.
@@ -222,9 +230,35 @@ def _open(path: Path) -> tuple[_Header, Iterator[Event]]:
 def _open_all(path: Path) -> Iterator[tuple[_Header, Iterator[Event]]]:
     """Each trace of the file in turn (a JSON-SEQ file holds one); exhaust one's events before the next."""
     try:
-        f = path.open(encoding="utf-8", errors="strict", newline="")
+        with path.open("rb") as raw:
+            compressed = raw.read(2) == GZIP_MAGIC
+        if compressed:
+            f: IO[str] = gzip.open(path, "rt", encoding="utf-8", errors="strict", newline="")
+        else:
+            f = path.open(encoding="utf-8", errors="strict", newline="")
     except OSError as e:
         raise QlogError(f"{path}: {e.strerror or e}") from None
+    if not compressed:
+        yield from _open_text(path, f)
+        return
+    try:
+        for header, events in _open_text(path, f):
+            yield header, _gzip_guarded(path, events)
+    except GZIP_ERRORS as e:
+        f.close()
+        raise QlogError(f"{path}: damaged or truncated gzip: {e}") from None
+
+
+def _gzip_guarded(path: Path, events: Iterator[Event]) -> Iterator[Event]:
+    """`events`, with a gzip error met while decompressing further raised as `QlogError`."""
+    try:
+        yield from events
+    except GZIP_ERRORS as e:
+        raise QlogError(f"{path}: damaged or truncated gzip: {e}") from None
+
+
+def _open_text(path: Path, f: IO[str]) -> Iterator[tuple[_Header, Iterator[Event]]]:
+    """The traces of an open text stream, as `_open_all` yields them."""
     try:
         first = f.read(1)
         while first and first in " \t\r\n":  # not str.isspace(): that counts RS as space

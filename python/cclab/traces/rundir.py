@@ -1,9 +1,9 @@
 """Run-directory reader: what a run left on disk, split into one `FlowView` per flow.
 
 A cclab run directory (simulated, kernel-TCP or real mode) holds ``summary.json`` (``"mode"`` absent = sim),
-``timeseries.parquet`` or ``timeseries.csv`` and, when traced, ``trace[-receiver][-flowN].sqlog``
-(docs/outputs.md). Any other directory or file is read as third-party qlog: each trace of each
-``*.qlog``/``*.sqlog`` file is one flow seen from one endpoint.
+``timeseries.parquet`` or ``timeseries.csv`` and, when traced, ``trace[-receiver][-flowN].sqlog`` (or
+``.sqlog.gz``; docs/outputs.md). Any other directory or file is read as third-party qlog: each trace of each
+``*.qlog``/``*.sqlog`` file (gzip-compressed or not) is one flow seen from one endpoint.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ import numpy.typing as npt
 
 from cclab.traces.qlog import QlogError, QlogTrace, read_qlog, read_qlog_traces
 
-#: Extensions read as qlog in a directory that is not a run directory.
-QLOG_SUFFIXES = (".qlog", ".sqlog")
+#: Extensions read as qlog in a directory that is not a run directory (``.gz``: gzip-compressed).
+QLOG_SUFFIXES = (".qlog", ".sqlog", ".qlog.gz", ".sqlog.gz")
 
 
 class RunDirError(ValueError):
@@ -66,7 +66,7 @@ def load(path: str | Path) -> list[FlowView]:
         return _qlog_views(path)
     if (path / "summary.json").is_file():
         return _run_dir(path)
-    files = sorted(p for p in path.iterdir() if p.is_file() and p.suffix in QLOG_SUFFIXES)
+    files = sorted(p for p in path.iterdir() if p.is_file() and p.name.endswith(QLOG_SUFFIXES))
     if not files:
         raise RunDirError(f"{path}: neither a run directory (summary.json) nor a directory of .qlog/.sqlog files")
     return [v for p in files for v in _qlog_views(p)]
@@ -121,8 +121,10 @@ def _run_dir(path: Path) -> list[FlowView]:
             rows = ts["flow"] == fid
             view.ts = {k: v[rows] for k, v in ts.items()}
         for attr, name in (("sender", f"trace{suffix}.sqlog"), ("receiver", f"trace-receiver{suffix}.sqlog")):
-            if (path / name).is_file():
-                setattr(view, attr, read_qlog(path / name))
+            # The plain trace, or the gzip one (`[output] qlog_compression`).
+            trace = next((path / n for n in (name, name + ".gz") if (path / n).is_file()), None)
+            if trace is not None:
+                setattr(view, attr, read_qlog(trace))
         views.append(view)
     return views
 

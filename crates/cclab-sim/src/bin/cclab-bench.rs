@@ -8,7 +8,8 @@
 //! 1,000 flows against one flow with the same per-flow share. qlog is off unless a case says.
 //!
 //! `cclab-bench --quick` shrinks every transfer (a smoke run); `--flows N` sets the many-flow
-//! dumbbell (e.g. 10000); `--scenario FILE` runs one scenario file instead of the suite;
+//! dumbbell (e.g. 10000); `--qlog` runs only the qlog cases; `--scenario FILE` runs one scenario
+//! file instead of the suite;
 //! `--ns3 BIN` runs the TCP path cases in cclab and in the ns-3 program `bench/ns3/bulk.cc`
 //! (`make bench-compare`) and prints the ratio of CPU per data packet.
 
@@ -167,6 +168,40 @@ fn compare(bin: &str) {
     }
 }
 
+/// qlog on against off on a 10 Gbit/s, 50 µs path, plain and gzip: CPU ratio and trace bytes.
+fn qlog_cases(quick: bool) {
+    println!("== qlog (10G 50us, {})", if quick { "20MB" } else { "200MB" });
+    let size = if quick { "20MB" } else { "200MB" };
+    let text = p2p("10Gbps", "10Gbps", "25us", "62500B", size, "newreno");
+    let dir = std::env::temp_dir().join(format!("cclab-bench-qlog-{}", std::process::id()));
+    let opts = |qlog| RunOptions {
+        out_dir: Some(dir.clone()),
+        qlog,
+        ..Default::default()
+    };
+    let off = bench_text("qlog off (out dir)", &text, opts(QlogMode::Never));
+    for compression in ["none", "gzip"] {
+        let _ = std::fs::remove_dir_all(&dir);
+        let traced = format!("{text}\n[output]\nqlog_compression = \"{compression}\"\n");
+        let on = bench_text(&format!("qlog on, {compression}"), &traced, opts(QlogMode::Draft02));
+        let trace_bytes: u64 = std::fs::read_dir(&dir)
+            .map(|d| {
+                d.flatten()
+                    .filter(|e| e.file_name().to_string_lossy().starts_with("trace"))
+                    .filter_map(|e| e.metadata().ok())
+                    .map(|m| m.len())
+                    .sum()
+            })
+            .unwrap_or(0);
+        println!(
+            "qlog on ({compression})/off CPU {:.2}x, {:.1} MB of traces",
+            on / off,
+            trace_bytes as f64 / 1e6
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if let Some(bin) = arg(&args, "--ns3") {
@@ -180,6 +215,10 @@ fn main() {
         return;
     }
     let quick = args.iter().any(|a| a == "--quick");
+    if args.iter().any(|a| a == "--qlog") {
+        qlog_cases(quick);
+        return;
+    }
     let flows: u64 = arg(&args, "--flows").map_or(1000, |n| n.parse().expect("--flows N"));
     let (gb, ten_gb, mb500) = if quick {
         ("50MB", "200MB", "20MB")
@@ -218,36 +257,7 @@ fn main() {
     let (lo, hi) = costs.iter().fold((f64::MAX, 0.0f64), |(l, h), &c| (l.min(c), h.max(c)));
     println!("cost per packet: max/min {:.2} across BDPs", hi / lo);
 
-    println!("== qlog (10G 50us, {})", if quick { "20MB" } else { "200MB" });
-    let size = if quick { "20MB" } else { "200MB" };
-    let text = p2p("10Gbps", "10Gbps", "25us", "62500B", size, "newreno");
-    let dir = std::env::temp_dir().join(format!("cclab-bench-qlog-{}", std::process::id()));
-    let off = bench_text(
-        "qlog off (out dir)",
-        &text,
-        RunOptions {
-            out_dir: Some(dir.clone()),
-            ..Default::default()
-        },
-    );
-    let on = bench_text(
-        "qlog on",
-        &text,
-        RunOptions {
-            out_dir: Some(dir.clone()),
-            qlog: QlogMode::Draft02,
-            ..Default::default()
-        },
-    );
-    let qlog_bytes: u64 = std::fs::read_dir(&dir)
-        .map(|d| d.flatten().filter_map(|e| e.metadata().ok()).map(|m| m.len()).sum())
-        .unwrap_or(0);
-    let _ = std::fs::remove_dir_all(&dir);
-    println!(
-        "qlog on/off CPU {:.2}x, {} MB written",
-        on / off,
-        qlog_bytes / 1_000_000
-    );
+    qlog_cases(quick);
 
     println!("== many flows (dumbbell, 10 Mbit/s per flow, CUBIC)");
     let one = bench_text(

@@ -2,7 +2,7 @@
 //! crate 0.15 (draft-02) and draft-ietf-quic-qlog-quic-events-12 so strict readers parse
 //! every record as a typed event.
 
-use super::json::{push_key, push_ms, push_str, push_u64, push_varint_hex, RS};
+use super::json::{push_key, push_ms, push_str, push_u64, push_varint_hex, put, RS};
 use super::{QlogFormat, QlogParams, Vantage};
 use cclab_core::endpoint::Metrics;
 use cclab_core::wire::packet::Packet;
@@ -27,7 +27,8 @@ pub(super) enum Dir {
     Received,
 }
 
-/// Event names per schema.
+/// Per schema, each event's name with the JSON around it: `,"name":"<name>","data":{`, written
+/// after the time as one precomputed fragment.
 struct Names {
     parameters_set: &'static str,
     recovery_parameters_set: &'static str,
@@ -40,25 +41,25 @@ struct Names {
 }
 
 const V03_NAMES: Names = Names {
-    parameters_set: "transport:parameters_set",
-    recovery_parameters_set: "recovery:parameters_set",
-    packet_sent: "transport:packet_sent",
-    packet_received: "transport:packet_received",
-    packet_lost: "recovery:packet_lost",
-    loss_timer_updated: "recovery:loss_timer_updated",
-    metrics_updated: "recovery:metrics_updated",
-    congestion_state_updated: "recovery:congestion_state_updated",
+    parameters_set: r#","name":"transport:parameters_set","data":{"#,
+    recovery_parameters_set: r#","name":"recovery:parameters_set","data":{"#,
+    packet_sent: r#","name":"transport:packet_sent","data":{"#,
+    packet_received: r#","name":"transport:packet_received","data":{"#,
+    packet_lost: r#","name":"recovery:packet_lost","data":{"#,
+    loss_timer_updated: r#","name":"recovery:loss_timer_updated","data":{"#,
+    metrics_updated: r#","name":"recovery:metrics_updated","data":{"#,
+    congestion_state_updated: r#","name":"recovery:congestion_state_updated","data":{"#,
 };
 
 const IETF_NAMES: Names = Names {
-    parameters_set: "quic:parameters_set",
-    recovery_parameters_set: "quic:recovery_parameters_set",
-    packet_sent: "quic:packet_sent",
-    packet_received: "quic:packet_received",
-    packet_lost: "quic:packet_lost",
-    loss_timer_updated: "quic:loss_timer_updated",
-    metrics_updated: "quic:recovery_metrics_updated",
-    congestion_state_updated: "quic:congestion_state_updated",
+    parameters_set: r#","name":"quic:parameters_set","data":{"#,
+    recovery_parameters_set: r#","name":"quic:recovery_parameters_set","data":{"#,
+    packet_sent: r#","name":"quic:packet_sent","data":{"#,
+    packet_received: r#","name":"quic:packet_received","data":{"#,
+    packet_lost: r#","name":"quic:packet_lost","data":{"#,
+    loss_timer_updated: r#","name":"quic:loss_timer_updated","data":{"#,
+    metrics_updated: r#","name":"quic:recovery_metrics_updated","data":{"#,
+    congestion_state_updated: r#","name":"quic:congestion_state_updated","data":{"#,
 };
 
 fn names(f: QlogFormat) -> &'static Names {
@@ -76,68 +77,73 @@ fn protocol(profile: &Profile) -> &'static str {
     }
 }
 
-/// Opens record `{"time":…,"name":…,"data":{`.
-fn open(buf: &mut String, time_ns: u64, name: &str) {
+/// Opens record `{"time":…,"name":…,"data":{`; `name` is a [`Names`] fragment.
+fn open(buf: &mut Vec<u8>, time_ns: u64, name: &str) {
     buf.push(RS);
-    buf.push_str("{\"time\":");
+    put(buf, "{\"time\":");
     push_ms(buf, time_ns);
-    buf.push_str(",\"name\":\"");
-    buf.push_str(name);
-    buf.push_str("\",\"data\":{");
+    put(buf, name);
 }
 
-fn close(buf: &mut String) {
-    buf.push_str("}}\n");
+fn close(buf: &mut Vec<u8>) {
+    put(buf, "}}\n");
 }
 
 /// The file header (first record).
-pub(super) fn header(buf: &mut String, f: QlogFormat, vantage: Vantage, title: &str, profile: &Profile) {
+pub(super) fn header(buf: &mut Vec<u8>, f: QlogFormat, vantage: Vantage, title: &str, profile: &Profile) {
     buf.push(RS);
     match f {
-        QlogFormat::V03 => buf.push_str("{\"qlog_version\":\"0.3\",\"qlog_format\":\"JSON-SEQ\",\"title\":"),
-        QlogFormat::Ietf => buf.push_str(
+        QlogFormat::V03 => put(buf, "{\"qlog_version\":\"0.3\",\"qlog_format\":\"JSON-SEQ\",\"title\":"),
+        QlogFormat::Ietf => put(
+            buf,
             "{\"file_schema\":\"urn:ietf:params:qlog:file:sequential\",\
              \"serialization_format\":\"application/qlog+json-seq\",\"title\":",
         ),
     }
     push_str(buf, title);
-    buf.push_str(",\"trace\":{\"title\":");
+    put(buf, ",\"trace\":{\"title\":");
     push_str(buf, title);
-    buf.push_str(",\"vantage_point\":{\"name\":\"");
-    buf.push_str(vantage.name());
-    buf.push_str("\",\"type\":\"");
-    buf.push_str(vantage.qlog_type());
-    buf.push_str("\"},\"common_fields\":{");
+    put(buf, ",\"vantage_point\":{\"name\":\"");
+    put(buf, vantage.name());
+    put(buf, "\",\"type\":\"");
+    put(buf, vantage.qlog_type());
+    put(buf, "\"},\"common_fields\":{");
     // Times are ms since the start of the run: draft-02 says so with a relative format and the
     // shared `REFERENCE_TIME_MS`; the IETF schema with a monotonic clock whose epoch is unknown.
     match f {
         QlogFormat::V03 => {
-            buf.push_str("\"protocol_type\":[\"");
-            buf.push_str(protocol(profile));
-            buf.push_str("\"],\"reference_time\":");
-            buf.push_str(&format!("{REFERENCE_TIME_MS:.1}"));
-            buf.push_str(",\"time_format\":\"relative\"},");
-            buf.push_str("\"configuration\":{\"time_offset\":0.0}}}\n");
+            put(buf, "\"protocol_type\":[\"");
+            put(buf, protocol(profile));
+            put(buf, "\"],\"reference_time\":");
+            put(buf, &format!("{REFERENCE_TIME_MS:.1}"));
+            put(buf, ",\"time_format\":\"relative\"},");
+            put(buf, "\"configuration\":{\"time_offset\":0.0}}}\n");
         }
         QlogFormat::Ietf => {
-            buf.push_str("\"protocol_types\":[\"");
-            buf.push_str(protocol(profile));
-            buf.push_str("\"],\"reference_time\":{\"clock_type\":\"monotonic\",\"epoch\":\"unknown\"},");
-            buf.push_str("\"time_format\":\"relative_to_epoch\"},\"event_schemas\":[\"");
-            buf.push_str(IETF_QUIC_SCHEMA);
-            buf.push_str("\"]}}\n");
+            put(buf, "\"protocol_types\":[\"");
+            put(buf, protocol(profile));
+            put(
+                buf,
+                "\"],\"reference_time\":{\"clock_type\":\"monotonic\",\"epoch\":\"unknown\"},",
+            );
+            put(buf, "\"time_format\":\"relative_to_epoch\"},\"event_schemas\":[\"");
+            put(buf, IETF_QUIC_SCHEMA);
+            put(buf, "\"]}}\n");
         }
     }
 }
 
 /// `parameters_set` (always) and `recovery_parameters_set` (when the sender names a controller
 /// or an initial window), both at time 0.
-pub(super) fn parameters(buf: &mut String, f: QlogFormat, p: &QlogParams) {
+pub(super) fn parameters(buf: &mut Vec<u8>, f: QlogFormat, p: &QlogParams) {
     open(buf, 0, names(f).parameters_set);
-    buf.push_str(match f {
-        QlogFormat::V03 => "\"owner\":\"local\"",
-        QlogFormat::Ietf => "\"initiator\":\"local\"",
-    });
+    put(
+        buf,
+        match f {
+            QlogFormat::V03 => "\"owner\":\"local\"",
+            QlogFormat::Ietf => "\"initiator\":\"local\"",
+        },
+    );
     if let Profile::Quic(q) = &p.profile {
         push_key(buf, false, "max_udp_payload_size");
         push_u64(buf, q.max_udp_payload as u64);
@@ -155,16 +161,16 @@ pub(super) fn parameters(buf: &mut String, f: QlogFormat, p: &QlogParams) {
             .min(MAX_ACK_DELAY_LIMIT_MS),
     );
     push_key(buf, false, "unknown_parameters");
-    buf.push('[');
+    buf.push(b'[');
     if let Some(d) = p.min_ack_delay {
-        buf.push_str("{\"id\":");
+        put(buf, "{\"id\":");
         push_u64(buf, MIN_ACK_DELAY_ID);
-        buf.push_str(",\"value\":\"");
+        put(buf, ",\"value\":\"");
         // draft-ietf-quic-ack-frequency §3: a varint in microseconds.
         push_varint_hex(buf, d.as_micros());
-        buf.push_str("\"}");
+        put(buf, "\"}");
     }
-    buf.push(']');
+    buf.push(b']');
     close(buf);
 
     if p.cc_algorithm.is_none() && p.initial_cwnd_bytes.is_none() {
@@ -185,14 +191,14 @@ pub(super) fn parameters(buf: &mut String, f: QlogFormat, p: &QlogParams) {
     close(buf);
 }
 
-fn packet_header(buf: &mut String, pn: u64) {
-    buf.push_str("\"header\":{\"packet_type\":\"1RTT\",\"packet_number\":");
+fn packet_header(buf: &mut Vec<u8>, pn: u64) {
+    put(buf, "\"header\":{\"packet_type\":\"1RTT\",\"packet_number\":");
     push_u64(buf, pn);
-    buf.push('}');
+    buf.push(b'}');
 }
 
 /// `packet_sent` / `packet_received`: header, IP-layer length, frames.
-pub(super) fn packet(buf: &mut String, f: QlogFormat, dir: Dir, time_ns: u64, size: u32, p: &Packet, quic: bool) {
+pub(super) fn packet(buf: &mut Vec<u8>, f: QlogFormat, dir: Dir, time_ns: u64, size: u32, p: &Packet, quic: bool) {
     let n = names(f);
     open(
         buf,
@@ -204,49 +210,49 @@ pub(super) fn packet(buf: &mut String, f: QlogFormat, dir: Dir, time_ns: u64, si
         },
     );
     packet_header(buf, p.pn);
-    buf.push_str(",\"raw\":{\"length\":");
+    put(buf, ",\"raw\":{\"length\":");
     push_u64(buf, size as u64);
-    buf.push_str("},\"frames\":[");
+    put(buf, "},\"frames\":[");
     frames(buf, f, p, quic);
-    buf.push(']');
+    buf.push(b']');
     close(buf);
 }
 
 /// Frames in codec order: ACK, ACK_FREQUENCY, IMMEDIATE_ACK, PING, STREAM, PADDING.
-fn frames(buf: &mut String, f: QlogFormat, p: &Packet, quic: bool) {
+fn frames(buf: &mut Vec<u8>, f: QlogFormat, p: &Packet, quic: bool) {
     let start = buf.len();
-    let sep = |buf: &mut String| {
+    let sep = |buf: &mut Vec<u8>| {
         if buf.len() > start {
-            buf.push(',');
+            buf.push(b',');
         }
     };
     if let Some(ack) = &p.ack {
         sep(buf);
-        buf.push_str("{\"frame_type\":\"ack\",\"ack_delay\":");
+        put(buf, "{\"frame_type\":\"ack\",\"ack_delay\":");
         push_ms(buf, ack.ack_delay_ns);
-        buf.push_str(",\"acked_ranges\":[");
+        put(buf, ",\"acked_ranges\":[");
         // Ascending, as qlog examples and quiche write them; ranges are stored highest first.
         for (i, &(lo, hi)) in ack.ranges.iter().rev().enumerate() {
             if i > 0 {
-                buf.push(',');
+                buf.push(b',');
             }
-            buf.push('[');
+            buf.push(b'[');
             push_u64(buf, lo);
             // quic-events -12 writes a one-packet range as [n]; draft-02 readers want pairs.
             if lo != hi || f == QlogFormat::V03 {
-                buf.push(',');
+                buf.push(b',');
                 push_u64(buf, hi);
             }
-            buf.push(']');
+            buf.push(b']');
         }
-        buf.push(']');
+        buf.push(b']');
         if let Some(&[ect0, ect1, ce]) = ack.ecn.as_deref() {
             for (k, v) in [("ect1", ect1), ("ect0", ect0), ("ce", ce)] {
                 push_key(buf, false, k);
                 push_u64(buf, v);
             }
         }
-        buf.push('}');
+        buf.push(b'}');
     }
     // Neither schema has a typed ACK_FREQUENCY or IMMEDIATE_ACK frame: they are typed
     // `unknown` frames carrying the frame type, plus the draft's field names as extensions.
@@ -261,60 +267,66 @@ fn frames(buf: &mut String, f: QlogFormat, p: &Packet, quic: bool) {
         push_ms(buf, af.request_max_ack_delay_us * 1_000);
         push_key(buf, false, "reordering_threshold");
         push_u64(buf, af.reordering_threshold);
-        buf.push('}');
+        buf.push(b'}');
     }
     if p.immediate_ack {
         sep(buf);
         unknown_frame(buf, f, IMMEDIATE_ACK_TYPE);
-        buf.push('}');
+        buf.push(b'}');
     }
     if p.ping {
         sep(buf);
-        buf.push_str("{\"frame_type\":\"ping\"}");
+        put(buf, "{\"frame_type\":\"ping\"}");
     }
     if let Some(d) = &p.data {
         sep(buf);
-        buf.push_str("{\"frame_type\":\"stream\",\"stream_id\":0,\"offset\":");
+        put(buf, "{\"frame_type\":\"stream\",\"stream_id\":0,\"offset\":");
         push_u64(buf, d.offset);
         if f == QlogFormat::V03 {
             push_key(buf, false, "length");
             push_u64(buf, d.len as u64);
         }
         if d.fin {
-            buf.push_str(",\"fin\":true");
+            put(buf, ",\"fin\":true");
         }
         if f == QlogFormat::Ietf {
-            buf.push_str(",\"raw\":{\"payload_length\":");
+            put(buf, ",\"raw\":{\"payload_length\":");
             push_u64(buf, d.len as u64);
-            buf.push('}');
+            buf.push(b'}');
         }
-        buf.push('}');
+        buf.push(b'}');
     }
     // Padding depends only on the packet-number length and the frames (RFC 9001 §5.4.2), not
     // on the profile's other parameters.
     let pad = if quic { QuicProfile::default().padding_len(p) } else { 0 };
     if pad > 0 {
         sep(buf);
-        buf.push_str(match f {
-            QlogFormat::V03 => "{\"frame_type\":\"padding\",\"payload_length\":",
-            QlogFormat::Ietf => "{\"frame_type\":\"padding\",\"raw\":{\"payload_length\":",
-        });
+        put(
+            buf,
+            match f {
+                QlogFormat::V03 => "{\"frame_type\":\"padding\",\"payload_length\":",
+                QlogFormat::Ietf => "{\"frame_type\":\"padding\",\"raw\":{\"payload_length\":",
+            },
+        );
         push_u64(buf, pad as u64);
-        buf.push_str(if f == QlogFormat::Ietf { "}}" } else { "}" });
+        put(buf, if f == QlogFormat::Ietf { "}}" } else { "}" });
     }
 }
 
 /// Opens `{"frame_type":"unknown",<type field>:ty` (left open for extension fields).
-fn unknown_frame(buf: &mut String, f: QlogFormat, ty: u64) {
-    buf.push_str(match f {
-        QlogFormat::V03 => "{\"frame_type\":\"unknown\",\"raw_frame_type\":",
-        QlogFormat::Ietf => "{\"frame_type\":\"unknown\",\"frame_type_bytes\":",
-    });
+fn unknown_frame(buf: &mut Vec<u8>, f: QlogFormat, ty: u64) {
+    put(
+        buf,
+        match f {
+            QlogFormat::V03 => "{\"frame_type\":\"unknown\",\"raw_frame_type\":",
+            QlogFormat::Ietf => "{\"frame_type\":\"unknown\",\"frame_type_bytes\":",
+        },
+    );
     push_u64(buf, ty);
 }
 
 /// `packet_lost` with its trigger (`reordering_threshold`, `time_threshold`, `pto_expired`).
-pub(super) fn packet_lost(buf: &mut String, f: QlogFormat, time_ns: u64, pn: u64, trigger: &str) {
+pub(super) fn packet_lost(buf: &mut Vec<u8>, f: QlogFormat, time_ns: u64, pn: u64, trigger: &str) {
     open(buf, time_ns, names(f).packet_lost);
     packet_header(buf, pn);
     push_key(buf, false, "trigger");
@@ -324,9 +336,12 @@ pub(super) fn packet_lost(buf: &mut String, f: QlogFormat, time_ns: u64, pn: u64
 
 /// `loss_timer_updated` for an expired probe timeout (RFC 9002 §6.2): `timer_type` `pto`, `event_type`
 /// `expired`, in the application-data number space (the only one the endpoints model).
-pub(super) fn pto_expired(buf: &mut String, f: QlogFormat, time_ns: u64) {
+pub(super) fn pto_expired(buf: &mut Vec<u8>, f: QlogFormat, time_ns: u64) {
     open(buf, time_ns, names(f).loss_timer_updated);
-    buf.push_str("\"timer_type\":\"pto\",\"packet_number_space\":\"application_data\",\"event_type\":\"expired\"");
+    put(
+        buf,
+        "\"timer_type\":\"pto\",\"packet_number_space\":\"application_data\",\"event_type\":\"expired\"",
+    );
     close(buf);
 }
 
@@ -344,7 +359,7 @@ type MetricField = fn(&Metrics) -> u64;
 /// `metrics_updated` with the fields that differ from `last` (all set fields when `last` is
 /// `None`); writes nothing when none changed. Unset values (RTTs before a sample, pacing rate
 /// 0, ssthresh `u64::MAX`) are never written.
-pub(super) fn metrics(buf: &mut String, f: QlogFormat, time_ns: u64, m: &Metrics, last: Option<&Metrics>) {
+pub(super) fn metrics(buf: &mut Vec<u8>, f: QlogFormat, time_ns: u64, m: &Metrics, last: Option<&Metrics>) {
     let changed = |get: MetricField| match last {
         None => true,
         Some(l) => get(l) != get(m),
@@ -384,7 +399,7 @@ pub(super) fn metrics(buf: &mut String, f: QlogFormat, time_ns: u64, m: &Metrics
 }
 
 /// `congestion_state_updated` from `old` to `new`.
-pub(super) fn congestion_state(buf: &mut String, f: QlogFormat, time_ns: u64, old: &str, new: &str) {
+pub(super) fn congestion_state(buf: &mut Vec<u8>, f: QlogFormat, time_ns: u64, old: &str, new: &str) {
     open(buf, time_ns, names(f).congestion_state_updated);
     push_key(buf, true, "old");
     push_str(buf, old);

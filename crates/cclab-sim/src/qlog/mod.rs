@@ -2,9 +2,10 @@
 //!
 //! One [`QlogWriter`] per vantage point: the sender's trace (`trace.sqlog`, vantage "client")
 //! and the receiver's (`trace-receiver.sqlog`, vantage "server"). The engine streams the
-//! endpoint's [`TraceEvent`]s into it one at a time; each becomes one record, written straight
-//! from a reusable buffer (no per-event allocation, no `serde_json::Value`). Identical input
-//! gives byte-identical files.
+//! endpoint's [`TraceEvent`]s into it one at a time; each becomes one record, formatted by hand
+//! into a reused byte buffer (no per-event allocation, no `serde_json::Value`, no `core::fmt`)
+//! that goes to the file in 256 KB chunks, optionally through gzip ([`QlogSink`]). Identical
+//! input gives byte-identical files.
 //!
 //! Two schemas ([`QlogFormat`]): qlog 0.3 (draft-ietf-quic-qlog-main-schema-02 with
 //! draft-02 QUIC events, `transport:packet_sent`, ...), which qvis and the `qlog` crate 0.15
@@ -14,6 +15,9 @@
 
 mod events;
 mod json;
+mod sink;
+
+pub use sink::{QlogCompression, QlogSink};
 
 use cclab_core::endpoint::{Metrics, TraceEvent};
 use cclab_core::time::Dur;
@@ -120,13 +124,19 @@ impl Default for QlogParams {
     }
 }
 
+/// Records collect in the writer's buffer and go to its output in chunks of about this size:
+/// one `write_all` per few hundred records, so the output needs no `BufWriter` of its own.
+const CHUNK_BYTES: usize = 256 * 1024;
+
 /// Streams one endpoint's trace events into a qlog JSON-SEQ file.
 ///
 /// Call order: `new` (writes the header and the parameter events), `write_event` for each
-/// event in time order, `finish`. Wrap files in a `BufWriter`: each record is one `write_all`.
+/// event in time order, `finish`. Records are buffered ([`CHUNK_BYTES`]); dropping the writer
+/// without `finish` still writes what is buffered (a cancelled run keeps its partial trace).
 pub struct QlogWriter<W: Write> {
-    out: W,
-    buf: String,
+    /// `None` only after `finish` took it.
+    out: Option<W>,
+    buf: Vec<u8>,
     format: QlogFormat,
     /// QUIC traces show PADDING frames; TCP and DCCP have none.
     quic: bool,
@@ -139,15 +149,15 @@ impl<W: Write> QlogWriter<W> {
     /// Writes the header of a trace titled `title` from `vantage`, then the parameter events.
     pub fn new(out: W, vantage: Vantage, title: &str, params: &QlogParams) -> io::Result<Self> {
         let mut w = QlogWriter {
-            out,
-            buf: String::with_capacity(1024),
+            out: Some(out),
+            // Room for a chunk and the record that crosses its end: the buffer never regrows.
+            buf: Vec::with_capacity(CHUNK_BYTES + 64 * 1024),
             format: params.format,
             quic: matches!(params.profile, Profile::Quic(_)),
             last_metrics: None,
         };
         events::header(&mut w.buf, w.format, vantage, title, &params.profile);
         events::parameters(&mut w.buf, w.format, params);
-        w.flush_buf()?;
         Ok(w)
     }
 
@@ -186,19 +196,34 @@ impl<W: Write> QlogWriter<W> {
                 events::congestion_state(&mut self.buf, f, time.as_nanos(), old.name(), new.name())
             }
         }
-        self.flush_buf()
+        if self.buf.len() >= CHUNK_BYTES {
+            self.flush_buf()?;
+        }
+        Ok(())
     }
 
-    /// Flushes and returns the underlying writer.
+    /// Writes what is buffered, flushes and returns the underlying writer.
     pub fn finish(mut self) -> io::Result<W> {
-        self.out.flush()?;
-        Ok(self.out)
+        self.flush_buf()?;
+        let mut out = self.out.take().expect("only finish takes the output");
+        out.flush()?;
+        Ok(out)
     }
 
     fn flush_buf(&mut self) -> io::Result<()> {
-        let r = self.out.write_all(self.buf.as_bytes());
+        let r = match self.out.as_mut() {
+            Some(out) => out.write_all(&self.buf),
+            None => Ok(()),
+        };
         self.buf.clear();
         r
+    }
+}
+
+impl<W: Write> Drop for QlogWriter<W> {
+    fn drop(&mut self) {
+        // After `finish` nothing is left; otherwise keep the partial trace (errors have nowhere to go).
+        let _ = self.flush_buf();
     }
 }
 

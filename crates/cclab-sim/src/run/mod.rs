@@ -2,7 +2,8 @@
 //!
 //! With `out_dir` set, `run` writes `summary.json`, `timeseries.csv` and, when qlog is on, one
 //! qlog file per flow and side (`trace.sqlog` and `trace-receiver.sqlog` for a single flow;
-//! `trace-flow<i>.sqlog` and `trace-receiver-flow<i>.sqlog` for each flow of several).
+//! `trace-flow<i>.sqlog` and `trace-receiver-flow<i>.sqlog` for each flow of several; `.gz` added
+//! with `[output] qlog_compression = "gzip"`).
 
 mod build;
 mod cpu_clock;
@@ -15,7 +16,7 @@ pub use plan::{plan, FlowRoutes, PathPlan, PlannedLink};
 pub use report::{describe_flow, uses_ecn};
 
 use crate::network::Stop;
-use crate::qlog::{trace_file_name, QlogFormat, QlogWriter};
+use crate::qlog::{trace_file_name, QlogFormat, QlogSink, QlogWriter};
 use crate::scenario::Scenario;
 use crate::summary::Summary;
 use crate::timeseries::{Sampler, SamplerOutput, TimeSeries};
@@ -133,11 +134,12 @@ pub fn run(s: &Scenario, opts: RunOptions) -> Result<RunOutput, RunError> {
         let title = format!("{} flow {i}", file.scenario.name);
         let open = |params: &mut crate::qlog::QlogParams, side| -> Result<_, RunError> {
             params.format = fmt;
-            let path = dir.join(trace_file_name(vantage(side), FlowId(i as u32), n));
-            let f = File::create(&path).map_err(io_err(&path))?;
-            // 1 MB buffers: a traced 10 Gbit/s run writes ~1.1 kB per packet, so 8 KB ones meant a write call every ~7 packets.
-            let w = QlogWriter::new(BufWriter::with_capacity(1 << 20, f), vantage(side), &title, params)
-                .map_err(io_err(&path))?;
+            let compression = file.output.qlog_compression;
+            let name = trace_file_name(vantage(side), FlowId(i as u32), n) + compression.extension();
+            let path = dir.join(name);
+            // The writer sends its records in 256 KB chunks: no BufWriter between it and the file.
+            let sink = QlogSink::create(&path, compression).map_err(io_err(&path))?;
+            let w = QlogWriter::new(sink, vantage(side), &title, params).map_err(io_err(&path))?;
             Ok((w, path))
         };
         let s = open(sender_params, crate::host::Side::Sender)?;
@@ -204,7 +206,7 @@ pub fn run(s: &Scenario, opts: RunOptions) -> Result<RunOutput, RunError> {
         p(1.0);
     }
     for (w, path) in obs.qlogs.drain(..).flatten().flatten() {
-        w.finish().map_err(io_err(&path))?;
+        w.finish().and_then(QlogSink::close).map_err(io_err(&path))?;
     }
     let timeseries = obs.sampler.finish().map_err(ts_err)?;
     let cc_names: Vec<_> = built.qlog_params.iter().map(|(s, _)| s.cc_algorithm.clone()).collect();

@@ -2,17 +2,16 @@
 
 use crate::host::Side;
 use crate::network::{Network, Observer};
-use crate::qlog::{QlogWriter, Vantage};
+use crate::qlog::{QlogSink, QlogWriter, Vantage};
 use crate::timeseries::{SampleCounters, Sampler};
 use cclab_core::endpoint::{Endpoint, TraceEvent};
 use cclab_core::time::{Dur, Time};
 use cclab_core::wire::packet::FlowId;
-use std::fs::File;
-use std::io::{self, BufWriter};
+use std::io;
 use std::path::PathBuf;
 
 /// A qlog file being written.
-pub(crate) type Qlog = QlogWriter<BufWriter<File>>;
+pub(crate) type Qlog = QlogWriter<QlogSink>;
 
 /// A progress hook: fraction done in, false to cancel.
 pub(crate) type Progress = Box<dyn FnMut(f64) -> bool + Send>;

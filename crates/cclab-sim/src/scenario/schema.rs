@@ -3,6 +3,7 @@
 
 use crate::host::HostConfig;
 use crate::link::LinkConfig;
+use crate::qlog::QlogCompression;
 use cclab_core::cc::CcConfig;
 use cclab_core::endpoint::handshake::{deserialize_handshake, HandshakeConfig};
 use cclab_core::endpoint::receiver::ReceiverConfig;
@@ -251,6 +252,9 @@ pub struct OutputConfig {
     /// Trace only events in `[start, end)` of simulated time (default: the whole run).
     #[serde(default)]
     pub qlog_window: Option<[Dur; 2]>,
+    /// Compress the qlog traces (`"none"`, the default, or `"gzip"`: `trace.sqlog.gz`).
+    #[serde(default)]
+    pub qlog_compression: QlogCompression,
 }
 
 impl Default for OutputConfig {
@@ -260,6 +264,7 @@ impl Default for OutputConfig {
             qlog: false,
             max_bytes: None,
             qlog_window: None,
+            qlog_compression: QlogCompression::None,
         }
     }
 }
