@@ -347,9 +347,9 @@ pub(super) fn pto_expired(buf: &mut Vec<u8>, f: QlogFormat, time_ns: u64) {
 
 /// `loss_timer_updated` for the TFRC nofeedback timer (RFC 5348 §4.4); qlog has no DCCP timer type, so it
 /// is named `nofeedback` and has no packet number space.
-pub(super) fn nofeedback_expired(buf: &mut String, f: QlogFormat, time_ns: u64) {
+pub(super) fn nofeedback_expired(buf: &mut Vec<u8>, f: QlogFormat, time_ns: u64) {
     open(buf, time_ns, names(f).loss_timer_updated);
-    buf.push_str("\"timer_type\":\"nofeedback\",\"event_type\":\"expired\"");
+    put(buf, "\"timer_type\":\"nofeedback\",\"event_type\":\"expired\"");
     close(buf);
 }
 
