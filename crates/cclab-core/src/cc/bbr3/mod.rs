@@ -20,8 +20,10 @@
 //! delivery), `bounds` (`inflight_hi`, `inflight_lo`, `bw_lo`), `control` (pacing rate, send
 //! quantum, cwnd), `startup` (Startup and Drain), `probe_bw`, `probe_rtt`. Shared with v1:
 //! round counting and the min-RTT estimate (`bbr::model`) and the ACK-aggregation estimate
-//! (`bbr::ack_aggregation`). Not modelled: undo after spurious recovery (§5.5.11), TSO and
-//! pacing-offload budgets beyond 3 send quanta, Linux's PLB and fast path.
+//! (`bbr::ack_aggregation`). The sender releases packets in aggregates of up to one send
+//! quantum (§5.6.3, `recovery::pacer`), as Linux does with TSO bursts. Not modelled: undo after
+//! spurious recovery (§5.5.11), the larger TSO bursts Linux allows below ~3 ms of min RTT
+//! (`bbr_tso_rtt_shift`), Linux's PLB and fast path.
 
 mod bounds;
 mod config;
@@ -291,6 +293,12 @@ impl CongestionController for Bbr3 {
 
     fn pacing_rate(&self) -> Option<f64> {
         Some(self.pacing_rate)
+    }
+
+    /// C.send_quantum (§5.6.3): the sender releases up to 1 ms at the pacing rate as one
+    /// aggregate, as Linux v3 sizes its TSO bursts (`bbr_tso_segs_generic`).
+    fn send_quantum(&self) -> Option<u64> {
+        Some(self.send_quantum)
     }
 
     fn state(&self) -> CcState {
