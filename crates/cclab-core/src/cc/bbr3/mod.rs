@@ -109,8 +109,8 @@ impl Bbr3 {
             mss,
             rounds: Rounds::default(),
             max_bw: MaxBw::default(),
-            min_rtt: RtProp::new(cfg.min_rtt_filter_len, now),
-            probe_rtt_min: RtProp::new(cfg.probe_rtt_interval, now),
+            min_rtt: RtProp::lower_only(cfg.min_rtt_filter_len, now),
+            probe_rtt_min: RtProp::lower_only(cfg.probe_rtt_interval, now),
             aggregation: AckAggregation::new(cfg.extra_acked_window_rounds, now, mss),
             mode: Mode::Startup,
             full_bw: FullBw::default(),
@@ -204,11 +204,12 @@ impl Bbr3 {
         MIN_PIPE_CWND_PACKETS * self.mss
     }
 
-    /// `BBRUpdateMinRTT` (§5.5.7, Linux v3 `bbr_update_min_rtt`): the 5 s min schedules
-    /// ProbeRTT; BBR.min_rtt takes it when it is lower or the 10 s estimate expired.
+    /// `UpdateMinRTT` (§5.3.4, Linux v3 `bbr_update_min_rtt`): the 5 s min, refreshed only by
+    /// a lower sample, schedules ProbeRTT; BBR.min_rtt takes it and its stamp when it is lower
+    /// or the 10 s estimate expired.
     fn update_min_rtt(&mut self, now: Time, rtt: Option<Dur>) {
         self.probe_rtt_min.update(now, rtt);
-        self.min_rtt.update(now, self.probe_rtt_min.get());
+        self.min_rtt.update_from(now, &self.probe_rtt_min);
     }
 }
 
