@@ -1,7 +1,9 @@
 //! The sender honours `CongestionController::burst_allowance`: after the controller's pacing
 //! pause, the pacer's bucket may hold the whole train the controller asked for, so the train
 //! leaves back-to-back (picoquic's `bandwidth_pause`, seed 002); without the request, the
-//! pacer's own burst (RFC 9002 §7.7: 10 packets) limits it.
+//! pacer's own burst (RFC 9002 §7.7: 10 packets) limits it. It also honours
+//! `CongestionController::send_quantum` (draft-ietf-ccwg-bbr §5.6.3): paced packets then leave in
+//! aggregates of that size, spaced so that the average rate stays the pacing rate.
 //!
 //! Timeline (a test controller with a fixed pacing rate of one full packet per 100 µs):
 //! - t = 0: the full bucket releases pn 0–9; pn 10–29 follow 100 µs apart.
@@ -36,6 +38,7 @@ struct PauseThenTrain {
     train: Option<u64>,
     pause_until: Option<Time>,
     burst_left: Option<u64>,
+    quantum: Option<u64>,
 }
 
 impl CongestionController for PauseThenTrain {
@@ -63,6 +66,9 @@ impl CongestionController for PauseThenTrain {
     fn burst_allowance(&self) -> Option<u64> {
         self.burst_left
     }
+    fn send_quantum(&self) -> Option<u64> {
+        self.quantum
+    }
     fn state(&self) -> CcState {
         CcState::Other("test")
     }
@@ -71,13 +77,14 @@ impl CongestionController for PauseThenTrain {
     }
 }
 
-/// Send times of the first 60 packets, with or without the train request.
-fn send_times(train: Option<u64>) -> Vec<Time> {
+/// Send times of the first 60 packets, with or without the train request and a send quantum.
+fn send_times(train: Option<u64>, quantum: Option<u64>) -> Vec<Time> {
     let cc = PauseThenTrain {
         sent: 0,
         train,
         pause_until: None,
         burst_left: None,
+        quantum,
     };
     let profile = Profile::Quic(QuicProfile::default());
     let source = SourceConfig::Bulk { size: Bytes(1 << 20) };
@@ -105,7 +112,7 @@ fn assert_gaps(t: &[Time], range: core::ops::Range<usize>, gap: Dur) {
 
 #[test]
 fn sender_burst_allowance_releases_the_train_back_to_back_after_the_pause() {
-    let t = send_times(Some(TRAIN * MSS));
+    let t = send_times(Some(TRAIN * MSS), None);
     let b = BEFORE as usize;
     // Before the pause: the 10-packet bucket, then one packet per GAP.
     assert_gaps(&t, 0..9, Dur::ZERO);
@@ -119,10 +126,23 @@ fn sender_burst_allowance_releases_the_train_back_to_back_after_the_pause() {
 
 #[test]
 fn sender_burst_without_allowance_pacer_limits_the_train_to_its_bucket() {
-    let t = send_times(None);
+    let t = send_times(None, None);
     let b = BEFORE as usize;
     assert_eq!(t[b], t[b - 1] + PAUSE);
     // RFC 9002 §7.7 bucket of 10 packets, then paced.
     assert_gaps(&t, b..b + 9, Dur::ZERO);
     assert_gaps(&t, b + 9..59, GAP);
+}
+
+#[test]
+fn sender_send_quantum_releases_aggregates_spaced_at_the_pacing_rate() {
+    let t = send_times(None, Some(4 * MSS));
+    // t = 0: the 10-packet bucket pays for pn 0–9 and the third aggregate borrows for pn 10–11;
+    // each later aggregate of 4 leaves when the debt is repaid, 4 GAPs after the previous one.
+    assert_gaps(&t, 0..11, Dur::ZERO);
+    assert_gaps(&t, 11..12, GAP * 3);
+    for start in (12..28).step_by(4) {
+        assert_gaps(&t, start..start + 3, Dur::ZERO);
+        assert_gaps(&t, start + 3..start + 4, GAP * 4);
+    }
 }

@@ -69,11 +69,15 @@ fn bbr3_at_one_percent_random_loss_keeps_most_of_the_link_where_cubic_collapses(
     // The most a flow can deliver: the payload share of each 1500 B datagram at line rate.
     let ceiling = RATE * f.bytes_delivered as f64 / (f.data_packets_sent as f64 * 1500.0);
     let share = goodput_after_startup(&out) / ceiling;
-    // The draft's own model (§5.3.3.8.3): each round with loss outside a probe cuts the
-    // short-term model to what the round delivered, which is 1 % (the loss) plus 1 % (the
-    // pacing margin) below it; a probe every ~63 rounds restores it. Averaged over a cycle that
-    // keeps about 80 % of the link here, not the 90 % issue #12 asked for (see the report).
-    assert!(share >= 0.75, "BBRv3 kept {share:.3} of the achievable goodput");
+    // Not the 90 % issue #12 hoped for, by design. Outside probes, each round with loss cuts
+    // bw_lo / inflight_lo to the round's best delivery rate and volume (§5.5.10.3; Linux v3
+    // `bbr_adapt_lower_bounds` → `bbr_loss_lower_bounds`). ProbeBW_DOWN counts as not probing,
+    // so after each probe bw_lo falls to Down's own 0.9× rate; in Cruise the round's best sample
+    // is ~0.5 % below bw_lo (1 % lost, 1 % pacing margin), so it decays until the next probe
+    // 2–3 s (≤ 63 rounds) later restores it. The draft models exactly this, (1 − loss)^N over
+    // N rounds (§5.3.3.8). Measured: 0.84 here, 0.84–0.86 over seeds 1–5 (without the loss
+    // response 0.98).
+    assert!(share >= 0.80, "BBRv3 kept {share:.3} of the achievable goodput");
     // CUBIC reads every loss as congestion: ~1.22·MSS/(RTT·√p) = 3.7 Mbit/s (Mathis et al.).
     let cubic = goodput_after_startup(&path("20s", "500KB", loss, "cubic"));
     assert!(

@@ -173,6 +173,11 @@ pub trait CongestionController: Send {
     fn burst_allowance(&self) -> Option<u64> {
         None
     }
+    /// Most bytes the sender may release back-to-back as one aggregate (draft-ietf-ccwg-bbr
+    /// `C.send_quantum`); `None` (default): one packet at a time.
+    fn send_quantum(&self) -> Option<u64> {
+        None
+    }
     /// The ECN codepoint this controller needs on its packets: `Some(Ect1)` for an L4S sender
     /// (RFC 9331 §4.1), `Some(Ect0)` for one that needs classic ECN. A controller that answers
     /// `Some` turns ECN on whatever the sender's `ecn` option says; `None` (default) leaves it there.

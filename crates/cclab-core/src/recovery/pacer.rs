@@ -4,6 +4,12 @@
 //! bucket holds its size. All times are endpoint clock readings, so a coarse clock refills the
 //! bucket in steps; the capacity therefore covers at least one clock step at the pacing rate,
 //! or a sender that can only wake on clock steps could never reach the rate.
+//!
+//! A controller may also name a send quantum (draft-ietf-ccwg-bbr §5.6.3, `C.send_quantum`):
+//! the packet that starts an aggregate may take up to that many bytes with it, back to back,
+//! and the bucket goes into debt for them, so the next aggregate waits their size at the rate.
+//! That is how Linux paces a TSO/GSO burst under fq's earliest departure times: the same
+//! average rate, released a quantum at a time.
 
 use crate::time::{Dur, Time};
 use serde::Deserialize;
@@ -39,6 +45,10 @@ pub struct Pacer {
     last: Time,
     /// Clock step (resolution or timer granularity, whichever is coarser).
     step: Dur,
+    /// Send quantum in bytes; 0: packets leave one at a time.
+    quantum: u64,
+    /// The aggregate being sent: the clock reading it started at and the bytes it may still take.
+    aggregate: Option<(Time, u64)>,
 }
 
 /// Tokens are f64; this much shortfall (bytes) counts as a full bucket, so a deadline computed
@@ -52,6 +62,8 @@ impl Pacer {
             tokens: f64::INFINITY,
             last: now,
             step,
+            quantum: 0,
+            aggregate: None,
         }
     }
 
@@ -62,8 +74,17 @@ impl Pacer {
         burst.max(rate * self.step.as_secs_f64()).max(bytes as f64)
     }
 
+    /// The controller's send quantum in bytes (`None`: one packet at a time).
+    pub fn set_quantum(&mut self, quantum: Option<u64>) {
+        self.quantum = quantum.unwrap_or(0);
+        if self.quantum == 0 {
+            self.aggregate = None;
+        }
+    }
+
     /// Refills to `now` and returns `None` if a packet of `bytes` may leave now, or the clock
-    /// reading at which it may. `rate` in bytes/s, `capacity` in bytes.
+    /// reading at which it may. `rate` in bytes/s, `capacity` in bytes. With a send quantum, a
+    /// packet that fits in the aggregate started at `now` leaves whatever the tokens.
     pub fn delay(&mut self, now: Time, bytes: u64, rate: f64, capacity: f64) -> Option<Time> {
         let elapsed = now.saturating_since(self.last).as_secs_f64();
         if elapsed > 0.0 {
@@ -71,8 +92,12 @@ impl Pacer {
         }
         self.tokens = self.tokens.min(capacity);
         self.last = self.last.max(now);
+        if self.aggregate.is_some_and(|(at, left)| at == now && left >= bytes) {
+            return None;
+        }
         let missing = bytes as f64 - self.tokens;
         if missing <= EPSILON_BYTES {
+            self.aggregate = (self.quantum > 0).then_some((now, self.quantum));
             return None;
         }
         if rate <= 0.0 {
@@ -82,9 +107,16 @@ impl Pacer {
         Some(now + Dur((missing / rate * 1e9).ceil() as u64))
     }
 
-    /// A paced packet of `bytes` left (call after `delay` returned `None`).
+    /// A paced packet of `bytes` left (call after `delay` returned `None`). Within an aggregate
+    /// the bucket may go negative: that debt is what spaces aggregates at the rate.
     pub fn on_sent(&mut self, bytes: u64) {
-        self.tokens = (self.tokens - bytes as f64).max(0.0);
+        match &mut self.aggregate {
+            Some((_, left)) => {
+                *left = left.saturating_sub(bytes);
+                self.tokens -= bytes as f64;
+            }
+            None => self.tokens = (self.tokens - bytes as f64).max(0.0),
+        }
     }
 }
 
@@ -109,6 +141,37 @@ mod tests {
         assert_eq!(p.delay(Time(0), 1000, 1e6, cap), Some(Time(1_000_000)));
         assert_eq!(p.delay(Time(400_000), 1000, 1e6, cap), Some(Time(1_000_000)));
         assert_eq!(p.delay(Time(1_000_000), 1000, 1e6, cap), None);
+    }
+
+    #[test]
+    fn pacer_with_a_send_quantum_releases_aggregates_at_the_same_average_rate() {
+        let cfg = PacingConfig {
+            burst_packets: 1,
+            ..Default::default()
+        };
+        let mut p = Pacer::new(Time(0), Dur(1));
+        p.set_quantum(Some(4000));
+        let (rate, ms) = (1e6, 1_000_000);
+        let cap = p.capacity(&cfg, 1000, rate, 1000);
+        // At 1e6 B/s, 4 packets of 1000 B leave together every 4 ms.
+        let mut sent = Vec::new();
+        let mut now = Time(0);
+        while sent.len() < 12 {
+            match p.delay(now, 1000, rate, cap) {
+                None => {
+                    p.on_sent(1000);
+                    sent.push(now.0 / ms);
+                }
+                Some(at) => now = at,
+            }
+        }
+        assert_eq!(sent, [0, 0, 0, 0, 4, 4, 4, 4, 8, 8, 8, 8]);
+        // Without the quantum, the last aggregate's debt is repaid, then packets leave one by one.
+        p.set_quantum(None);
+        assert_eq!(p.delay(now, 1000, rate, cap), Some(Time(12 * ms)));
+        assert_eq!(p.delay(Time(12 * ms), 1000, rate, cap), None);
+        p.on_sent(1000);
+        assert_eq!(p.delay(Time(12 * ms), 1000, rate, cap), Some(Time(13 * ms)));
     }
 
     #[test]

@@ -57,6 +57,9 @@ pub(crate) struct RtProp {
     stamp: Time,
     expired: bool,
     window: Dur,
+    /// Only a strictly lower sample refreshes the estimate (draft-ietf-ccwg-bbr §5.3.4
+    /// `UpdateMinRTT`, Linux v3 `bbr_update_min_rtt`); v1's draft-00 lets a matching one do so.
+    lower_only: bool,
 }
 
 impl RtProp {
@@ -67,15 +70,32 @@ impl RtProp {
             stamp: now,
             expired: false,
             window,
+            lower_only: false,
+        }
+    }
+    /// Like `new`, but a sample equal to the estimate does not refresh it: a flow whose RTT
+    /// stays at its minimum still lets the estimate expire (BBRv3).
+    pub(crate) fn lower_only(window: Dur, now: Time) -> RtProp {
+        RtProp {
+            lower_only: true,
+            ..RtProp::new(window, now)
         }
     }
     /// `BBRUpdateRTprop` with the RTT sample of this ACK, if any.
     pub(crate) fn update(&mut self, now: Time, rtt: Option<Dur>) {
+        self.update_stamped(now, rtt.map(|rtt| (rtt, now)));
+    }
+    /// BBRv3's `BBR.min_rtt` update (§5.3.4): take `src`'s estimate with its stamp.
+    pub(crate) fn update_from(&mut self, now: Time, src: &RtProp) {
+        self.update_stamped(now, src.value.map(|v| (v, src.stamp)));
+    }
+    fn update_stamped(&mut self, now: Time, sample: Option<(Dur, Time)>) {
         self.expired = now > self.stamp + self.window;
-        if let Some(rtt) = rtt {
-            if self.expired || self.value.is_none_or(|v| rtt <= v) {
+        if let Some((rtt, stamp)) = sample {
+            let refreshes = self.value.is_none_or(|v| rtt < v || (rtt == v && !self.lower_only));
+            if self.expired || refreshes {
                 self.value = Some(rtt);
-                self.stamp = now;
+                self.stamp = stamp;
             }
         }
     }

@@ -341,10 +341,24 @@ mod tests {
 
     #[test]
     fn bbr3_lower_bounds_stay_off_while_probing() {
-        let mut b = bbr_in(Mode::ProbeBw(Phase::Up));
+        for mode in [Mode::Startup, Mode::ProbeBw(Phase::Refill), Mode::ProbeBw(Phase::Up)] {
+            let mut b = bbr_in(mode);
+            b.signals.loss_in_round = true;
+            b.adapt_lower_bounds();
+            assert_eq!((b.bw_lo, b.inflight_lo), (None, None), "{mode:?}");
+        }
+    }
+
+    #[test]
+    fn bbr3_probe_bw_down_is_not_probing_and_its_lossy_rounds_cut_bw_lo_to_its_own_rate() {
+        // Linux v3 `bbr_is_probing_bandwidth` and the draft's IsProbingBW() leave ProbeBW_DOWN
+        // out: a lossy round there cuts bw_lo to what Down's 0.9x pacing delivered.
+        let mut b = bbr_in(Mode::ProbeBw(Phase::Down));
         b.signals.loss_in_round = true;
+        b.signals.bw_latest = 0.89 * b.max_bw();
         b.adapt_lower_bounds();
-        assert_eq!((b.bw_lo, b.inflight_lo), (None, None));
+        assert_eq!(b.bw_lo, Some(0.89 * b.max_bw()));
+        assert!((b.pacing_gain() - 0.9).abs() < 1e-12);
     }
 
     #[test]

@@ -20,8 +20,10 @@
 //! delivery), `bounds` (`inflight_hi`, `inflight_lo`, `bw_lo`), `control` (pacing rate, send
 //! quantum, cwnd), `startup` (Startup and Drain), `probe_bw`, `probe_rtt`. Shared with v1:
 //! round counting and the min-RTT estimate (`bbr::model`) and the ACK-aggregation estimate
-//! (`bbr::ack_aggregation`). Not modelled: undo after spurious recovery (§5.5.11), TSO and
-//! pacing-offload budgets beyond 3 send quanta, Linux's PLB and fast path.
+//! (`bbr::ack_aggregation`). The sender releases packets in aggregates of up to one send
+//! quantum (§5.6.3, `recovery::pacer`), as Linux does with TSO bursts. Not modelled: undo after
+//! spurious recovery (§5.5.11), the larger TSO bursts Linux allows below ~3 ms of min RTT
+//! (`bbr_tso_rtt_shift`), Linux's PLB and fast path.
 
 mod bounds;
 mod config;
@@ -107,8 +109,8 @@ impl Bbr3 {
             mss,
             rounds: Rounds::default(),
             max_bw: MaxBw::default(),
-            min_rtt: RtProp::new(cfg.min_rtt_filter_len, now),
-            probe_rtt_min: RtProp::new(cfg.probe_rtt_interval, now),
+            min_rtt: RtProp::lower_only(cfg.min_rtt_filter_len, now),
+            probe_rtt_min: RtProp::lower_only(cfg.probe_rtt_interval, now),
             aggregation: AckAggregation::new(cfg.extra_acked_window_rounds, now, mss),
             mode: Mode::Startup,
             full_bw: FullBw::default(),
@@ -202,11 +204,12 @@ impl Bbr3 {
         MIN_PIPE_CWND_PACKETS * self.mss
     }
 
-    /// `BBRUpdateMinRTT` (§5.5.7, Linux v3 `bbr_update_min_rtt`): the 5 s min schedules
-    /// ProbeRTT; BBR.min_rtt takes it when it is lower or the 10 s estimate expired.
+    /// `UpdateMinRTT` (§5.3.4, Linux v3 `bbr_update_min_rtt`): the 5 s min, refreshed only by
+    /// a lower sample, schedules ProbeRTT; BBR.min_rtt takes it and its stamp when it is lower
+    /// or the 10 s estimate expired.
     fn update_min_rtt(&mut self, now: Time, rtt: Option<Dur>) {
         self.probe_rtt_min.update(now, rtt);
-        self.min_rtt.update(now, self.probe_rtt_min.get());
+        self.min_rtt.update_from(now, &self.probe_rtt_min);
     }
 }
 
@@ -291,6 +294,12 @@ impl CongestionController for Bbr3 {
 
     fn pacing_rate(&self) -> Option<f64> {
         Some(self.pacing_rate)
+    }
+
+    /// C.send_quantum (§5.6.3): the sender releases up to 1 ms at the pacing rate as one
+    /// aggregate, as Linux v3 sizes its TSO bursts (`bbr_tso_segs_generic`).
+    fn send_quantum(&self) -> Option<u64> {
+        Some(self.send_quantum)
     }
 
     fn state(&self) -> CcState {

@@ -134,4 +134,22 @@ mod tests {
         assert_eq!(b.mode, Mode::ProbeBw(Phase::Cruise));
         assert_eq!(b.cwnd, cwnd, "cwnd restored");
     }
+
+    #[test]
+    fn bbr3_rtt_samples_at_the_minimum_do_not_postpone_probe_rtt() {
+        // No queue: every RTT sample equals the minimum bbr_in measured at t = 0. Only a lower
+        // sample refreshes the 5 s minimum (§5.3.4, Linux v3 `bbr_update_min_rtt`), so ProbeRTT
+        // still comes 5 s later.
+        let mut b = bbr_in(Mode::ProbeBw(Phase::Cruise));
+        let r = rtt_of(RTT);
+        for ms in (100..=5000).step_by(100) {
+            b.update_min_rtt(at(ms), Some(RTT));
+            b.check_probe_rtt(&event(at(ms), &[], &[], &r));
+            assert_eq!(b.mode, Mode::ProbeBw(Phase::Cruise), "{ms} ms");
+        }
+        b.update_min_rtt(at(5001), Some(RTT));
+        b.check_probe_rtt(&event(at(5001), &[], &[], &r));
+        assert!(matches!(b.mode, Mode::ProbeRtt(_)));
+        assert_eq!(b.min_rtt(), Some(RTT));
+    }
 }

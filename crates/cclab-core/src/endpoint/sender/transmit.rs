@@ -86,6 +86,7 @@ impl Sender {
             // `bandwidth_pause`) gets a bucket that can hold the whole train.
             let train = self.cc.burst_allowance().unwrap_or(0) as f64;
             let cap = self.pacer.capacity(&self.pacing, self.mss, rate, bytes).max(train);
+            self.pacer.set_quantum(self.cc.send_quantum());
             if let Some(at) = self.pacer.delay(t, bytes, rate, cap) {
                 // §7.8: a pacing delay alone does not make the sender application limited.
                 self.blocked_until = Some(at);
