@@ -296,6 +296,13 @@ fn scenario_limits_that_never_deliver_name_the_key() {
         "path.forward.cross_traffic.size",
         "1B to 65535B",
     );
+    // On and off both 0 sent every packet at one instant without advancing (simulation fuzz target).
+    fails(
+        GOOD,
+        &["path.forward.cross_traffic={kind=\"onoff\",rate=\"4Mbps\",on=\"0ms\",off=\"0s\",exponential=true}"],
+        "path.forward.cross_traffic.on",
+        "on period above 0",
+    );
 }
 
 #[test]

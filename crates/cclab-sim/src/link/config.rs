@@ -160,7 +160,7 @@ impl LinkConfig {
             }
         }
         if let Some(c) = &self.cross_traffic {
-            c.validate().map_err(|m| ("cross_traffic.size", m))?;
+            c.validate()?;
         }
         if let QueueConfig::Droptail(c) = &self.queue {
             if matches!(c.limit, Some(QueueLimit::Time(_))) && !matches!(self.rate, Some(LinkRate::Limited(_))) {

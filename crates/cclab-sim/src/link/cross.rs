@@ -51,11 +51,25 @@ pub enum CrossTrafficConfig {
 }
 
 impl CrossTrafficConfig {
-    /// Checks the packet size: an IP packet of 1 to 65,535 bytes (RFC 791 §3.1).
-    pub fn validate(&self) -> Result<(), String> {
+    /// Checks the packet size (an IP packet of 1 to 65,535 bytes, RFC 791 §3.1) and that an on/off
+    /// source's on period is above 0: with both periods 0 it would send every packet at one instant
+    /// and never advance (found by the `simulation` fuzz target). Errors name the key under
+    /// `cross_traffic`.
+    pub fn validate(&self) -> Result<(), (&'static str, String)> {
         let (CrossTrafficConfig::Cbr { size, .. } | CrossTrafficConfig::Onoff { size, .. }) = self;
         if !(1..=65_535).contains(&size.0) {
-            return Err(format!("expected an IP packet size of 1B to 65535B, got {}B", size.0));
+            return Err((
+                "cross_traffic.size",
+                format!("expected an IP packet size of 1B to 65535B, got {}B", size.0),
+            ));
+        }
+        if let CrossTrafficConfig::Onoff { on, .. } = self {
+            if *on == Dur::ZERO {
+                return Err((
+                    "cross_traffic.on",
+                    "expected an on period above 0 (for no cross traffic, leave cross_traffic out)".into(),
+                ));
+            }
         }
         Ok(())
     }
