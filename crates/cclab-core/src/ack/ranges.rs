@@ -70,13 +70,30 @@ impl RangeSet {
         i < self.ranges.len() && self.ranges[i].0 <= v
     }
 
-    /// Forgets the lowest ranges until at most `max` remain.
-    pub fn trim(&mut self, max: usize) {
-        if self.ranges.len() > max {
-            let cut = self.ranges.len() - max;
-            self.ranges.drain(..cut);
-            self.floor = self.ranges.front().map_or(self.floor, |r| r.0);
+    /// Forgets the lowest ranges until at most `max` remain; returns how many it forgot. The values
+    /// below the new lowest range count as present from then on.
+    pub fn trim(&mut self, max: usize) -> usize {
+        if self.ranges.len() <= max {
+            return 0;
         }
+        let cut = self.ranges.len() - max;
+        self.ranges.drain(..cut);
+        self.floor = self.ranges.front().map_or(self.floor, |r| r.0);
+        cut
+    }
+
+    /// Forgets the oldest ranges above the lowest one until at most `max` (at least 2) remain; returns how
+    /// many it forgot. Unlike [`RangeSet::trim`] their values count as missing again, so the lowest range
+    /// (a TCP receiver's cumulative ACK point) never claims a value that was forgotten: the receiver
+    /// reneges on what it once reported, as RFC 2018 §8 lets a SACK receiver do.
+    pub fn forget_above_lowest(&mut self, max: usize) -> usize {
+        let max = max.max(2);
+        if self.ranges.len() <= max {
+            return 0;
+        }
+        let cut = self.ranges.len() - max;
+        self.ranges.drain(1..1 + cut);
+        cut
     }
 
     /// Number of ranges.
@@ -182,5 +199,20 @@ mod tests {
         assert_eq!(s.iter_desc().collect::<Vec<_>>(), vec![(18, 18), (16, 16), (14, 14)]);
         assert!(s.contains(3) && !s.insert(3, 3));
         assert_eq!(s.smallest_missing_above(None), Some(15));
+        assert_eq!(s.trim(3), 0);
+    }
+
+    #[test]
+    fn forget_above_lowest_keeps_the_lowest_and_newest_and_reopens_the_rest() {
+        let mut s = RangeSet::new();
+        for pn in (0..20).step_by(2) {
+            s.insert(pn, pn);
+        }
+        assert_eq!(s.forget_above_lowest(3), 7);
+        assert_eq!(s.iter_desc().collect::<Vec<_>>(), vec![(18, 18), (16, 16), (0, 0)]);
+        // Forgotten values are missing, not present: a late copy is new again.
+        assert!(!s.contains(8) && s.insert(8, 8));
+        assert_eq!(s.smallest_missing_above(None), Some(1));
+        assert_eq!(s.forget_above_lowest(4), 0);
     }
 }
