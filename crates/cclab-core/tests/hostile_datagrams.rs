@@ -37,10 +37,10 @@ fn dgram(packet: Packet) -> Datagram {
 
 fn ack(ranges: Vec<(u64, u64)>) -> Datagram {
     dgram(Packet {
-        ack: Some(AckFrame {
+        ack: Some(Box::new(AckFrame {
             ranges,
             ..Default::default()
-        }),
+        })),
         ..Default::default()
     })
 }
@@ -68,7 +68,7 @@ fn hostile_ack_of_every_packet_number_is_refused_not_iterated() {
     let bytes = hex(HANG_ACK);
     assert_eq!(bytes.len(), 48);
     let packet = decode(&bytes, &QuicProfile::default(), None).expect("the datagram decodes");
-    assert_eq!(packet.ack.as_ref().and_then(AckFrame::largest), Some(MAX_VARINT));
+    assert_eq!(packet.ack.as_deref().and_then(AckFrame::largest), Some(MAX_VARINT));
     let (mut s, sent) = sender_with_window_out();
     let in_flight = s.bytes_in_flight();
     // Before the fix this call stepped through 2^62 packet numbers in loss detection.
@@ -211,10 +211,10 @@ fn hostile_tfrc_feedback_is_refused() {
     assert!(sent > 0);
     let feedback = |echo: u64, p: f64| {
         dgram(Packet {
-            ack: Some(AckFrame {
+            ack: Some(Box::new(AckFrame {
                 ranges: vec![(echo, echo)],
                 ..Default::default()
-            }),
+            })),
             tfrc: Some(Box::new(TfrcFeedback {
                 x_recv_bps: 1_000_000,
                 p,
@@ -259,7 +259,11 @@ fn hostile_packet_number_gaps_leave_the_receiver_range_set_bounded() {
         r.handle_datagram(Time(2), ping(4 * N));
         for k in 1..N {
             r.handle_datagram(Time(2 + k), ping(2 * k));
-            assert!(r.received().len() <= bound, "{profile:?}: {} ranges", r.received().len());
+            assert!(
+                r.received().len() <= bound,
+                "{profile:?}: {} ranges",
+                r.received().len()
+            );
         }
         // N + 1 singleton ranges were opened; all but `bound` were forgotten, and each counted.
         assert_eq!(r.received().len(), bound);

@@ -258,7 +258,9 @@ mod tests {
         assert_eq!(r.p50, q((50 * n).div_ceil(100)));
         assert_eq!(r.p99, q((99 * n).div_ceil(100)));
         // Every quantile, not just the two reported, reads the same bins.
-        let Store::Sketch(sk, run) = &s.store else { panic!("sketched") };
+        let Store::Sketch(sk, run) = &s.store else {
+            panic!("sketched")
+        };
         let mut got = (**sk).clone();
         got.add_with_count(run.0 as f64, run.1);
         for k in 0..=100 {

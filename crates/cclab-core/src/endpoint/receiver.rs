@@ -361,7 +361,7 @@ impl Endpoint for Receiver {
         let packet = Packet {
             pn: self.next_pn,
             pn_len: self.pn_len,
-            ack: Some(frame),
+            ack: Some(Box::new(frame)),
             ping,
             ..Default::default()
         };

@@ -387,7 +387,7 @@ mod tests {
         let p = Packet {
             pn: 20_000,
             pn_len: 2,
-            ack: Some(ack(vec![(99_990, 100_000)])),
+            ack: Some(Box::new(ack(vec![(99_990, 100_000)]))),
             ..Default::default()
         };
         assert_eq!(quic_ack_frame_len(p.ack.as_ref().unwrap()), 9);
@@ -425,14 +425,14 @@ mod tests {
             accecn: false,
         };
         let p = Packet {
-            ack: Some(ack(vec![(0, 10)])),
+            ack: Some(Box::new(ack(vec![(0, 10)]))),
             ..Default::default()
         };
         assert_eq!(Profile::Tcp(t).datagram_size(&p), 52);
         let no_ts = TcpProfile { timestamps: false, ..t };
         assert_eq!(Profile::Tcp(no_ts).datagram_size(&p), 40);
         let sack = Packet {
-            ack: Some(ack(vec![(20, 30), (12, 15), (0, 10)])),
+            ack: Some(Box::new(ack(vec![(20, 30), (12, 15), (0, 10)]))),
             ..Default::default()
         };
         assert_eq!(Profile::Tcp(t).datagram_size(&sack), 52 + 4 + 16);
@@ -449,7 +449,7 @@ mod tests {
             accecn: true,
         };
         let plain = Packet {
-            ack: Some(ack(vec![(0, 10)])),
+            ack: Some(Box::new(ack(vec![(0, 10)]))),
             ..Default::default()
         };
         assert_eq!(Profile::Tcp(t).datagram_size(&plain), 52 + 12);
@@ -457,7 +457,7 @@ mod tests {
         // with two blocks (20 B) only two counters (8 B) fit.
         assert_eq!(t.max_sack_blocks(), 2);
         let sack = Packet {
-            ack: Some(ack(vec![(40, 50), (30, 35), (20, 25), (0, 10)])),
+            ack: Some(Box::new(ack(vec![(40, 50), (30, 35), (20, 25), (0, 10)]))),
             ..Default::default()
         };
         assert_eq!(Profile::Tcp(t).datagram_size(&sack), 52 + 20 + 8);
