@@ -112,7 +112,7 @@ impl RangeSet {
     }
 
     /// The ranges, highest first.
-    pub fn iter_desc(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+    pub fn iter_desc(&self) -> impl ExactSizeIterator<Item = (u64, u64)> + '_ {
         self.ranges.iter().rev().copied()
     }
 
