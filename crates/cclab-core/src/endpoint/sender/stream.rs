@@ -254,7 +254,7 @@ mod tests {
     }
 
     #[test]
-    fn byte_ranges_search_from_the_front_matches_bisection() {
+    fn byte_ranges_gallop_matches_bisection() {
         let mut r = ByteRanges::default();
         for k in 0..300u64 {
             r.insert(10 * k, 10 * k + 5);
