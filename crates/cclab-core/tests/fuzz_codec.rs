@@ -95,7 +95,7 @@ fn valid_packet(q: QuicProfile) -> impl Strategy<Value = (Packet, Option<u64>)> 
             let mut p = Packet {
                 pn,
                 pn_len,
-                ack,
+                ack: ack.map(Box::new),
                 ack_frequency: ack_frequency.map(Box::new),
                 immediate_ack,
                 ping,

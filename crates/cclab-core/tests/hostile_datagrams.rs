@@ -37,10 +37,10 @@ fn dgram(packet: Packet) -> Datagram {
 
 fn ack(ranges: Vec<(u64, u64)>) -> Datagram {
     dgram(Packet {
-        ack: Some(AckFrame {
+        ack: Some(Box::new(AckFrame {
             ranges,
             ..Default::default()
-        }),
+        })),
         ..Default::default()
     })
 }
@@ -68,7 +68,7 @@ fn hostile_ack_of_every_packet_number_is_refused_not_iterated() {
     let bytes = hex(HANG_ACK);
     assert_eq!(bytes.len(), 48);
     let packet = decode(&bytes, &QuicProfile::default(), None).expect("the datagram decodes");
-    assert_eq!(packet.ack.as_ref().and_then(AckFrame::largest), Some(MAX_VARINT));
+    assert_eq!(packet.ack.as_deref().and_then(AckFrame::largest), Some(MAX_VARINT));
     let (mut s, sent) = sender_with_window_out();
     let in_flight = s.bytes_in_flight();
     // Before the fix this call stepped through 2^62 packet numbers in loss detection.
@@ -211,10 +211,10 @@ fn hostile_tfrc_feedback_is_refused() {
     assert!(sent > 0);
     let feedback = |echo: u64, p: f64| {
         dgram(Packet {
-            ack: Some(AckFrame {
+            ack: Some(Box::new(AckFrame {
                 ranges: vec![(echo, echo)],
                 ..Default::default()
-            }),
+            })),
             tfrc: Some(Box::new(TfrcFeedback {
                 x_recv_bps: 1_000_000,
                 p,
@@ -228,4 +228,54 @@ fn hostile_tfrc_feedback_is_refused() {
     s.handle_datagram(now, feedback(0, 2.0));
     s.handle_datagram(now, feedback(0, -0.5));
     assert_eq!(s.stats().protocol_violations, 4);
+}
+
+/// A PING-only packet numbered `pn`: ack-eliciting, no stream data.
+fn ping(pn: u64) -> Datagram {
+    dgram(Packet {
+        pn,
+        pn_len: 4,
+        ping: true,
+        ..Default::default()
+    })
+}
+
+#[test]
+fn hostile_packet_number_gaps_leave_the_receiver_range_set_bounded() {
+    use cclab_core::endpoint::receiver::TCP_MAX_RANGES;
+    use cclab_core::wire::size::TcpProfile;
+    let tcp = Profile::Tcp(TcpProfile {
+        mss: 1448,
+        timestamps: true,
+        ipv6: false,
+        accecn: false,
+    });
+    const N: u64 = 20_000;
+    for (profile, bound) in [(Profile::Quic(QuicProfile::default()), 32), (tcp, TCP_MAX_RANGES)] {
+        let mut r = Receiver::new(FlowId(0), profile, &ReceiverConfig::default(), Time::ZERO);
+        // Packet 0 opens the cumulative range; a packet far above it makes every later one land below the top
+        // range, the costly insert; then every other number opens one more range.
+        r.handle_datagram(Time(1), ping(0));
+        r.handle_datagram(Time(2), ping(4 * N));
+        for k in 1..N {
+            r.handle_datagram(Time(2 + k), ping(2 * k));
+            assert!(
+                r.received().len() <= bound,
+                "{profile:?}: {} ranges",
+                r.received().len()
+            );
+        }
+        // N + 1 singleton ranges were opened; all but `bound` were forgotten, and each counted.
+        assert_eq!(r.received().len(), bound);
+        assert_eq!(r.stats().ack_ranges_forgotten, N + 1 - bound as u64, "{profile:?}");
+        assert_eq!(r.stats().protocol_violations, 0);
+        // The receiver still acknowledges the newest packet, with a well-formed frame.
+        let ack = r.poll_transmit(Time(1_000_000_000)).expect("an ACK is due");
+        let frame = ack.packet.ack.expect("an ACK frame");
+        assert_eq!(frame.check(4 * N + 1), Ok(4 * N));
+        if matches!(profile, Profile::Tcp(_)) {
+            // TCP keeps its cumulative ACK point: packet 0, never a forgotten packet.
+            assert_eq!(frame.ranges.last(), Some(&(0, 0)));
+        }
+    }
 }

@@ -142,12 +142,12 @@ fn pto_backoff_resets_on_ack() {
     assert_eq!((probe, ping, s.pto_count()), (1, 2, 1));
     // The data probe is acked at 3000 ms: first RTT sample 1976 ms, rttvar 988 ms.
     let ack = Packet {
-        ack: Some(AckFrame {
+        ack: Some(Box::new(AckFrame {
             ranges: vec![(1, 1)],
             ack_delay_ns: 0,
             ecn: None,
             sack_blocks: None,
-        }),
+        })),
         ..Default::default()
     };
     s.handle_datagram(

@@ -17,12 +17,12 @@ fn sender(source: SourceConfig) -> TfrcSender {
 
 fn feedback(echo: u64, x_recv: u64, p: f64, elapsed: Dur) -> Datagram {
     let packet = Packet {
-        ack: Some(AckFrame {
+        ack: Some(Box::new(AckFrame {
             ranges: vec![(echo, echo)],
             ack_delay_ns: elapsed.as_nanos(),
             ecn: None,
             sack_blocks: None,
-        }),
+        })),
         tfrc: Some(Box::new(TfrcFeedback {
             x_recv_bps: x_recv,
             p,

@@ -36,3 +36,7 @@ impl InFlight {
         p.data.is_none() && (p.ack.is_some() || p.tfrc.is_some())
     }
 }
+
+// Every queue, link and socket buffer moves this by value: within 128 bytes the compiler moves it with
+// inline vector stores; above, each move was a memcpy call (a tenth of the CPU time at 10 Gbit/s).
+const _: () = assert!(size_of::<InFlight>() <= 128);

@@ -53,12 +53,12 @@ fn packets() -> [Packet; 3] {
         Packet {
             pn: 7,
             pn_len: 1,
-            ack: Some(AckFrame {
+            ack: Some(Box::new(AckFrame {
                 ranges: vec![(10, 12), (5, 5), (0, 3)],
                 ack_delay_ns: 1_250_000,
                 ecn: Some(Box::new([3, 0, 1])),
                 sack_blocks: None,
-            }),
+            })),
             ..Default::default()
         },
     ]

@@ -76,23 +76,26 @@ impl AckOfAck {
         }
     }
 
-    /// `ranges` (highest first) without the packets at or below the floor. When nothing is left
-    /// the highest range stays: an ACK frame always reports something.
-    pub fn clip(&self, ranges: impl Iterator<Item = (u64, u64)>) -> Vec<(u64, u64)> {
+    /// The first `max` of `ranges` (highest first) without the packets at or below the floor. When nothing is
+    /// left the highest range stays: an ACK frame always reports something. One allocation of at most `max`
+    /// ranges (this runs for every ACK, and after a loss every ACK carries up to `max` ranges).
+    pub fn clip(&self, ranges: impl ExactSizeIterator<Item = (u64, u64)>, max: usize) -> Vec<(u64, u64)> {
         let mut all = ranges.peekable();
+        let mut kept = Vec::with_capacity(all.len().clamp(1, max.max(1)));
         let Some(floor) = self.floor else {
-            return all.collect();
+            kept.extend(all.take(max));
+            return kept;
         };
         let first = all.peek().copied();
-        let kept: Vec<_> = all
-            .filter(|&(_, hi)| hi > floor)
-            .map(|(lo, hi)| (lo.max(floor + 1), hi))
-            .collect();
+        kept.extend(
+            all.filter(|&(_, hi)| hi > floor)
+                .map(|(lo, hi)| (lo.max(floor + 1), hi))
+                .take(max),
+        );
         if kept.is_empty() {
-            first.into_iter().collect()
-        } else {
-            kept
+            kept.extend(first);
         }
+        kept
     }
 }
 
@@ -116,13 +119,14 @@ mod tests {
         assert_eq!(a.floor(), Some(10));
         assert!(a.on_ack_sent(2, 20)); // the PING was answered: the next ACK carries one again
         assert!(!a.on_ack_sent(3, 30));
-        assert_eq!(a.clip([(0, 30)].into_iter()), vec![(11, 30)]);
+        assert_eq!(a.clip([(0, 30)].into_iter(), 32), vec![(11, 30)]);
         // The peer saw our packets up to 3: packets up to 20 (ACK 2's largest) need no more reporting.
         a.on_peer_ack(&ack(&[(0, 3)]));
         assert_eq!(a.floor(), Some(20));
-        assert_eq!(a.clip([(25, 40), (0, 22)].into_iter()), vec![(25, 40), (21, 22)]);
+        assert_eq!(a.clip([(25, 40), (0, 22)].into_iter(), 32), vec![(25, 40), (21, 22)]);
+        assert_eq!(a.clip([(25, 40), (0, 22)].into_iter(), 1), vec![(25, 40)]);
         // A range entirely below the floor is dropped; with nothing left the top range stays.
-        assert_eq!(a.clip([(5, 15)].into_iter()), vec![(5, 15)]);
+        assert_eq!(a.clip([(5, 15)].into_iter(), 32), vec![(5, 15)]);
     }
 
     #[test]

@@ -48,6 +48,9 @@ pub struct EndpointStats {
     /// sent or with malformed ranges (RFC 9000 §13.1, §19.3.1), stream data past the largest offset or the
     /// final size (RFC 9000 §4.5, §19.8), out-of-range packet or sequence numbers. A correct peer causes none.
     pub protocol_violations: u64,
+    /// Receiver: packet-number ranges it stopped tracking to stay bounded (QUIC: the oldest beyond
+    /// `max_ack_ranges`, RFC 9000 §13.2.4; TCP: the oldest SACK-able ones beyond `TCP_MAX_RANGES`).
+    pub ack_ranges_forgotten: u64,
     /// When the transfer completed (sender: last byte acked; receiver: last byte received).
     pub completion_time: Option<Time>,
 }

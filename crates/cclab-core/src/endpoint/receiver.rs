@@ -22,6 +22,11 @@ use crate::time::Time;
 use crate::wire::packet::{AckFrame, Datagram, Ecn, FlowId, Packet, MAX_VARINT};
 use crate::wire::size::Profile;
 
+/// Most packet-number ranges a TCP receiver tracks. Its ACKs report only the cumulative range and
+/// the newest SACK blocks (RFC 2018 §3), and in this model a retransmission never fills a
+/// segment-index hole, so older ranges serve nothing but hostile growth.
+pub const TCP_MAX_RANGES: usize = 1024;
+
 /// Receiver parameters (scenario table `[flow.receiver]`).
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -202,12 +207,7 @@ impl Receiver {
             }
             // RFC 9000 §13.2.4: nothing at or below what the sender knows we acknowledged, and at
             // most `max_ack_ranges` ranges (quinn's limit, 32 by default).
-            _ => self
-                .acked_acks
-                .clip(self.received.iter_desc())
-                .into_iter()
-                .take(self.max_ack_ranges)
-                .collect(),
+            _ => self.acked_acks.clip(self.received.iter_desc(), self.max_ack_ranges),
         };
         AckFrame {
             ranges,
@@ -275,9 +275,14 @@ impl Endpoint for Receiver {
         if largest_before.is_none_or(|l| p.pn > l) {
             self.largest_time = reading;
         }
-        if !matches!(self.profile, Profile::Tcp(_)) {
-            self.received.trim(self.max_ack_ranges);
-        }
+        // Bounded against a peer that opens a new range with every datagram (each insert below the top
+        // range costs O(ranges)): QUIC forgets the oldest ranges (RFC 9000 §13.2.4); TCP must keep its
+        // cumulative range, so it forgets the oldest SACK-able ones above it.
+        let forgotten = match self.profile {
+            Profile::Tcp(_) => self.received.forget_above_lowest(TCP_MAX_RANGES),
+            _ => self.received.trim(self.max_ack_ranges),
+        };
+        self.stats.ack_ranges_forgotten += forgotten as u64;
         self.deliver(now, p);
         if let Some(f) = &p.ack_frequency {
             self.policy.on_ack_frequency(f);
@@ -351,7 +356,7 @@ impl Endpoint for Receiver {
         let packet = Packet {
             pn: self.next_pn,
             pn_len: self.pn_len,
-            ack: Some(frame),
+            ack: Some(Box::new(frame)),
             ping,
             ..Default::default()
         };

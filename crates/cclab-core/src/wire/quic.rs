@@ -302,7 +302,7 @@ pub fn decode(bytes: &[u8], q: &QuicProfile, largest_pn: Option<u64>) -> Result<
                     reordering_threshold: r.varint()?,
                 }))
             }
-            t @ (FRAME_ACK | FRAME_ACK_ECN) => p.ack = Some(decode_ack(&mut r, t == FRAME_ACK_ECN)?),
+            t @ (FRAME_ACK | FRAME_ACK_ECN) => p.ack = Some(Box::new(decode_ack(&mut r, t == FRAME_ACK_ECN)?)),
             t @ 0x08..=0x0f => p.data = Some(decode_stream(&mut r, t)?),
             CCVAL_TYPE => {
                 // 1..=15: a window counter of 0 is never written (no frame means 0), which keeps
@@ -444,12 +444,12 @@ mod tests {
             let ecn = rng
                 .random_bool(0.3)
                 .then(|| Box::new([rng.random_range(0..1 << 20), 0, rng.random_range(0..99)]));
-            p.ack = Some(AckFrame {
+            p.ack = Some(Box::new(AckFrame {
                 ranges,
                 ack_delay_ns: (delay_us >> 3 << 3) * 1000,
                 ecn,
                 sack_blocks: None,
-            });
+            }));
         }
         if rng.random_bool(0.2) {
             p.ack_frequency = Some(Box::new(AckFrequencyFrame {
@@ -504,11 +504,11 @@ mod tests {
             },
             Packet {
                 pn_len: 1,
-                ack: Some(AckFrame {
+                ack: Some(Box::new(AckFrame {
                     ranges: vec![(0, 9)],
                     sack_blocks: Some(3),
                     ..Default::default()
-                }),
+                })),
                 ..Default::default()
             },
             Packet {

@@ -38,17 +38,26 @@ pub const HANDSHAKE_TYPE: u64 = 0x3cc3;
 /// ack_delay_exponent the codec uses (RFC 9000 §18.2 default).
 pub const ACK_DELAY_EXPONENT: u32 = 3;
 
-/// Bytes of a QUIC variable-length integer (RFC 9000 §16).
+/// Bytes of a QUIC variable-length integer (RFC 9000 §16): 1 below 2^6, 2 below 2^14, 4 below 2^30, else 8.
+/// A table indexed by the value's bit length, not a chain of comparisons: an ACK frame's gaps and range
+/// lengths vary from one range to the next, and every ACK frame is sized range by range.
 pub const fn varint_len(v: u64) -> u32 {
-    if v < 1 << 6 {
-        1
-    } else if v < 1 << 14 {
-        2
-    } else if v < 1 << 30 {
-        4
-    } else {
-        8
-    }
+    const BY_BITS: [u8; 65] = {
+        let mut t = [8u8; 65];
+        let mut bits = 0;
+        while bits <= 30 {
+            t[bits] = if bits <= 6 {
+                1
+            } else if bits <= 14 {
+                2
+            } else {
+                4
+            };
+            bits += 1;
+        }
+        t
+    };
+    BY_BITS[(u64::BITS - v.leading_zeros()) as usize] as u32
 }
 
 /// Bytes of the private-use frames the codec writes for `p` (see [`CCVAL_TYPE`]); 0 for every
@@ -368,6 +377,25 @@ impl Profile {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn varint_len_at_every_boundary() {
+        for (v, n) in [
+            (0, 1),
+            (63, 1),
+            (64, 2),
+            ((1 << 14) - 1, 2),
+            (1 << 14, 4),
+            ((1 << 30) - 1, 4),
+            (1 << 30, 8),
+        ] {
+            assert_eq!(varint_len(v), n, "{v}");
+        }
+        assert_eq!(
+            (varint_len(crate::wire::packet::MAX_VARINT), varint_len(u64::MAX)),
+            (8, 8)
+        );
+    }
     use crate::wire::packet::DataChunk;
 
     fn ack(ranges: Vec<(u64, u64)>) -> AckFrame {
@@ -387,7 +415,7 @@ mod tests {
         let p = Packet {
             pn: 20_000,
             pn_len: 2,
-            ack: Some(ack(vec![(99_990, 100_000)])),
+            ack: Some(Box::new(ack(vec![(99_990, 100_000)]))),
             ..Default::default()
         };
         assert_eq!(quic_ack_frame_len(p.ack.as_ref().unwrap()), 9);
@@ -425,14 +453,14 @@ mod tests {
             accecn: false,
         };
         let p = Packet {
-            ack: Some(ack(vec![(0, 10)])),
+            ack: Some(Box::new(ack(vec![(0, 10)]))),
             ..Default::default()
         };
         assert_eq!(Profile::Tcp(t).datagram_size(&p), 52);
         let no_ts = TcpProfile { timestamps: false, ..t };
         assert_eq!(Profile::Tcp(no_ts).datagram_size(&p), 40);
         let sack = Packet {
-            ack: Some(ack(vec![(20, 30), (12, 15), (0, 10)])),
+            ack: Some(Box::new(ack(vec![(20, 30), (12, 15), (0, 10)]))),
             ..Default::default()
         };
         assert_eq!(Profile::Tcp(t).datagram_size(&sack), 52 + 4 + 16);
@@ -449,7 +477,7 @@ mod tests {
             accecn: true,
         };
         let plain = Packet {
-            ack: Some(ack(vec![(0, 10)])),
+            ack: Some(Box::new(ack(vec![(0, 10)]))),
             ..Default::default()
         };
         assert_eq!(Profile::Tcp(t).datagram_size(&plain), 52 + 12);
@@ -457,7 +485,7 @@ mod tests {
         // with two blocks (20 B) only two counters (8 B) fit.
         assert_eq!(t.max_sack_blocks(), 2);
         let sack = Packet {
-            ack: Some(ack(vec![(40, 50), (30, 35), (20, 25), (0, 10)])),
+            ack: Some(Box::new(ack(vec![(40, 50), (30, 35), (20, 25), (0, 10)]))),
             ..Default::default()
         };
         assert_eq!(Profile::Tcp(t).datagram_size(&sack), 52 + 20 + 8);

@@ -131,7 +131,7 @@ impl Reader<'_> {
             pn,
             pn_len: 4,
             data,
-            ack,
+            ack: ack.map(Box::new),
             ack_frequency,
             immediate_ack: flags & 0x10 != 0,
             ping: flags & 0x20 != 0,

@@ -101,7 +101,7 @@ impl Script {
     fn poll(&mut self, t: Time) {
         while let Some(d) = self.r.poll_transmit(t) {
             self.sizes.push(d.size);
-            self.acks.push((t, d.packet.ack.expect("ACK-only packet")));
+            self.acks.push((t, *d.packet.ack.expect("ACK-only packet")));
         }
     }
 

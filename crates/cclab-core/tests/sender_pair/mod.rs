@@ -100,12 +100,12 @@ impl FakeReceiver {
         Packet {
             pn: 0,
             pn_len: 1,
-            ack: Some(AckFrame {
+            ack: Some(Box::new(AckFrame {
                 ranges,
                 ack_delay_ns: 0,
                 ecn,
                 sack_blocks: None,
-            }),
+            })),
             ..Default::default()
         }
     }

@@ -9,7 +9,8 @@
 //!
 //! `cclab-bench --quick` shrinks every transfer (a smoke run); `--flows N` sets the many-flow
 //! dumbbell (e.g. 10000); `--qlog` runs only the qlog cases; `--scenario FILE` runs one scenario
-//! file instead of the suite;
+//! file instead of the suite (with `--out DIR` it writes the run's outputs there, and `--qlog`
+//! then adds the qlog files: a check that a speed change leaves them byte-identical);
 //! `--ns3 BIN` runs the TCP path cases in cclab and in the ns-3 program `bench/ns3/bulk.cc`
 //! (`make bench-compare`) and prints the ratio of CPU per data packet.
 
@@ -210,7 +211,16 @@ fn main() {
     }
     if let Some(path) = arg(&args, "--scenario") {
         let scenario = cclab_sim::load_scenario(std::path::Path::new(path), &[]).unwrap_or_else(|e| panic!("{e}"));
-        let out = run(&scenario, RunOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+        let opts = RunOptions {
+            out_dir: arg(&args, "--out").map(Into::into),
+            qlog: if args.iter().any(|a| a == "--qlog") {
+                QlogMode::Draft02
+            } else {
+                QlogMode::default()
+            },
+            ..Default::default()
+        };
+        let out = run(&scenario, opts).unwrap_or_else(|e| panic!("{e}"));
         report(path, &out);
         return;
     }

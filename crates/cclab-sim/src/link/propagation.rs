@@ -19,7 +19,9 @@ pub(super) struct Propagation {
     jitter: Dur,
     /// Reordering probability and extra delay.
     reorder: Option<(f64, Dur)>,
-    fifo: VecDeque<(Time, InFlight)>,
+    /// Packets in arrival order, each with its arrival time in `enqueued` already (its queue-entry time is
+    /// spent by now): 8 bytes less per packet in flight than a separate time, at 100,000 packets in flight.
+    fifo: VecDeque<InFlight>,
     /// Held-back packets, sorted by arrival time, latest first (the earliest pops off the end).
     held: Vec<(Time, u64, InFlight)>,
     held_seq: u64,
@@ -45,7 +47,7 @@ impl Propagation {
     }
 
     /// `p` finished serialisation at `t`.
-    pub(super) fn push(&mut self, t: Time, p: InFlight) {
+    pub(super) fn push(&mut self, t: Time, mut p: InFlight) {
         let mut arrival = t + self.delay;
         if self.jitter.0 > 0 {
             arrival += Dur((uniform(&mut self.jitter_rng) * self.jitter.0 as f64) as u64);
@@ -63,12 +65,13 @@ impl Propagation {
         }
         arrival = arrival.max(self.last_fifo_arrival);
         self.last_fifo_arrival = arrival;
-        self.fifo.push_back((arrival, p));
+        p.enqueued = arrival;
+        self.fifo.push_back(p);
     }
 
     /// Earliest pending arrival.
     pub(super) fn next_arrival(&self) -> Option<Time> {
-        let a = self.fifo.front().map(|e| e.0);
+        let a = self.fifo.front().map(|p| p.enqueued);
         let b = self.held.last().map(|e| e.0);
         match (a, b) {
             (Some(a), Some(b)) => Some(a.min(b)),
@@ -80,11 +83,8 @@ impl Propagation {
     /// with its arrival time in `enqueued` (a real-time driver releases it then).
     pub(super) fn pop_due(&mut self, now: Time, out: &mut Vec<InFlight>) {
         // Count first, then move the due packets in one pass: popping them one at a time copied each twice.
-        let due = self.fifo.iter().take_while(|e| e.0 <= now).count();
-        out.extend(self.fifo.drain(..due).map(|(at, mut p)| {
-            p.enqueued = at;
-            p
-        }));
+        let due = self.fifo.iter().take_while(|p| p.enqueued <= now).count();
+        out.extend(self.fifo.drain(..due));
         while self.held.last().is_some_and(|e| e.0 <= now) {
             let (at, _, mut p) = self.held.pop().expect("last exists");
             p.enqueued = at;

@@ -159,7 +159,7 @@ impl WindowSender {
 
 impl Endpoint for WindowSender {
     fn handle_datagram(&mut self, now: Time, d: Datagram) {
-        if let Some(largest) = d.packet.ack.as_ref().and_then(AckFrame::largest) {
+        if let Some(largest) = d.packet.ack.as_deref().and_then(AckFrame::largest) {
             self.acked = self.acked.max(largest + 1);
             if self.acked >= self.total && self.done_at.is_none() {
                 self.done_at = Some(now);
@@ -244,7 +244,7 @@ impl Endpoint for AckEvery {
             ecn: Ecn::NotEct,
             packet: Packet {
                 pn: self.acks,
-                ack: Some(ack),
+                ack: Some(Box::new(ack)),
                 ..Default::default()
             },
         })

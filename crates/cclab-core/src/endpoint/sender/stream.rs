@@ -1,6 +1,7 @@
 //! The send side of the flow's single stream: bytes written by the application, lost data
 //! waiting to be resent in new packets (RFC 9000 §13.3), and the bytes the peer acknowledged.
 
+use crate::ack::ranges::partition_point_from;
 use crate::wire::packet::DataChunk;
 use std::collections::VecDeque;
 
@@ -33,8 +34,8 @@ impl ByteRanges {
     }
 
     fn insert_general(&mut self, lo: u64, hi: u64) -> u64 {
-        let first = self.ranges.partition_point(|r| r.1 < lo);
-        let end = self.ranges.partition_point(|r| r.0 <= hi);
+        let first = self.partition_point(|r| r.1 < lo);
+        let end = first + self.partition_point_from(first, |r| r.0 <= hi);
         let covered: u64 = self
             .ranges
             .range(first..end)
@@ -50,9 +51,17 @@ impl ByteRanges {
         (hi - lo) - covered
     }
 
+    fn partition_point(&self, pred: impl Fn(&(u64, u64)) -> bool) -> usize {
+        partition_point_from(&self.ranges, 0, pred)
+    }
+
+    fn partition_point_from(&self, start: usize, pred: impl Fn(&(u64, u64)) -> bool) -> usize {
+        partition_point_from(&self.ranges, start, pred)
+    }
+
     /// The first sub-range of `lo..hi` not in the set.
     fn first_gap(&self, lo: u64, hi: u64) -> Option<(u64, u64)> {
-        let mut i = self.ranges.partition_point(|r| r.1 <= lo);
+        let mut i = self.partition_point(|r| r.1 <= lo);
         let mut x = lo;
         if let Some(r) = self.ranges.get(i).filter(|r| r.0 <= x) {
             x = r.1;
@@ -242,6 +251,22 @@ mod tests {
         assert_eq!(r.first_gap(0, 450), Some((300, 400)));
         assert_eq!(r.first_gap(420, 450), None);
         assert_eq!(r.first_gap(450, 600), Some((500, 600)));
+    }
+
+    #[test]
+    fn byte_ranges_gallop_matches_bisection() {
+        let mut r = ByteRanges::default();
+        for k in 0..300u64 {
+            r.insert(10 * k, 10 * k + 5);
+        }
+        for x in 0..3_010u64 {
+            let want = r.ranges.partition_point(|q| q.1 < x);
+            assert_eq!(r.partition_point(|q| q.1 < x), want, "{x}");
+            assert_eq!(r.partition_point(|q| q.1 <= x), r.ranges.partition_point(|q| q.1 <= x));
+            let end = r.ranges.partition_point(|q| q.0 <= x + 7);
+            assert_eq!(want + r.partition_point_from(want, |q| q.0 <= x + 7), end);
+        }
+        assert_eq!(ByteRanges::default().partition_point(|_| true), 0);
     }
 
     #[test]

@@ -185,11 +185,11 @@ impl Sender {
         if let Some(since) = self.peer_ack_due.take() {
             // RFC 9000 §13.2.1: acknowledge the receiver's ack-eliciting packet (its PING) on the next
             // packet; the receiver learns from it which ranges to stop reporting (§13.2.4).
-            p.ack = Some(AckFrame {
+            p.ack = Some(Box::new(AckFrame {
                 ranges: self.peer_received.iter_desc().collect(),
                 ack_delay_ns: t.saturating_since(since).as_nanos(),
                 ..Default::default()
-            });
+            }));
         }
         let retransmission = next.is_some_and(|n| n.retransmission);
         match next {

@@ -121,10 +121,10 @@ pub fn is_request(p: &Packet) -> bool {
 pub fn response(pn: u64, echo: u64) -> Packet {
     Packet {
         pn,
-        ack: Some(AckFrame {
+        ack: Some(Box::new(AckFrame {
             ranges: vec![(echo, echo)],
             ..Default::default()
-        }),
+        })),
         ..Default::default()
     }
 }

@@ -208,12 +208,12 @@ impl TfrcReceiver {
         let elapsed = t.saturating_since(newest.at).as_nanos();
         let packet = Packet {
             pn: self.next_pn,
-            ack: Some(AckFrame {
+            ack: Some(Box::new(AckFrame {
                 ranges: vec![(newest.pn, newest.pn)],
                 ack_delay_ns: elapsed,
                 ecn: None,
                 sack_blocks: None,
-            }),
+            })),
             tfrc: Some(Box::new(TfrcFeedback {
                 x_recv_bps: self.x_recv,
                 p,
