@@ -8,7 +8,8 @@
 //! 1,000 flows against one flow with the same per-flow share. qlog is off unless a case says.
 //!
 //! `cclab-bench --quick` shrinks every transfer (a smoke run); `--flows N` sets the many-flow
-//! dumbbell (e.g. 10000); `--scenario FILE` runs one scenario file instead of the suite;
+//! dumbbell (e.g. 10000); `--scenario FILE` runs one scenario file instead of the suite (with
+//! `--out DIR`, writing its outputs there, to check that a speed-up left them unchanged);
 //! `--ns3 BIN` runs the TCP path cases in cclab and in the ns-3 program `bench/ns3/bulk.cc`
 //! (`make bench-compare`) and prints the ratio of CPU per data packet.
 
@@ -175,7 +176,11 @@ fn main() {
     }
     if let Some(path) = arg(&args, "--scenario") {
         let scenario = cclab_sim::load_scenario(std::path::Path::new(path), &[]).unwrap_or_else(|e| panic!("{e}"));
-        let out = run(&scenario, RunOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+        let opts = RunOptions {
+            out_dir: arg(&args, "--out").map(std::path::PathBuf::from),
+            ..Default::default()
+        };
+        let out = run(&scenario, opts).unwrap_or_else(|e| panic!("{e}"));
         report(path, &out);
         return;
     }
