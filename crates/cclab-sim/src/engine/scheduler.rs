@@ -467,8 +467,8 @@ mod tests {
                     reference[a] = None;
                     (last, last_actor) = (t, a);
                 }
-                for a in 0..n {
-                    assert_eq!(s.pending(a as u32).map(|t| t.0), reference[a].map(|(t, _)| t));
+                for (a, r) in reference.iter().enumerate() {
+                    assert_eq!(s.pending(a as u32).map(|t| t.0), r.map(|(t, _)| t));
                 }
                 let next = reference
                     .iter()
