@@ -62,7 +62,8 @@ figures: install
 	cp out/full/seed-00*/*.png docs/seeds/figures/
 
 # Figures per CPU-second for a fixed suite (paths, BDP sweep, qlog on/off, 1,000-flow dumbbell against one flow);
-# `make bench BENCH_ARGS="--flows 10000"` for the 10,000-flow dumbbell. Not a timed test: it prints, never fails on speed.
+# `make bench BENCH_ARGS="--flows 10000"` for the 10,000-flow dumbbell; BENCH_ARGS="--scenario F.toml --out DIR" runs one
+# file and writes its outputs (compare them before/after a speed-up). Not a timed test: it prints, never fails on speed.
 BENCH_ARGS ?=
 bench:
 	$(CARGO) run --release --quiet -p cclab-sim --bin cclab-bench -- $(BENCH_ARGS)
