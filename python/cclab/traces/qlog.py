@@ -537,6 +537,16 @@ def _num(v: Any) -> float | None:
     return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else None
 
 
+def _range_bounds(ranges: list[Any]) -> Iterator[tuple[float, float]]:
+    """(low, high) of each well-formed ACK range (``[n]`` or ``[lo, hi]``); anything else is skipped."""
+    for r in ranges:
+        if not isinstance(r, list) or not r:
+            continue
+        lo, hi = _num(r[0]), _num(r[-1])
+        if lo is not None and hi is not None:
+            yield lo, hi
+
+
 class _Builder:
     """Accumulates columns event by event; `finish` turns them into numpy arrays."""
 
@@ -636,12 +646,7 @@ class _Builder:
         """One `acks` row: what this ACK frame covers that no earlier one did."""
         count, nbytes, largest, largest_sent = 0, 0.0, -1.0, float("nan")
         largest_new = -1
-        for r in ranges:
-            if not isinstance(r, list) or not r:
-                continue
-            lo, hi = _num(r[0]), _num(r[-1])
-            if lo is None or hi is None:
-                continue
+        for lo, hi in _range_bounds(ranges):
             largest = max(largest, hi)
             i = bisect.bisect_left(self.unacked, int(lo))
             j = bisect.bisect_right(self.unacked, int(hi))
@@ -663,12 +668,7 @@ class _Builder:
         a["largest_sent_s"].append(largest_sent)
 
     def _check_spurious(self, t: float, ranges: list[Any]) -> None:
-        for r in ranges:
-            if not isinstance(r, list) or not r:
-                continue
-            lo, hi = _num(r[0]), _num(r[-1])
-            if lo is None or hi is None:
-                continue
+        for lo, hi in _range_bounds(ranges):
             i = bisect.bisect_left(self.lost_sorted, int(lo))
             j = bisect.bisect_right(self.lost_sorted, int(hi))
             for pn in self.lost_sorted[i:j]:

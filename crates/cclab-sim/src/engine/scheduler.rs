@@ -311,11 +311,7 @@ impl Scheduler {
             if l >= n {
                 break;
             }
-            let c = if l + 1 < n && self.heap[l + 1] < self.heap[l] {
-                l + 1
-            } else {
-                l
-            };
+            let c = self.smaller_child(l, n);
             self.heap[i] = self.heap[c];
             self.pos[self.heap[i].actor() as usize] = i as u64;
             i = c;
@@ -323,6 +319,16 @@ impl Scheduler {
         self.heap[i] = last;
         self.pos[last.actor() as usize] = i as u64;
         self.sift_up(i);
+    }
+
+    /// The earlier of the children at `l` and `l + 1` (the latter only if it exists in a heap of `n`).
+    #[inline]
+    fn smaller_child(&self, l: usize, n: usize) -> usize {
+        if l + 1 < n && self.heap[l + 1] < self.heap[l] {
+            l + 1
+        } else {
+            l
+        }
     }
 
     fn sift_up(&mut self, mut i: usize) {
@@ -348,11 +354,7 @@ impl Scheduler {
             if l >= n {
                 break;
             }
-            let c = if l + 1 < n && self.heap[l + 1] < self.heap[l] {
-                l + 1
-            } else {
-                l
-            };
+            let c = self.smaller_child(l, n);
             if self.heap[c] >= e {
                 break;
             }
