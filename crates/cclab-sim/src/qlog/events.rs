@@ -81,7 +81,7 @@ fn protocol(profile: &Profile) -> &'static str {
 #[inline(always)]
 fn open(o: &mut Out<'_>, time_ns: u64, name: &str) {
     o.bytes(&[RS, b'{', b'"', b't', b'i', b'm', b'e', b'"', b':']);
-    o.ms(time_ns);
+    o.time(time_ns);
     o.put(name);
 }
 
@@ -373,20 +373,11 @@ pub(super) fn metrics(buf: &mut Buf, f: QlogFormat, time_ns: u64, m: &Metrics, l
         None => true,
         Some(l) => get(l) != get(m),
     };
-    let o = &mut buf.record(0);
-    open(o, time_ns, names(f).metrics_updated);
-    let body = o.len();
     let rtts: [(&str, MetricField); 3] = [
         ("min_rtt", |m| m.min_rtt.as_nanos()),
         ("smoothed_rtt", |m| m.smoothed_rtt.as_nanos()),
         ("latest_rtt", |m| m.latest_rtt.as_nanos()),
     ];
-    for (key, get) in rtts {
-        if get(m) > 0 && changed(get) {
-            o.key(o.len() == body, key);
-            o.ms(get(m));
-        }
-    }
     let counts: [(&str, MetricField, u64); 4] = [
         // cwnd and bytes in flight are always set; MAX only marks an unbounded window.
         ("congestion_window", |m| m.cwnd, u64::MAX),
@@ -394,17 +385,30 @@ pub(super) fn metrics(buf: &mut Buf, f: QlogFormat, time_ns: u64, m: &Metrics, l
         ("ssthresh", |m| m.ssthresh, u64::MAX),
         ("pacing_rate", |m| m.pacing_rate_bps, 0),
     ];
-    for (key, get, unset) in counts {
-        if get(m) != unset && changed(get) {
-            o.key(o.len() == body, key);
-            o.u64(get(m));
+    let rtts = rtts.map(|(key, get)| (key, get(m), get(m) > 0 && changed(get)));
+    let counts = counts.map(|(key, get, unset)| (key, get(m), get(m) != unset && changed(get)));
+    // Most updates change nothing that is written: decide before opening a record.
+    if !rtts.iter().chain(&counts).any(|&(_, _, write)| write) {
+        return;
+    }
+    let o = &mut buf.record(0);
+    open(o, time_ns, names(f).metrics_updated);
+    let mut first = true;
+    for (key, ns, write) in rtts {
+        if write {
+            o.key(first, key);
+            o.ms(ns);
+            first = false;
         }
     }
-    if o.len() == body {
-        o.truncate(0);
-    } else {
-        close(o);
+    for (key, v, write) in counts {
+        if write {
+            o.key(first, key);
+            o.u64(v);
+            first = false;
+        }
     }
+    close(o);
 }
 
 /// `congestion_state_updated` from `old` to `new`.

@@ -64,6 +64,19 @@ fn eight_digits(v: u32) -> u64 {
 pub(super) struct Buf {
     bytes: Vec<u8>,
     len: usize,
+    time: TimeCache,
+}
+
+/// The whole milliseconds of the last record time and their digits: they change about once per
+/// thousand records in a busy trace, so [`Out::time`] mostly copies them and formats only the
+/// fraction.
+struct TimeCache {
+    /// Whole milliseconds (`u64::MAX`: nothing cached yet).
+    ms: u64,
+    /// Their digits, as [`Out::word`] stores them.
+    word: u64,
+    /// Number of digits (at most 8; larger values are not cached).
+    len: usize,
 }
 
 impl Buf {
@@ -72,6 +85,11 @@ impl Buf {
         Buf {
             bytes: vec![0; capacity],
             len: 0,
+            time: TimeCache {
+                ms: u64::MAX,
+                word: 0,
+                len: 0,
+            },
         }
     }
 
@@ -102,6 +120,7 @@ impl Buf {
             b: &mut self.bytes[self.len..],
             at: 0,
             len: &mut self.len,
+            time: &mut self.time,
         }
     }
 
@@ -118,6 +137,7 @@ pub(super) struct Out<'a> {
     at: usize,
     /// The buffer's text length.
     len: &'a mut usize,
+    time: &'a mut TimeCache,
 }
 
 impl Drop for Out<'_> {
@@ -132,12 +152,6 @@ impl Out<'_> {
     #[inline]
     pub(super) fn len(&self) -> usize {
         self.at
-    }
-
-    /// Drops what was written after the first `n` bytes.
-    #[inline]
-    pub(super) fn truncate(&mut self, n: usize) {
-        self.at = self.at.min(n);
     }
 
     /// Appends a fragment of JSON text.
@@ -189,9 +203,37 @@ impl Out<'_> {
 
     /// Appends `ns` nanoseconds as milliseconds with six decimals, so every nanosecond shows
     /// (`1_500_042` ns → `1.500042`). Integer arithmetic: no float rounding, no platform variance.
-    #[inline]
+    #[inline(always)]
     pub(super) fn ms(&mut self, ns: u64) {
         self.u64(ns / 1_000_000);
+        self.ms_fraction(ns);
+    }
+
+    /// [`Out::ms`] for record times, which rise slowly: the whole milliseconds come from the
+    /// cache while they stay the same.
+    #[inline(always)]
+    pub(super) fn time(&mut self, ns: u64) {
+        let ms = ns / 1_000_000;
+        if ms != self.time.ms {
+            if ms >= 100_000_000 {
+                self.u64_long(ms);
+                self.ms_fraction(ns);
+                return;
+            }
+            let n = digit_count(ms);
+            *self.time = TimeCache {
+                ms,
+                word: eight_digits(ms as u32) >> (8 * (8 - n)),
+                len: n,
+            };
+        }
+        self.word(self.time.word, self.time.len);
+        self.ms_fraction(ns);
+    }
+
+    /// The point and six digits of the fraction of a millisecond in `ns`.
+    #[inline(always)]
+    fn ms_fraction(&mut self, ns: u64) {
         // Eight digits of the fraction are "00dddddd": drop the two zeros, put the point in front.
         let frac = eight_digits((ns % 1_000_000) as u32);
         self.word(frac >> 16 << 8 | b'.' as u64, 7);
@@ -279,6 +321,29 @@ mod tests {
             s,
             "1.500042 0.000007 25000.000000 0.000000 0.999999 1.000000 18446744073709.551615 "
         );
+    }
+
+    #[test]
+    fn record_times_match_ms_as_they_rise_and_jump() {
+        // Same whole ms, next ms, a digit more, beyond the cache's 8 digits and back.
+        let times = [
+            0,
+            999_999,
+            1_000_000,
+            1_000_001,
+            9_999_999,
+            10_000_000,
+            99_999_999_999_999,
+            100_000_000_000_000,
+            100_000_000_000_001,
+            u64::MAX,
+            5,
+            5,
+        ];
+        let cached = text(0, |o| times.iter().for_each(|&t| o.time(t)));
+        let plain = text(0, |o| times.iter().for_each(|&t| o.ms(t)));
+        assert_eq!(cached, plain);
+        assert!(plain.starts_with("0.0000000.999999"));
     }
 
     #[test]
