@@ -50,13 +50,13 @@ fn digit_count(v: u64) -> usize {
 fn eight_digits(v: u32) -> u64 {
     let v = v as u64;
     // Lanes of 32 bits: the high four digits first (in memory order), then the low four.
-    let x = v / 10_000 | (v % 10_000) << 32;
+    let x = (v / 10_000) | ((v % 10_000) << 32);
     // Lanes of 16 bits: each four-digit half split into its two digit pairs.
-    let q = (x * 10_486 >> 20) & 0x0000_007f_0000_007f;
-    let x = q | (x - q * 100) << 16;
+    let q = ((x * 10_486) >> 20) & 0x0000_007f_0000_007f;
+    let x = q | ((x - q * 100) << 16);
     // Lanes of 8 bits: each pair split into its two digits.
-    let q = (x * 103 >> 10) & 0x000f_000f_000f_000f;
-    let x = q | (x - q * 10) << 8;
+    let q = ((x * 103) >> 10) & 0x000f_000f_000f_000f;
+    let x = q | ((x - q * 10) << 8);
     x + u64::from_le_bytes(*b"00000000")
 }
 
@@ -236,7 +236,7 @@ impl Out<'_> {
     fn ms_fraction(&mut self, ns: u64) {
         // Eight digits of the fraction are "00dddddd": drop the two zeros, put the point in front.
         let frac = eight_digits((ns % 1_000_000) as u32);
-        self.word(frac >> 16 << 8 | b'.' as u64, 7);
+        self.word(((frac >> 16) << 8) | b'.' as u64, 7);
     }
 
     /// Appends `s` as a JSON string literal, escaped per RFC 8259 §7 (at most 2 + 6 × `s.len()`
@@ -367,8 +367,8 @@ mod tests {
     #[test]
     fn eight_digits_matches_display() {
         // The multiply-shift divisions are exact on their whole range (x < 10^4 and x < 100).
-        assert!((0..10_000u64).all(|x| x * 10_486 >> 20 == x / 100));
-        assert!((0..100u64).all(|x| x * 103 >> 10 == x / 10));
+        assert!((0..10_000u64).all(|x| (x * 10_486) >> 20 == x / 100));
+        assert!((0..100u64).all(|x| (x * 103) >> 10 == x / 10));
         // Every value below 10^5, then a stride through the rest of the range, and its end.
         let values = (0..100_000)
             .chain((100_000..100_000_000).step_by(997))
