@@ -2,7 +2,7 @@
 //! crate 0.15 (draft-02) and draft-ietf-quic-qlog-quic-events-12 so strict readers parse
 //! every record as a typed event.
 
-use super::json::{push_key, push_ms, push_str, push_u64, push_varint_hex, put, RS};
+use super::json::{str_room, Buf, Out, RANGE_ROOM, RS};
 use super::{QlogFormat, QlogParams, Vantage};
 use cclab_core::endpoint::Metrics;
 use cclab_core::wire::packet::Packet;
@@ -78,130 +78,133 @@ fn protocol(profile: &Profile) -> &'static str {
 }
 
 /// Opens record `{"time":…,"name":…,"data":{`; `name` is a [`Names`] fragment.
-fn open(buf: &mut Vec<u8>, time_ns: u64, name: &str) {
-    buf.push(RS);
-    put(buf, "{\"time\":");
-    push_ms(buf, time_ns);
-    put(buf, name);
+#[inline(always)]
+fn open(o: &mut Out<'_>, time_ns: u64, name: &str) {
+    o.bytes(&[RS, b'{', b'"', b't', b'i', b'm', b'e', b'"', b':']);
+    o.time(time_ns);
+    o.put(name);
 }
 
-fn close(buf: &mut Vec<u8>) {
-    put(buf, "}}\n");
+#[inline(always)]
+fn close(o: &mut Out<'_>) {
+    o.put("}}\n");
 }
 
 /// The file header (first record).
-pub(super) fn header(buf: &mut Vec<u8>, f: QlogFormat, vantage: Vantage, title: &str, profile: &Profile) {
-    buf.push(RS);
+pub(super) fn header(buf: &mut Buf, f: QlogFormat, vantage: Vantage, title: &str, profile: &Profile) {
+    let o = &mut buf.record(2 * str_room(title.len()));
+    o.byte(RS);
     match f {
-        QlogFormat::V03 => put(buf, "{\"qlog_version\":\"0.3\",\"qlog_format\":\"JSON-SEQ\",\"title\":"),
-        QlogFormat::Ietf => put(
-            buf,
+        QlogFormat::V03 => o.put("{\"qlog_version\":\"0.3\",\"qlog_format\":\"JSON-SEQ\",\"title\":"),
+        QlogFormat::Ietf => o.put(
             "{\"file_schema\":\"urn:ietf:params:qlog:file:sequential\",\
              \"serialization_format\":\"application/qlog+json-seq\",\"title\":",
         ),
     }
-    push_str(buf, title);
-    put(buf, ",\"trace\":{\"title\":");
-    push_str(buf, title);
-    put(buf, ",\"vantage_point\":{\"name\":\"");
-    put(buf, vantage.name());
-    put(buf, "\",\"type\":\"");
-    put(buf, vantage.qlog_type());
-    put(buf, "\"},\"common_fields\":{");
+    o.str(title);
+    o.put(",\"trace\":{\"title\":");
+    o.str(title);
+    o.put(",\"vantage_point\":{\"name\":\"");
+    o.put(vantage.name());
+    o.put("\",\"type\":\"");
+    o.put(vantage.qlog_type());
+    o.put("\"},\"common_fields\":{");
     // Times are ms since the start of the run: draft-02 says so with a relative format and the
     // shared `REFERENCE_TIME_MS`; the IETF schema with a monotonic clock whose epoch is unknown.
     match f {
         QlogFormat::V03 => {
-            put(buf, "\"protocol_type\":[\"");
-            put(buf, protocol(profile));
-            put(buf, "\"],\"reference_time\":");
-            put(buf, &format!("{REFERENCE_TIME_MS:.1}"));
-            put(buf, ",\"time_format\":\"relative\"},");
-            put(buf, "\"configuration\":{\"time_offset\":0.0}}}\n");
+            o.put("\"protocol_type\":[\"");
+            o.put(protocol(profile));
+            o.put("\"],\"reference_time\":");
+            o.put(&format!("{REFERENCE_TIME_MS:.1}"));
+            o.put(",\"time_format\":\"relative\"},");
+            o.put("\"configuration\":{\"time_offset\":0.0}}}\n");
         }
         QlogFormat::Ietf => {
-            put(buf, "\"protocol_types\":[\"");
-            put(buf, protocol(profile));
-            put(
-                buf,
-                "\"],\"reference_time\":{\"clock_type\":\"monotonic\",\"epoch\":\"unknown\"},",
-            );
-            put(buf, "\"time_format\":\"relative_to_epoch\"},\"event_schemas\":[\"");
-            put(buf, IETF_QUIC_SCHEMA);
-            put(buf, "\"]}}\n");
+            o.put("\"protocol_types\":[\"");
+            o.put(protocol(profile));
+            o.put("\"],\"reference_time\":{\"clock_type\":\"monotonic\",\"epoch\":\"unknown\"},");
+            o.put("\"time_format\":\"relative_to_epoch\"},\"event_schemas\":[\"");
+            o.put(IETF_QUIC_SCHEMA);
+            o.put("\"]}}\n");
         }
     }
 }
 
 /// `parameters_set` (always) and `recovery_parameters_set` (when the sender names a controller
 /// or an initial window), both at time 0.
-pub(super) fn parameters(buf: &mut Vec<u8>, f: QlogFormat, p: &QlogParams) {
-    open(buf, 0, names(f).parameters_set);
-    put(
-        buf,
-        match f {
+pub(super) fn parameters(buf: &mut Buf, f: QlogFormat, p: &QlogParams) {
+    {
+        let o = &mut buf.record(0);
+        open(o, 0, names(f).parameters_set);
+        o.put(match f {
             QlogFormat::V03 => "\"owner\":\"local\"",
             QlogFormat::Ietf => "\"initiator\":\"local\"",
-        },
-    );
-    if let Profile::Quic(q) = &p.profile {
-        push_key(buf, false, "max_udp_payload_size");
-        push_u64(buf, q.max_udp_payload as u64);
-        push_key(buf, false, "ack_delay_exponent");
-        push_u64(buf, ACK_DELAY_EXPONENT as u64);
+        });
+        if let Profile::Quic(q) = &p.profile {
+            o.key(false, "max_udp_payload_size");
+            o.u64(q.max_udp_payload as u64);
+            o.key(false, "ack_delay_exponent");
+            o.u64(ACK_DELAY_EXPONENT as u64);
+        }
+        // RFC 9000 §18.2: max_ack_delay is an integer number of milliseconds; round up so the
+        // advertised bound is never below the real one.
+        o.key(false, "max_ack_delay");
+        o.u64(
+            p.max_ack_delay
+                .as_nanos()
+                .div_ceil(1_000_000)
+                .min(MAX_ACK_DELAY_LIMIT_MS),
+        );
+        o.key(false, "unknown_parameters");
+        o.byte(b'[');
+        if let Some(d) = p.min_ack_delay {
+            o.put("{\"id\":");
+            o.u64(MIN_ACK_DELAY_ID);
+            o.put(",\"value\":\"");
+            // draft-ietf-quic-ack-frequency §3: a varint in microseconds.
+            o.varint_hex(d.as_micros());
+            o.put("\"}");
+        }
+        o.byte(b']');
+        close(o);
     }
-    // RFC 9000 §18.2: max_ack_delay is an integer number of milliseconds; round up so the
-    // advertised bound is never below the real one.
-    push_key(buf, false, "max_ack_delay");
-    push_u64(
-        buf,
-        p.max_ack_delay
-            .as_nanos()
-            .div_ceil(1_000_000)
-            .min(MAX_ACK_DELAY_LIMIT_MS),
-    );
-    push_key(buf, false, "unknown_parameters");
-    buf.push(b'[');
-    if let Some(d) = p.min_ack_delay {
-        put(buf, "{\"id\":");
-        push_u64(buf, MIN_ACK_DELAY_ID);
-        put(buf, ",\"value\":\"");
-        // draft-ietf-quic-ack-frequency §3: a varint in microseconds.
-        push_varint_hex(buf, d.as_micros());
-        put(buf, "\"}");
-    }
-    buf.push(b']');
-    close(buf);
 
     if p.cc_algorithm.is_none() && p.initial_cwnd_bytes.is_none() {
         return;
     }
-    open(buf, 0, names(f).recovery_parameters_set);
-    push_key(buf, true, "max_datagram_size");
-    push_u64(buf, p.profile.mss() as u64);
+    let o = &mut buf.record(str_room(p.cc_algorithm.as_ref().map_or(0, String::len)));
+    open(o, 0, names(f).recovery_parameters_set);
+    o.key(true, "max_datagram_size");
+    o.u64(p.profile.mss() as u64);
     if let Some(w) = p.initial_cwnd_bytes {
-        push_key(buf, false, "initial_congestion_window");
-        push_u64(buf, w);
+        o.key(false, "initial_congestion_window");
+        o.u64(w);
     }
     if let Some(cc) = &p.cc_algorithm {
         // Extension field (qlog allows them; typed readers skip it).
-        push_key(buf, false, "cc_algorithm");
-        push_str(buf, cc);
+        o.key(false, "cc_algorithm");
+        o.str(cc);
     }
-    close(buf);
+    close(o);
 }
 
-fn packet_header(buf: &mut Vec<u8>, pn: u64) {
-    put(buf, "\"header\":{\"packet_type\":\"1RTT\",\"packet_number\":");
-    push_u64(buf, pn);
-    buf.push(b'}');
+#[inline(always)]
+fn packet_header(o: &mut Out<'_>, pn: u64) {
+    o.put("\"header\":{\"packet_type\":\"1RTT\",\"packet_number\":");
+    o.u64(pn);
+    o.byte(b'}');
 }
 
-/// `packet_sent` / `packet_received`: header, IP-layer length, frames.
-pub(super) fn packet(buf: &mut Vec<u8>, f: QlogFormat, dir: Dir, time_ns: u64, size: u32, p: &Packet, quic: bool) {
+/// `packet_sent` / `packet_received`: header, IP-layer length, frames. Inlined into each caller,
+/// which passes a constant `f`, so every fragment below is a constant.
+#[inline(always)]
+pub(super) fn packet(buf: &mut Buf, f: QlogFormat, dir: Dir, time_ns: u64, size: u32, p: &Packet, quic: bool) {
+    let ranges = p.ack.as_ref().map_or(0, |a| a.ranges.len());
+    let o = &mut buf.record(ranges * RANGE_ROOM);
     let n = names(f);
     open(
-        buf,
+        o,
         time_ns,
         if let Dir::Sent = dir {
             n.packet_sent
@@ -209,148 +212,154 @@ pub(super) fn packet(buf: &mut Vec<u8>, f: QlogFormat, dir: Dir, time_ns: u64, s
             n.packet_received
         },
     );
-    packet_header(buf, p.pn);
-    put(buf, ",\"raw\":{\"length\":");
-    push_u64(buf, size as u64);
-    put(buf, "},\"frames\":[");
-    frames(buf, f, p, quic);
-    buf.push(b']');
-    close(buf);
+    packet_header(o, p.pn);
+    o.put(",\"raw\":{\"length\":");
+    o.u64(size as u64);
+    o.put("},\"frames\":[");
+    frames(o, f, p, quic);
+    o.put("]}}\n");
+}
+
+/// Padding of a QUIC packet (RFC 9001 §5.4.2: pn_len + frames ≥ 4). An ACK frame (≥ 5 bytes) or
+/// a STREAM frame with 4 or more data bytes alone reaches 4, so the common packets skip sizing.
+#[inline(always)]
+fn padding(p: &Packet) -> u32 {
+    if p.ack.as_ref().is_some_and(|a| !a.ranges.is_empty()) || p.data.is_some_and(|d| d.len >= 4) {
+        0
+    } else {
+        QuicProfile::default().padding_len(p)
+    }
 }
 
 /// Frames in codec order: ACK, ACK_FREQUENCY, IMMEDIATE_ACK, PING, STREAM, PADDING.
-fn frames(buf: &mut Vec<u8>, f: QlogFormat, p: &Packet, quic: bool) {
-    let start = buf.len();
-    let sep = |buf: &mut Vec<u8>| {
-        if buf.len() > start {
-            buf.push(b',');
+#[inline(always)]
+fn frames(o: &mut Out<'_>, f: QlogFormat, p: &Packet, quic: bool) {
+    let start = o.len();
+    let sep = |o: &mut Out<'_>| {
+        if o.len() > start {
+            o.byte(b',');
         }
     };
     if let Some(ack) = &p.ack {
-        sep(buf);
-        put(buf, "{\"frame_type\":\"ack\",\"ack_delay\":");
-        push_ms(buf, ack.ack_delay_ns);
-        put(buf, ",\"acked_ranges\":[");
+        sep(o);
+        o.put("{\"frame_type\":\"ack\",\"ack_delay\":");
+        o.ms(ack.ack_delay_ns);
+        o.put(",\"acked_ranges\":[");
         // Ascending, as qlog examples and quiche write them; ranges are stored highest first.
         for (i, &(lo, hi)) in ack.ranges.iter().rev().enumerate() {
             if i > 0 {
-                buf.push(b',');
+                o.byte(b',');
             }
-            buf.push(b'[');
-            push_u64(buf, lo);
+            o.byte(b'[');
+            o.u64(lo);
             // quic-events -12 writes a one-packet range as [n]; draft-02 readers want pairs.
             if lo != hi || f == QlogFormat::V03 {
-                buf.push(b',');
-                push_u64(buf, hi);
+                o.byte(b',');
+                o.u64(hi);
             }
-            buf.push(b']');
+            o.byte(b']');
         }
-        buf.push(b']');
+        o.byte(b']');
         if let Some(&[ect0, ect1, ce]) = ack.ecn.as_deref() {
             for (k, v) in [("ect1", ect1), ("ect0", ect0), ("ce", ce)] {
-                push_key(buf, false, k);
-                push_u64(buf, v);
+                o.key(false, k);
+                o.u64(v);
             }
         }
-        buf.push(b'}');
+        o.byte(b'}');
     }
     // Neither schema has a typed ACK_FREQUENCY or IMMEDIATE_ACK frame: they are typed
     // `unknown` frames carrying the frame type, plus the draft's field names as extensions.
     if let Some(af) = &p.ack_frequency {
-        sep(buf);
-        unknown_frame(buf, f, ACK_FREQUENCY_TYPE);
-        push_key(buf, false, "sequence_number");
-        push_u64(buf, af.sequence);
-        push_key(buf, false, "ack_eliciting_threshold");
-        push_u64(buf, af.ack_eliciting_threshold);
-        push_key(buf, false, "request_max_ack_delay");
-        push_ms(buf, af.request_max_ack_delay_us * 1_000);
-        push_key(buf, false, "reordering_threshold");
-        push_u64(buf, af.reordering_threshold);
-        buf.push(b'}');
+        sep(o);
+        unknown_frame(o, f, ACK_FREQUENCY_TYPE);
+        o.key(false, "sequence_number");
+        o.u64(af.sequence);
+        o.key(false, "ack_eliciting_threshold");
+        o.u64(af.ack_eliciting_threshold);
+        o.key(false, "request_max_ack_delay");
+        o.ms(af.request_max_ack_delay_us * 1_000);
+        o.key(false, "reordering_threshold");
+        o.u64(af.reordering_threshold);
+        o.byte(b'}');
     }
     if p.immediate_ack {
-        sep(buf);
-        unknown_frame(buf, f, IMMEDIATE_ACK_TYPE);
-        buf.push(b'}');
+        sep(o);
+        unknown_frame(o, f, IMMEDIATE_ACK_TYPE);
+        o.byte(b'}');
     }
     if p.ping {
-        sep(buf);
-        put(buf, "{\"frame_type\":\"ping\"}");
+        sep(o);
+        o.put("{\"frame_type\":\"ping\"}");
     }
     if let Some(d) = &p.data {
-        sep(buf);
-        put(buf, "{\"frame_type\":\"stream\",\"stream_id\":0,\"offset\":");
-        push_u64(buf, d.offset);
+        sep(o);
+        o.put("{\"frame_type\":\"stream\",\"stream_id\":0,\"offset\":");
+        o.u64(d.offset);
         if f == QlogFormat::V03 {
-            push_key(buf, false, "length");
-            push_u64(buf, d.len as u64);
+            o.put(",\"length\":");
+            o.u64(d.len as u64);
         }
         if d.fin {
-            put(buf, ",\"fin\":true");
+            o.put(",\"fin\":true");
         }
         if f == QlogFormat::Ietf {
-            put(buf, ",\"raw\":{\"payload_length\":");
-            push_u64(buf, d.len as u64);
-            buf.push(b'}');
+            o.put(",\"raw\":{\"payload_length\":");
+            o.u64(d.len as u64);
+            o.byte(b'}');
         }
-        buf.push(b'}');
+        o.byte(b'}');
     }
     // Padding depends only on the packet-number length and the frames (RFC 9001 §5.4.2), not
     // on the profile's other parameters.
-    let pad = if quic { QuicProfile::default().padding_len(p) } else { 0 };
+    let pad = if quic { padding(p) } else { 0 };
     if pad > 0 {
-        sep(buf);
-        put(
-            buf,
-            match f {
-                QlogFormat::V03 => "{\"frame_type\":\"padding\",\"payload_length\":",
-                QlogFormat::Ietf => "{\"frame_type\":\"padding\",\"raw\":{\"payload_length\":",
-            },
-        );
-        push_u64(buf, pad as u64);
-        put(buf, if f == QlogFormat::Ietf { "}}" } else { "}" });
+        sep(o);
+        o.put(match f {
+            QlogFormat::V03 => "{\"frame_type\":\"padding\",\"payload_length\":",
+            QlogFormat::Ietf => "{\"frame_type\":\"padding\",\"raw\":{\"payload_length\":",
+        });
+        o.u64(pad as u64);
+        o.put(if f == QlogFormat::Ietf { "}}" } else { "}" });
     }
 }
 
 /// Opens `{"frame_type":"unknown",<type field>:ty` (left open for extension fields).
-fn unknown_frame(buf: &mut Vec<u8>, f: QlogFormat, ty: u64) {
-    put(
-        buf,
-        match f {
-            QlogFormat::V03 => "{\"frame_type\":\"unknown\",\"raw_frame_type\":",
-            QlogFormat::Ietf => "{\"frame_type\":\"unknown\",\"frame_type_bytes\":",
-        },
-    );
-    push_u64(buf, ty);
+#[inline(always)]
+fn unknown_frame(o: &mut Out<'_>, f: QlogFormat, ty: u64) {
+    o.put(match f {
+        QlogFormat::V03 => "{\"frame_type\":\"unknown\",\"raw_frame_type\":",
+        QlogFormat::Ietf => "{\"frame_type\":\"unknown\",\"frame_type_bytes\":",
+    });
+    o.u64(ty);
 }
 
 /// `packet_lost` with its trigger (`reordering_threshold`, `time_threshold`, `pto_expired`).
-pub(super) fn packet_lost(buf: &mut Vec<u8>, f: QlogFormat, time_ns: u64, pn: u64, trigger: &str) {
-    open(buf, time_ns, names(f).packet_lost);
-    packet_header(buf, pn);
-    push_key(buf, false, "trigger");
-    push_str(buf, trigger);
-    close(buf);
+pub(super) fn packet_lost(buf: &mut Buf, f: QlogFormat, time_ns: u64, pn: u64, trigger: &str) {
+    let o = &mut buf.record(str_room(trigger.len()));
+    open(o, time_ns, names(f).packet_lost);
+    packet_header(o, pn);
+    o.key(false, "trigger");
+    o.str(trigger);
+    close(o);
 }
 
 /// `loss_timer_updated` for an expired probe timeout (RFC 9002 §6.2): `timer_type` `pto`, `event_type`
 /// `expired`, in the application-data number space (the only one the endpoints model).
-pub(super) fn pto_expired(buf: &mut Vec<u8>, f: QlogFormat, time_ns: u64) {
-    open(buf, time_ns, names(f).loss_timer_updated);
-    put(
-        buf,
-        "\"timer_type\":\"pto\",\"packet_number_space\":\"application_data\",\"event_type\":\"expired\"",
-    );
-    close(buf);
+pub(super) fn pto_expired(buf: &mut Buf, f: QlogFormat, time_ns: u64) {
+    let o = &mut buf.record(0);
+    open(o, time_ns, names(f).loss_timer_updated);
+    o.put("\"timer_type\":\"pto\",\"packet_number_space\":\"application_data\",\"event_type\":\"expired\"");
+    close(o);
 }
 
 /// `loss_timer_updated` for the TFRC nofeedback timer (RFC 5348 §4.4); qlog has no DCCP timer type, so it
 /// is named `nofeedback` and has no packet number space.
-pub(super) fn nofeedback_expired(buf: &mut Vec<u8>, f: QlogFormat, time_ns: u64) {
-    open(buf, time_ns, names(f).loss_timer_updated);
-    put(buf, "\"timer_type\":\"nofeedback\",\"event_type\":\"expired\"");
-    close(buf);
+pub(super) fn nofeedback_expired(buf: &mut Buf, f: QlogFormat, time_ns: u64) {
+    let o = &mut buf.record(0);
+    open(o, time_ns, names(f).loss_timer_updated);
+    o.put("\"timer_type\":\"nofeedback\",\"event_type\":\"expired\"");
+    close(o);
 }
 
 /// Reads one metric as an integer (ns for RTTs).
@@ -359,25 +368,16 @@ type MetricField = fn(&Metrics) -> u64;
 /// `metrics_updated` with the fields that differ from `last` (all set fields when `last` is
 /// `None`); writes nothing when none changed. Unset values (RTTs before a sample, pacing rate
 /// 0, ssthresh `u64::MAX`) are never written.
-pub(super) fn metrics(buf: &mut Vec<u8>, f: QlogFormat, time_ns: u64, m: &Metrics, last: Option<&Metrics>) {
+pub(super) fn metrics(buf: &mut Buf, f: QlogFormat, time_ns: u64, m: &Metrics, last: Option<&Metrics>) {
     let changed = |get: MetricField| match last {
         None => true,
         Some(l) => get(l) != get(m),
     };
-    let start = buf.len();
-    open(buf, time_ns, names(f).metrics_updated);
-    let body = buf.len();
     let rtts: [(&str, MetricField); 3] = [
         ("min_rtt", |m| m.min_rtt.as_nanos()),
         ("smoothed_rtt", |m| m.smoothed_rtt.as_nanos()),
         ("latest_rtt", |m| m.latest_rtt.as_nanos()),
     ];
-    for (key, get) in rtts {
-        if get(m) > 0 && changed(get) {
-            push_key(buf, buf.len() == body, key);
-            push_ms(buf, get(m));
-        }
-    }
     let counts: [(&str, MetricField, u64); 4] = [
         // cwnd and bytes in flight are always set; MAX only marks an unbounded window.
         ("congestion_window", |m| m.cwnd, u64::MAX),
@@ -385,25 +385,89 @@ pub(super) fn metrics(buf: &mut Vec<u8>, f: QlogFormat, time_ns: u64, m: &Metric
         ("ssthresh", |m| m.ssthresh, u64::MAX),
         ("pacing_rate", |m| m.pacing_rate_bps, 0),
     ];
-    for (key, get, unset) in counts {
-        if get(m) != unset && changed(get) {
-            push_key(buf, buf.len() == body, key);
-            push_u64(buf, get(m));
+    let rtts = rtts.map(|(key, get)| (key, get(m), get(m) > 0 && changed(get)));
+    let counts = counts.map(|(key, get, unset)| (key, get(m), get(m) != unset && changed(get)));
+    // Most updates change nothing that is written: decide before opening a record.
+    if !rtts.iter().chain(&counts).any(|&(_, _, write)| write) {
+        return;
+    }
+    let o = &mut buf.record(0);
+    open(o, time_ns, names(f).metrics_updated);
+    let mut first = true;
+    for (key, ns, write) in rtts {
+        if write {
+            o.key(first, key);
+            o.ms(ns);
+            first = false;
         }
     }
-    if buf.len() == body {
-        buf.truncate(start);
-    } else {
-        close(buf);
+    for (key, v, write) in counts {
+        if write {
+            o.key(first, key);
+            o.u64(v);
+            first = false;
+        }
     }
+    close(o);
 }
 
 /// `congestion_state_updated` from `old` to `new`.
-pub(super) fn congestion_state(buf: &mut Vec<u8>, f: QlogFormat, time_ns: u64, old: &str, new: &str) {
-    open(buf, time_ns, names(f).congestion_state_updated);
-    push_key(buf, true, "old");
-    push_str(buf, old);
-    push_key(buf, false, "new");
-    push_str(buf, new);
-    close(buf);
+pub(super) fn congestion_state(buf: &mut Buf, f: QlogFormat, time_ns: u64, old: &str, new: &str) {
+    let o = &mut buf.record(str_room(old.len() + new.len()));
+    open(o, time_ns, names(f).congestion_state_updated);
+    o.key(true, "old");
+    o.str(old);
+    o.key(false, "new");
+    o.str(new);
+    close(o);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cclab_core::wire::packet::{AckFrame, DataChunk};
+
+    #[test]
+    fn padding_shortcut_matches_the_codec() {
+        let mut packets = Vec::new();
+        for pn_len in 0..=4u8 {
+            for len in [0, 1, 2, 3, 4, 5, 1200] {
+                for offset in [0, 1 << 40] {
+                    let data = Some(DataChunk {
+                        offset,
+                        len,
+                        fin: len == 0,
+                    });
+                    packets.push(Packet {
+                        pn_len,
+                        data,
+                        ..Default::default()
+                    });
+                }
+            }
+            for ranges in [vec![], vec![(0, 0)], vec![(5, 9), (0, 2)]] {
+                let ack = Some(Box::new(AckFrame {
+                    ranges,
+                    ..Default::default()
+                }));
+                packets.push(Packet {
+                    pn_len,
+                    ack,
+                    ..Default::default()
+                });
+            }
+            packets.push(Packet {
+                pn_len,
+                ping: true,
+                ..Default::default()
+            });
+            packets.push(Packet {
+                pn_len,
+                ..Default::default()
+            });
+        }
+        for p in &packets {
+            assert_eq!(padding(p), QuicProfile::default().padding_len(p), "{p:?}");
+        }
+    }
 }

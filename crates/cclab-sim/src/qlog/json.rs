@@ -1,137 +1,349 @@
-//! JSON fragments appended straight to a reusable byte buffer: no intermediate values, no
-//! `core::fmt` machinery, integers written digit pairs at a time from a table; times converted
-//! from integer nanoseconds to milliseconds exactly, output fixed by the input alone.
+//! JSON text written straight into a byte buffer: no intermediate values, no `core::fmt`
+//! machinery, integers written digit pairs at a time from a table; times converted from integer
+//! nanoseconds to milliseconds exactly, output fixed by the input alone.
+//!
+//! A record is written in two steps: [`Buf::record`] makes room for the largest text the record
+//! can have, then [`Out`] copies fragments into that room. The copies need no capacity check
+//! and no length bookkeeping in the `Vec`: each is a bounds check and a few moves, which for the
+//! constant fragments the event writers use compile to straight stores.
 
 /// JSON-SEQ record separator (RFC 7464 §2.2), written before every record.
 pub(super) const RS: u8 = 0x1e;
 
-/// "00" "01" … "99": two decimal digits per table lookup halve the divisions of a digit loop.
-const PAIRS: &[u8; 200] = b"\
-0001020304050607080910111213141516171819\
-2021222324252627282930313233343536373839\
-4041424344454647484950515253545556575859\
-6061626364656667686970717273747576777879\
-8081828384858687888990919293949596979899";
+/// Room every record gets beyond what [`Buf::record`]'s caller adds for its variable parts:
+/// more than the fixed text plus twenty-digit numbers of the largest record (a packet with every
+/// frame type, ~1 KB).
+pub(super) const RECORD_ROOM: usize = 4096;
 
-/// Writes the decimal digits of `v` right-aligned into `out`, which must have room for them;
-/// bytes before them are left as they are (zeros of a fixed-width field stay).
-#[inline]
-fn fill_digits(out: &mut [u8], mut v: u64) {
-    let mut i = out.len();
-    while v >= 100 {
-        let d = (v % 100) as usize * 2;
-        v /= 100;
-        i -= 2;
-        out[i..i + 2].copy_from_slice(&PAIRS[d..d + 2]);
+/// Widest number: `u64::MAX` has 20 digits.
+const U64_DIGITS: usize = 20;
+
+/// 10^0 … 10^19.
+const POW10: [u64; U64_DIGITS] = {
+    let mut t = [1u64; U64_DIGITS];
+    let mut i = 1;
+    while i < U64_DIGITS {
+        t[i] = t[i - 1] * 10;
+        i += 1;
     }
-    if v >= 10 {
-        let d = v as usize * 2;
-        out[i - 2..i].copy_from_slice(&PAIRS[d..d + 2]);
-    } else {
-        out[i - 1] = b'0' + v as u8;
-    }
-}
+    t
+};
 
-/// Appends a fragment of JSON text.
+/// Number of decimal digits of `v`: log10 from the bit length (log10 2 ≈ 1233/4096, which never
+/// overestimates below 2^64), then one comparison corrects the guess (Bit Twiddling Hacks,
+/// "IntegerLog10"); cheaper than `ilog10`'s chain of range reductions.
 #[inline]
-pub(super) fn put(buf: &mut Vec<u8>, s: &str) {
-    buf.extend_from_slice(s.as_bytes());
+fn digit_count(v: u64) -> usize {
+    let v = v | 1; // 0 has one digit, like 1
+    let bits = 64 - v.leading_zeros();
+    let guess = ((bits * 1233) >> 12) as usize;
+    guess + (guess < POW10.len() && v >= POW10[guess]) as usize
 }
 
-/// Appends an unsigned integer in decimal.
+/// The eight decimal digits of `v` < 10^8 in ASCII, leading zeros included, packed so that
+/// `to_le_bytes` gives them most significant first. SWAR: one multiply splits both halves into
+/// digit pairs at once, one more all four pairs into digits, instead of a division per pair.
+/// Each step divides by a multiply and a shift that is exact in its range: `x * 10486 >> 20` is
+/// `x / 100` for x < 10^4, `x * 103 >> 10` is `x / 10` for x < 100 (checked exhaustively in the
+/// tests); the lanes are wide enough that no product spills into the next lane's masked bits.
 #[inline]
-pub(super) fn push_u64(buf: &mut Vec<u8>, v: u64) {
-    let n = v.checked_ilog10().map_or(1, |l| l as usize + 1);
-    // Digits go straight into the buffer: composing them in a stack array and copying that
-    // stalled on store forwarding (narrow stores, then one wide load), the writer's hottest spot.
-    let len = buf.len();
-    buf.extend_from_slice(&[0u8; 20]);
-    fill_digits(&mut buf[len..len + n], v);
-    buf.truncate(len + n);
+fn eight_digits(v: u32) -> u64 {
+    let v = v as u64;
+    // Lanes of 32 bits: the high four digits first (in memory order), then the low four.
+    let x = (v / 10_000) | ((v % 10_000) << 32);
+    // Lanes of 16 bits: each four-digit half split into its two digit pairs.
+    let q = ((x * 10_486) >> 20) & 0x0000_007f_0000_007f;
+    let x = q | ((x - q * 100) << 16);
+    // Lanes of 8 bits: each pair split into its two digits.
+    let q = ((x * 103) >> 10) & 0x000f_000f_000f_000f;
+    let x = q | ((x - q * 10) << 8);
+    x + u64::from_le_bytes(*b"00000000")
 }
 
-/// Appends `ns` nanoseconds as milliseconds with six decimals, so every nanosecond shows
-/// (`1_500_042` ns → `1.500042`). Integer arithmetic: no float rounding, no platform variance.
-#[inline]
-pub(super) fn push_ms(buf: &mut Vec<u8>, ns: u64) {
-    push_u64(buf, ns / 1_000_000);
-    let len = buf.len();
-    buf.extend_from_slice(b".000000");
-    fill_digits(&mut buf[len + 1..len + 7], ns % 1_000_000);
+/// The writer's bytes: a block kept at full length, of which the first `len` are text.
+pub(super) struct Buf {
+    bytes: Vec<u8>,
+    len: usize,
+    time: TimeCache,
 }
 
-/// Appends `s` as a JSON string literal, escaped per RFC 8259 §7.
-pub(super) fn push_str(buf: &mut Vec<u8>, s: &str) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    buf.push(b'"');
-    for &c in s.as_bytes() {
-        match c {
-            b'"' => buf.extend_from_slice(b"\\\""),
-            b'\\' => buf.extend_from_slice(b"\\\\"),
-            b'\n' => buf.extend_from_slice(b"\\n"),
-            b'\r' => buf.extend_from_slice(b"\\r"),
-            b'\t' => buf.extend_from_slice(b"\\t"),
-            // Bytes of multi-byte UTF-8 sequences are all >= 0x80 and pass through unchanged.
-            c if c < 0x20 => {
-                buf.extend_from_slice(&[b'\\', b'u', b'0', b'0', HEX[(c >> 4) as usize], HEX[(c & 0xf) as usize]])
-            }
-            c => buf.push(c),
+/// The whole milliseconds of the last record time and their digits: they change about once per
+/// thousand records in a busy trace, so [`Out::time`] mostly copies them and formats only the
+/// fraction.
+struct TimeCache {
+    /// Whole milliseconds (`u64::MAX`: nothing cached yet).
+    ms: u64,
+    /// Their digits, as [`Out::word`] stores them.
+    word: u64,
+    /// Number of digits (at most 8; larger values are not cached).
+    len: usize,
+}
+
+impl Buf {
+    /// An empty buffer with room for `capacity` bytes (it grows if a record needs more).
+    pub(super) fn with_capacity(capacity: usize) -> Buf {
+        Buf {
+            bytes: vec![0; capacity],
+            len: 0,
+            time: TimeCache {
+                ms: u64::MAX,
+                word: 0,
+                len: 0,
+            },
         }
     }
-    buf.push(b'"');
+
+    /// The text written so far.
+    pub(super) fn text(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+
+    /// Bytes of text written so far.
+    pub(super) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Forgets the text (after it went to the output).
+    pub(super) fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    /// Opens a record of at most [`RECORD_ROOM`] + `extra` bytes; it is kept when the [`Out`]
+    /// is dropped.
+    #[inline(always)]
+    pub(super) fn record(&mut self, extra: usize) -> Out<'_> {
+        let room = RECORD_ROOM + extra;
+        if self.bytes.len() - self.len < room {
+            self.grow(room);
+        }
+        Out {
+            b: &mut self.bytes[self.len..],
+            at: 0,
+            len: &mut self.len,
+            time: &mut self.time,
+        }
+    }
+
+    #[cold]
+    fn grow(&mut self, room: usize) {
+        self.bytes.resize(self.len + room, 0);
+    }
 }
 
-/// Appends `,"key":` (or `"key":` when `first`), for building objects field by field.
-#[inline]
-pub(super) fn push_key(buf: &mut Vec<u8>, first: bool, key: &str) {
-    if !first {
-        buf.push(b',');
-    }
-    buf.push(b'"');
-    buf.extend_from_slice(key.as_bytes());
-    buf.extend_from_slice(b"\":");
+/// A record being written into room made for it by [`Buf::record`]; dropping it adds the record
+/// to the buffer's text.
+pub(super) struct Out<'a> {
+    b: &'a mut [u8],
+    at: usize,
+    /// The buffer's text length.
+    len: &'a mut usize,
+    time: &'a mut TimeCache,
 }
 
-/// Appends `v` as a QUIC variable-length integer (RFC 9000 §16) in lowercase hex, the form qlog
-/// uses for raw transport-parameter values.
-pub(super) fn push_varint_hex(buf: &mut Vec<u8>, v: u64) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    // RFC 9000 §16: the two most significant bits of the first byte give log2 of the length.
-    let (len, prefix) = match v {
-        0..=0x3f => (1, 0u64),
-        0x40..=0x3fff => (2, 0b01),
-        0x4000..=0x3fff_ffff => (4, 0b10),
-        _ => (8, 0b11),
-    };
-    let encoded = (prefix << (8 * len - 2)) | v;
-    for i in (0..len).rev() {
-        let byte = (encoded >> (8 * i)) & 0xff;
-        buf.extend_from_slice(&[HEX[(byte >> 4) as usize], HEX[(byte & 0xf) as usize]]);
+impl Drop for Out<'_> {
+    #[inline(always)]
+    fn drop(&mut self) {
+        *self.len += self.at;
     }
 }
+
+impl Out<'_> {
+    /// Bytes written into this record so far.
+    #[inline]
+    pub(super) fn len(&self) -> usize {
+        self.at
+    }
+
+    /// Appends a fragment of JSON text.
+    #[inline]
+    pub(super) fn put(&mut self, s: &str) {
+        self.bytes(s.as_bytes());
+    }
+
+    /// Appends raw bytes.
+    #[inline]
+    pub(super) fn bytes(&mut self, s: &[u8]) {
+        self.b[self.at..self.at + s.len()].copy_from_slice(s);
+        self.at += s.len();
+    }
+
+    /// Appends one byte.
+    #[inline]
+    pub(super) fn byte(&mut self, c: u8) {
+        self.b[self.at] = c;
+        self.at += 1;
+    }
+
+    /// Appends the first `n` bytes of `word` (in `to_le_bytes` order) with one 8-byte store; the
+    /// bytes past `n` land in the room after the text and are overwritten by what follows.
+    #[inline(always)]
+    fn word(&mut self, word: u64, n: usize) {
+        self.b[self.at..self.at + 8].copy_from_slice(&word.to_le_bytes());
+        self.at += n;
+    }
+
+    /// Appends an unsigned integer in decimal.
+    #[inline]
+    pub(super) fn u64(&mut self, v: u64) {
+        if v < 100_000_000 {
+            let n = digit_count(v);
+            // Drop the leading zeros: they are the first 8 - n bytes.
+            self.word(eight_digits(v as u32) >> (8 * (8 - n)), n);
+        } else {
+            self.u64_long(v);
+        }
+    }
+
+    /// [`Out::u64`] for 9 or more digits: the digits above the last eight, then those eight.
+    #[inline(never)]
+    fn u64_long(&mut self, v: u64) {
+        self.u64(v / 100_000_000);
+        self.word(eight_digits((v % 100_000_000) as u32), 8);
+    }
+
+    /// Appends `ns` nanoseconds as milliseconds with six decimals, so every nanosecond shows
+    /// (`1_500_042` ns → `1.500042`). Integer arithmetic: no float rounding, no platform variance.
+    #[inline(always)]
+    pub(super) fn ms(&mut self, ns: u64) {
+        self.u64(ns / 1_000_000);
+        self.ms_fraction(ns);
+    }
+
+    /// [`Out::ms`] for record times, which rise slowly: the whole milliseconds come from the
+    /// cache while they stay the same.
+    #[inline(always)]
+    pub(super) fn time(&mut self, ns: u64) {
+        let ms = ns / 1_000_000;
+        if ms != self.time.ms {
+            if ms >= 100_000_000 {
+                self.u64_long(ms);
+                self.ms_fraction(ns);
+                return;
+            }
+            let n = digit_count(ms);
+            *self.time = TimeCache {
+                ms,
+                word: eight_digits(ms as u32) >> (8 * (8 - n)),
+                len: n,
+            };
+        }
+        self.word(self.time.word, self.time.len);
+        self.ms_fraction(ns);
+    }
+
+    /// The point and six digits of the fraction of a millisecond in `ns`.
+    #[inline(always)]
+    fn ms_fraction(&mut self, ns: u64) {
+        // Eight digits of the fraction are "00dddddd": drop the two zeros, put the point in front.
+        let frac = eight_digits((ns % 1_000_000) as u32);
+        self.word(((frac >> 16) << 8) | b'.' as u64, 7);
+    }
+
+    /// Appends `s` as a JSON string literal, escaped per RFC 8259 §7 (at most 2 + 6 × `s.len()`
+    /// bytes: the record's caller makes room for that).
+    pub(super) fn str(&mut self, s: &str) {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        self.byte(b'"');
+        for &c in s.as_bytes() {
+            match c {
+                b'"' => self.bytes(b"\\\""),
+                b'\\' => self.bytes(b"\\\\"),
+                b'\n' => self.bytes(b"\\n"),
+                b'\r' => self.bytes(b"\\r"),
+                b'\t' => self.bytes(b"\\t"),
+                // Bytes of multi-byte UTF-8 sequences are all >= 0x80 and pass through unchanged.
+                c if c < 0x20 => {
+                    self.bytes(&[b'\\', b'u', b'0', b'0', HEX[(c >> 4) as usize], HEX[(c & 0xf) as usize]])
+                }
+                c => self.byte(c),
+            }
+        }
+        self.byte(b'"');
+    }
+
+    /// Appends `,"key":` (or `"key":` when `first`), for building objects field by field.
+    #[inline]
+    pub(super) fn key(&mut self, first: bool, key: &str) {
+        if !first {
+            self.byte(b',');
+        }
+        self.byte(b'"');
+        self.put(key);
+        self.bytes(b"\":");
+    }
+
+    /// Appends `v` as a QUIC variable-length integer (RFC 9000 §16) in lowercase hex, the form qlog
+    /// uses for raw transport-parameter values.
+    pub(super) fn varint_hex(&mut self, v: u64) {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        // RFC 9000 §16: the two most significant bits of the first byte give log2 of the length.
+        let (len, prefix) = match v {
+            0..=0x3f => (1, 0u64),
+            0x40..=0x3fff => (2, 0b01),
+            0x4000..=0x3fff_ffff => (4, 0b10),
+            _ => (8, 0b11),
+        };
+        let encoded = (prefix << (8 * len - 2)) | v;
+        for i in (0..len).rev() {
+            let byte = (encoded >> (8 * i)) & 0xff;
+            self.bytes(&[HEX[(byte >> 4) as usize], HEX[(byte & 0xf) as usize]]);
+        }
+    }
+}
+
+/// Room for `n` escaped string bytes and their quotes ([`Out::str`]).
+pub(super) fn str_room(n: usize) -> usize {
+    2 + 6 * n
+}
+
+/// Room for one `[lo,hi],` pair of numbers.
+pub(super) const RANGE_ROOM: usize = 2 * U64_DIGITS + 4;
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn text(f: impl FnOnce(&mut Vec<u8>)) -> String {
-        let mut b = Vec::new();
-        f(&mut b);
-        String::from_utf8(b).unwrap()
+    fn text(extra: usize, f: impl FnOnce(&mut Out<'_>)) -> String {
+        let mut b = Buf::with_capacity(0);
+        f(&mut b.record(extra));
+        String::from_utf8(b.text().to_vec()).unwrap()
     }
 
     #[test]
     fn push_ms_keeps_every_nanosecond() {
-        let s = text(|b| {
+        let s = text(0, |o| {
             for ns in [1_500_042, 7, 25_000_000_000, 0, 999_999, 1_000_000, u64::MAX] {
-                push_ms(b, ns);
-                b.push(b' ');
+                o.ms(ns);
+                o.byte(b' ');
             }
         });
         assert_eq!(
             s,
             "1.500042 0.000007 25000.000000 0.000000 0.999999 1.000000 18446744073709.551615 "
         );
+    }
+
+    #[test]
+    fn record_times_match_ms_as_they_rise_and_jump() {
+        // Same whole ms, next ms, a digit more, beyond the cache's 8 digits and back.
+        let times = [
+            0,
+            999_999,
+            1_000_000,
+            1_000_001,
+            9_999_999,
+            10_000_000,
+            99_999_999_999_999,
+            100_000_000_000_000,
+            100_000_000_000_001,
+            u64::MAX,
+            5,
+            5,
+        ];
+        let cached = text(0, |o| times.iter().for_each(|&t| o.time(t)));
+        let plain = text(0, |o| times.iter().for_each(|&t| o.ms(t)));
+        assert_eq!(cached, plain);
+        assert!(plain.starts_with("0.0000000.999999"));
     }
 
     #[test]
@@ -143,15 +355,43 @@ mod tests {
             values.extend([p - 1, p, p + 1, p * 5 + 3]);
             p *= 10;
         }
+        // Every bit length's smallest and largest value: where the log10 guess changes.
+        for bits in 1..64 {
+            values.extend([1u64 << bits, (1u64 << bits) - 1]);
+        }
         for v in values {
-            assert_eq!(text(|b| push_u64(b, v)), v.to_string());
+            assert_eq!(text(0, |o| o.u64(v)), v.to_string());
+        }
+    }
+
+    #[test]
+    fn eight_digits_matches_display() {
+        // The multiply-shift divisions are exact on their whole range (x < 10^4 and x < 100).
+        assert!((0..10_000u64).all(|x| (x * 10_486) >> 20 == x / 100));
+        assert!((0..100u64).all(|x| (x * 103) >> 10 == x / 10));
+        // Every value below 10^5, then a stride through the rest of the range, and its end.
+        let values = (0..100_000)
+            .chain((100_000..100_000_000).step_by(997))
+            .chain([99_999_999]);
+        for v in values {
+            assert_eq!(eight_digits(v).to_le_bytes(), *format!("{v:08}").as_bytes(), "{v}");
         }
     }
 
     #[test]
     fn push_str_escapes_quotes_and_controls() {
-        let s = text(|b| push_str(b, "a\"b\\c\n\u{1}\u{1f}é"));
+        let s = text(0, |o| o.str("a\"b\\c\n\u{1}\u{1f}é"));
         assert_eq!(s, r#""a\"b\\c\n\u0001\u001fé""#);
+    }
+
+    #[test]
+    fn records_larger_than_the_block_grow_it() {
+        let long = "\u{1}".repeat(3 * RECORD_ROOM);
+        let mut b = Buf::with_capacity(16);
+        b.record(str_room(long.len())).str(&long);
+        b.record(0).put("x");
+        assert_eq!(b.len(), 2 + 6 * long.len() + 1);
+        assert!(b.text().ends_with(b"\\u0001\"x"));
     }
 
     #[test]
@@ -164,7 +404,7 @@ mod tests {
             (15_293, "7bbd"),
             (37, "25"),
         ] {
-            assert_eq!(text(|b| push_varint_hex(b, v)), hex);
+            assert_eq!(text(0, |o| o.varint_hex(v)), hex);
         }
     }
 }

@@ -17,6 +17,8 @@ mod events;
 mod json;
 mod sink;
 
+use json::Buf;
+
 pub use sink::{QlogCompression, QlogSink};
 
 use cclab_core::endpoint::{Metrics, TraceEvent};
@@ -136,7 +138,7 @@ const CHUNK_BYTES: usize = 256 * 1024;
 pub struct QlogWriter<W: Write> {
     /// `None` only after `finish` took it.
     out: Option<W>,
-    buf: Vec<u8>,
+    buf: Buf,
     format: QlogFormat,
     /// QUIC traces show PADDING frames; TCP and DCCP have none.
     quic: bool,
@@ -151,7 +153,7 @@ impl<W: Write> QlogWriter<W> {
         let mut w = QlogWriter {
             out: Some(out),
             // Room for a chunk and the record that crosses its end: the buffer never regrows.
-            buf: Vec::with_capacity(CHUNK_BYTES + 64 * 1024),
+            buf: Buf::with_capacity(CHUNK_BYTES + 64 * 1024),
             format: params.format,
             quic: matches!(params.profile, Profile::Quic(_)),
             last_metrics: None,
@@ -163,7 +165,20 @@ impl<W: Write> QlogWriter<W> {
 
     /// Appends one event (a `Metrics` event in which nothing changed writes nothing).
     pub fn write_event(&mut self, ev: &TraceEvent) -> io::Result<()> {
-        let f = self.format;
+        // One copy of the writers per schema, each with its format a constant: their fragments
+        // then compile to constant stores instead of table lookups and copies of unknown length.
+        match self.format {
+            QlogFormat::V03 => self.append(QlogFormat::V03, ev),
+            QlogFormat::Ietf => self.append(QlogFormat::Ietf, ev),
+        }
+        if self.buf.len() >= CHUNK_BYTES {
+            self.flush_buf()?;
+        }
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn append(&mut self, f: QlogFormat, ev: &TraceEvent) {
         match ev {
             TraceEvent::PacketSent { time, size, packet } => events::packet(
                 &mut self.buf,
@@ -196,10 +211,6 @@ impl<W: Write> QlogWriter<W> {
                 events::congestion_state(&mut self.buf, f, time.as_nanos(), old.name(), new.name())
             }
         }
-        if self.buf.len() >= CHUNK_BYTES {
-            self.flush_buf()?;
-        }
-        Ok(())
     }
 
     /// Writes what is buffered, flushes and returns the underlying writer.
@@ -212,7 +223,7 @@ impl<W: Write> QlogWriter<W> {
 
     fn flush_buf(&mut self) -> io::Result<()> {
         let r = match self.out.as_mut() {
-            Some(out) => out.write_all(&self.buf),
+            Some(out) => out.write_all(self.buf.text()),
             None => Ok(()),
         };
         self.buf.clear();
