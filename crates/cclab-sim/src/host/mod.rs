@@ -15,6 +15,7 @@
 
 mod config;
 mod idle;
+mod ready;
 mod stall;
 mod wakeups;
 

@@ -4,21 +4,21 @@
 //! them on every wake-up: for the earliest timer, for due timers, and round-robin for one that
 //! could send. That made each event cost O(flows). Here each endpoint's wake-up time (its start
 //! before it starts, then its `poll_timeout`) sits in an indexed heap that is refreshed after
-//! every call into the endpoint, and the endpoints that may have something to send sit in an
-//! ordered set. An endpoint leaves that set when `poll_transmit` returns nothing and comes back
+//! every call into the endpoint, and the endpoints that may have something to send sit in a
+//! bit set (`ready.rs`). An endpoint leaves that set when `poll_transmit` returns nothing and comes back
 //! when a datagram, a timer or its start touches it: by the `Endpoint` contract, `poll_timeout`
 //! names the time at which `poll_transmit` next has work, so untouched endpoints have none.
 //! (Hosts with few endpoints keep every one in the set: see `Host::poll_send`.)
 
+use super::ready::ReadySet;
 use crate::engine::Scheduler;
 use cclab_core::time::Time;
-use std::collections::BTreeSet;
 
 /// Wake-up times and send readiness of a host's slots.
 pub(super) struct Wakeups {
     timers: Scheduler,
     /// Slots that may have a datagram to send.
-    ready: BTreeSet<u16>,
+    ready: ReadySet,
     /// Slot count the scheduler was built for.
     capacity: usize,
 }
@@ -27,7 +27,7 @@ impl Wakeups {
     pub(super) fn new() -> Wakeups {
         Wakeups {
             timers: Scheduler::new(0),
-            ready: BTreeSet::new(),
+            ready: ReadySet::default(),
             capacity: 0,
         }
     }
@@ -44,6 +44,7 @@ impl Wakeups {
             self.capacity = n.next_power_of_two();
         }
         self.timers.set(slot as u32, Some(start));
+        self.ready.grow(n);
         self.ready.insert(slot);
     }
 
@@ -72,7 +73,7 @@ impl Wakeups {
 
     /// `slot` has nothing to send until something touches it.
     pub(super) fn unready(&mut self, slot: u16) {
-        self.ready.remove(&slot);
+        self.ready.remove(slot);
     }
 
     /// The first ready slot in `lo..hi`.
@@ -80,8 +81,6 @@ impl Wakeups {
         if lo >= hi {
             return None;
         }
-        let hi = hi.min(1 << 16);
-        let first = self.ready.range(lo as u16..).next().map(|&s| s as usize);
-        first.filter(|&s| s < hi)
+        self.ready.first_from(lo).filter(|&s| s < hi)
     }
 }
