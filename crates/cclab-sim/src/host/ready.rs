@@ -85,7 +85,11 @@ mod tests {
             x ^= x >> 7;
             x ^= x << 17;
             // Clustered slots make words fill and empty; spread ones exercise the summary.
-            let slot = if step % 3 == 0 { (x % 200) as u16 } else { (x % n as u64) as u16 };
+            let slot = if step % 3 == 0 {
+                (x % 200) as u16
+            } else {
+                (x % n as u64) as u16
+            };
             match (x >> 32) % 3 {
                 0 => {
                     set.insert(slot);
