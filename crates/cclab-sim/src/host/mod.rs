@@ -57,6 +57,8 @@ pub struct Slot {
     tracing: bool,
     /// The endpoint reported `is_done` (latched).
     done: bool,
+    /// Its wake-up time is to be re-read (it is in `Host::stale`).
+    stale: bool,
     /// Datagrams for it dropped by the full socket buffer.
     pub socket_drops: u64,
 }
@@ -110,6 +112,8 @@ pub struct Host {
     wake: Wakeups,
     /// Scratch list of slots whose timers are due.
     due: Vec<u16>,
+    /// Slots called since their wake-up time was last read.
+    stale: Vec<u16>,
     events: Vec<(FlowId, Side, TraceEvent)>,
     stats: HostStats,
     stalls: Option<Stalls>,
@@ -141,6 +145,7 @@ impl Host {
             next_slot: 0,
             wake: Wakeups::new(),
             due: Vec::new(),
+            stale: Vec::new(),
             events: Vec::new(),
             stats: HostStats::default(),
             stalls: cfg.cpu.stall.as_ref().map(|s| Stalls::new(s, rng)),
@@ -168,6 +173,7 @@ impl Host {
             start,
             tracing,
             done: false,
+            stale: false,
             socket_drops: 0,
         });
         let slot = (self.slots.len() - 1) as u16;
@@ -211,6 +217,12 @@ impl Host {
     /// Runs the event loop at `now`; sent datagrams are appended to `out`. Returns the number
     /// of endpoints that became done.
     pub fn act(&mut self, now: Time, out: &mut Vec<InFlight>) -> usize {
+        let finished = self.run(now, out);
+        self.refresh_stale(now);
+        finished
+    }
+
+    fn run(&mut self, now: Time, out: &mut Vec<InFlight>) -> usize {
         let mut finished = 0;
         let after_job = self.job != Job::Idle;
         if after_job {
@@ -237,6 +249,7 @@ impl Host {
             return finished;
         }
         // Timers fire once per wake-up: `now` does not move while zero-cost jobs run.
+        self.refresh_stale(now);
         finished += self.fire_timers(now);
         while self.start_job(now) && self.busy_until <= now {
             finished += self.finish_job(now, out);
@@ -274,15 +287,31 @@ impl Host {
         0
     }
 
-    /// Re-reads when `slot` next needs the host (after any call into its endpoint).
-    fn refresh(&mut self, slot: usize, now: Time) {
-        let s = &self.slots[slot];
-        let t = if s.start > now {
-            Some(s.start)
-        } else {
-            s.endpoint.poll_timeout()
-        };
-        self.wake.set(slot as u16, t);
+    /// Notes that `slot`'s endpoint was called, so when it next needs the host must be re-read.
+    fn touched(&mut self, slot: usize) {
+        let s = &mut self.slots[slot];
+        if !s.stale {
+            s.stale = true;
+            self.stale.push(slot as u16);
+        }
+    }
+
+    /// Re-reads when the touched slots next need the host. The wake-up times are only read by
+    /// `take_due` and `next_wake`, so one `poll_timeout` per touched endpoint before those
+    /// suffices; a host that polls, feeds and polls an endpoint again within one event used to
+    /// ask it three times.
+    fn refresh_stale(&mut self, now: Time) {
+        for &slot in &self.stale {
+            let s = &mut self.slots[slot as usize];
+            s.stale = false;
+            let t = if s.start > now {
+                Some(s.start)
+            } else {
+                s.endpoint.poll_timeout()
+            };
+            self.wake.set(slot, t);
+        }
+        self.stale.clear();
     }
 
     fn fire_timers(&mut self, now: Time) -> usize {
@@ -298,7 +327,7 @@ impl Host {
             }
             // A start or a timer may let it send.
             self.wake.mark_ready(slot);
-            self.refresh(slot as usize, now);
+            self.touched(slot as usize);
         }
         due.clear();
         self.due = due;
@@ -316,7 +345,7 @@ impl Host {
                     Self::collect_events(&mut self.events, s);
                     finished += Self::check_done(s);
                     self.wake.mark_ready(slot);
-                    self.refresh(slot as usize, now);
+                    self.touched(slot as usize);
                 }
             }
             Job::Send => {
@@ -413,7 +442,7 @@ impl Host {
                 // hosts poll every endpoint as they always did: a poll that sends nothing still refills a paced
                 // sender's token bucket at the rate in force, and skipping it would change their results.
                 let always_polled = matches!(s.endpoint, AnyEndpoint::Custom(_)) || n <= POLL_ALL_MAX_SLOTS;
-                self.refresh(cur, now);
+                self.touched(cur);
                 if !self.job_tx.is_empty() {
                     self.job_tx_slot = cur;
                     self.next_slot = if cur + 1 == n { 0 } else { cur + 1 };

@@ -3,8 +3,8 @@
 //! A host with thousands of endpoints (a p2p scenario with many flows) used to scan all of
 //! them on every wake-up: for the earliest timer, for due timers, and round-robin for one that
 //! could send. That made each event cost O(flows). Here each endpoint's wake-up time (its start
-//! before it starts, then its `poll_timeout`) sits in an indexed heap that is refreshed after
-//! every call into the endpoint, and the endpoints that may have something to send sit in a
+//! before it starts, then its `poll_timeout`) sits in an indexed heap that is refreshed once
+//! per event after calls into the endpoint, and the endpoints that may have something to send sit in a
 //! bit set (`ready.rs`). An endpoint leaves that set when `poll_transmit` returns nothing and comes back
 //! when a datagram, a timer or its start touches it: by the `Endpoint` contract, `poll_timeout`
 //! names the time at which `poll_transmit` next has work, so untouched endpoints have none.
