@@ -14,6 +14,7 @@
 //! long enough sleeps (`idle`) and the work that wakes it starts after the state's exit latency.
 
 mod config;
+mod free;
 mod idle;
 mod ready;
 mod stall;
@@ -90,6 +91,11 @@ pub struct HostStats {
 /// A host.
 pub struct Host {
     cpu: CpuConfig,
+    /// Every job costs nothing and nothing else holds the core: `act` takes the loop in `free.rs`.
+    free: bool,
+    /// Most datagrams per send job (GSO) and per receive job (GRO).
+    max_tx: usize,
+    max_rx: usize,
     socket_buffer: u64,
     slots: Vec<Slot>,
     /// Socket buffer: (slot, datagram) waiting for the CPU (the first `job_rx` are the receive job's), and the
@@ -130,8 +136,19 @@ fn carries_data(d: &Datagram) -> bool {
 impl Host {
     /// A host with no endpoints; its stalls (if any) draw from `rng`.
     pub fn new(cfg: &HostConfig, rng: Rng) -> Host {
+        let c = &cfg.cpu;
+        let batch = |b: &Option<BatchConfig>| b.as_ref().map_or(1, |b| b.max_segments.max(1) as usize);
+        let no_fixed = |b: &Option<BatchConfig>| b.as_ref().is_none_or(|b| b.fixed == Dur::ZERO);
+        let free = [c.send_cost, c.recv_cost, c.ack_send_cost, c.ack_recv_cost] == [Dur::ZERO; 4]
+            && no_fixed(&c.gso)
+            && no_fixed(&c.gro)
+            && c.stall.is_none()
+            && c.idle_states.is_empty();
         Host {
             cpu: cfg.cpu.clone(),
+            free,
+            max_tx: batch(&c.gso),
+            max_rx: batch(&c.gro),
             socket_buffer: cfg.socket_buffer.map_or(u64::MAX, |b| b.0),
             slots: Vec::new(),
             rx: VecDeque::new(),
@@ -217,7 +234,11 @@ impl Host {
     /// Runs the event loop at `now`; sent datagrams are appended to `out`. Returns the number
     /// of endpoints that became done.
     pub fn act(&mut self, now: Time, out: &mut Vec<InFlight>) -> usize {
-        let finished = self.run(now, out);
+        let finished = if self.free {
+            self.run_free(now, out)
+        } else {
+            self.run(now, out)
+        };
         self.refresh_stale(now);
         finished
     }
@@ -334,18 +355,24 @@ impl Host {
         finished
     }
 
+    /// Hands datagram `d` to `slot`'s endpoint at `now`; returns 1 if the endpoint became done.
+    fn receive(&mut self, now: Time, slot: u16, d: Datagram) -> usize {
+        let s = &mut self.slots[slot as usize];
+        s.endpoint.handle_datagram(now, d);
+        Self::collect_events(&mut self.events, s);
+        let finished = Self::check_done(s);
+        self.wake.mark_ready(slot);
+        self.touched(slot as usize);
+        finished
+    }
+
     fn finish_job(&mut self, now: Time, out: &mut Vec<InFlight>) -> usize {
         let mut finished = 0;
         match self.job {
             Job::Receive => {
                 for _ in 0..std::mem::take(&mut self.job_rx) {
                     let (slot, d) = self.rx.pop_front().expect("the receive job's datagrams are in rx");
-                    let s = &mut self.slots[slot as usize];
-                    s.endpoint.handle_datagram(now, d);
-                    Self::collect_events(&mut self.events, s);
-                    finished += Self::check_done(s);
-                    self.wake.mark_ready(slot);
-                    self.touched(slot as usize);
+                    finished += self.receive(now, slot, d);
                 }
             }
             Job::Send => {
@@ -370,14 +397,10 @@ impl Host {
 
     /// Starts the next job at `now`; false if there is nothing to do.
     fn start_job(&mut self, now: Time) -> bool {
-        let batch = |b: &Option<BatchConfig>| {
-            b.as_ref()
-                .map_or((1, Dur::ZERO), |b| (b.max_segments.max(1) as usize, b.fixed))
-        };
+        let fixed = |b: &Option<BatchConfig>| b.as_ref().map_or(Dur::ZERO, |b| b.fixed);
         let mut cost;
-        let (max_tx, fixed_tx) = batch(&self.cpu.gso);
-        if (self.send_turn || self.rx.is_empty()) && self.poll_send(now, max_tx) {
-            cost = fixed_tx;
+        if (self.send_turn || self.rx.is_empty()) && self.poll_send_job(now) {
+            cost = fixed(&self.cpu.gso);
             for p in &self.job_tx {
                 cost += if carries_data(&p.dgram) {
                     self.cpu.send_cost
@@ -388,10 +411,9 @@ impl Host {
             self.job = Job::Send;
             self.send_turn = false;
         } else if !self.rx.is_empty() {
-            let (max_rx, fixed_rx) = batch(&self.cpu.gro);
-            cost = fixed_rx;
+            cost = fixed(&self.cpu.gro);
             // The job's datagrams leave the socket buffer's byte count now and the deque when the job ends.
-            for (_, d) in self.rx.iter().take(max_rx) {
+            for (_, d) in self.rx.iter().take(self.max_rx) {
                 self.rx_bytes -= d.size as u64;
                 cost += if carries_data(d) {
                     self.cpu.recv_cost
@@ -410,10 +432,22 @@ impl Host {
         true
     }
 
-    /// Polls the started endpoints that may send round-robin for up to `max` datagrams from one
-    /// of them.
-    fn poll_send(&mut self, now: Time, max: usize) -> bool {
+    /// Fills the send job with datagrams from the next endpoint that has some; false if none has.
+    fn poll_send_job(&mut self, now: Time) -> bool {
+        let mut tx = std::mem::take(&mut self.job_tx);
+        let sent = self.poll_send(now, &mut tx);
+        self.job_tx = tx;
+        if let Some(slot) = sent {
+            self.job_tx_slot = slot;
+        }
+        sent.is_some()
+    }
+
+    /// Polls the started endpoints that may send round-robin for up to `max_tx` datagrams from
+    /// one of them, appended to `out` (sent at `now`); returns that endpoint's slot.
+    fn poll_send(&mut self, now: Time, out: &mut Vec<InFlight>) -> Option<usize> {
         let n = self.slots.len();
+        let first = out.len();
         // Ready slots from `next_slot` to the end, then from the start up to `next_slot`.
         for (lo, hi) in [(self.next_slot, n), (0, self.next_slot)] {
             let mut from = lo;
@@ -425,9 +459,9 @@ impl Host {
                     self.wake.unready(cur as u16);
                     continue;
                 }
-                while self.job_tx.len() < max {
+                while out.len() - first < self.max_tx {
                     match s.endpoint.poll_transmit(now) {
-                        Some(dgram) => self.job_tx.push(InFlight {
+                        Some(dgram) => out.push(InFlight {
                             dgram,
                             route: s.route,
                             hop: 0,
@@ -443,16 +477,15 @@ impl Host {
                 // sender's token bucket at the rate in force, and skipping it would change their results.
                 let always_polled = matches!(s.endpoint, AnyEndpoint::Custom(_)) || n <= POLL_ALL_MAX_SLOTS;
                 self.touched(cur);
-                if !self.job_tx.is_empty() {
-                    self.job_tx_slot = cur;
+                if out.len() > first {
                     self.next_slot = if cur + 1 == n { 0 } else { cur + 1 };
-                    return true;
+                    return Some(cur);
                 }
                 if !always_polled {
                     self.wake.unready(cur as u16);
                 }
             }
         }
-        false
+        None
     }
 }
