@@ -17,6 +17,7 @@ mod config;
 mod free;
 mod idle;
 mod ready;
+mod rx;
 mod stall;
 mod wakeups;
 
@@ -29,8 +30,8 @@ use cclab_core::endpoint::{Endpoint, TraceEvent};
 use cclab_core::time::{Dur, Time};
 use cclab_core::wire::packet::{Datagram, FlowId};
 use idle::IdleStates;
+use rx::RxQueue;
 use stall::Stalls;
-use std::collections::VecDeque;
 use wakeups::Wakeups;
 
 /// Which end of a flow an endpoint is.
@@ -100,7 +101,7 @@ pub struct Host {
     slots: Vec<Slot>,
     /// Socket buffer: (slot, datagram) waiting for the CPU (the first `job_rx` are the receive job's), and the
     /// bytes of those waiting.
-    rx: VecDeque<(u16, Datagram)>,
+    rx: RxQueue,
     rx_bytes: u64,
     job: Job,
     busy_until: Time,
@@ -151,7 +152,7 @@ impl Host {
             max_rx: batch(&c.gro),
             socket_buffer: cfg.socket_buffer.map_or(u64::MAX, |b| b.0),
             slots: Vec::new(),
-            rx: VecDeque::new(),
+            rx: RxQueue::default(),
             rx_bytes: 0,
             job: Job::Idle,
             busy_until: Time::ZERO,
@@ -227,7 +228,7 @@ impl Host {
             return false;
         }
         self.rx_bytes += size;
-        self.rx.push_back((slot, d));
+        self.rx.push_back(slot, d);
         self.job == Job::Idle
     }
 
