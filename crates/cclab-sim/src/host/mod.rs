@@ -16,8 +16,8 @@
 mod config;
 mod free;
 mod idle;
-mod ready;
 mod rx;
+mod slot_set;
 mod stall;
 mod wakeups;
 
@@ -31,6 +31,7 @@ use cclab_core::time::{Dur, Time};
 use cclab_core::wire::packet::{Datagram, FlowId};
 use idle::IdleStates;
 use rx::RxQueue;
+use slot_set::SlotSet;
 use stall::Stalls;
 use wakeups::Wakeups;
 
@@ -59,8 +60,6 @@ pub struct Slot {
     tracing: bool,
     /// The endpoint reported `is_done` (latched).
     done: bool,
-    /// Its wake-up time is to be re-read (it is in `Host::stale`).
-    stale: bool,
     /// Datagrams for it dropped by the full socket buffer.
     pub socket_drops: u64,
 }
@@ -120,7 +119,7 @@ pub struct Host {
     /// Scratch list of slots whose timers are due.
     due: Vec<u16>,
     /// Slots called since their wake-up time was last read.
-    stale: Vec<u16>,
+    stale: SlotSet,
     events: Vec<(FlowId, Side, TraceEvent)>,
     stats: HostStats,
     stalls: Option<Stalls>,
@@ -163,7 +162,7 @@ impl Host {
             next_slot: 0,
             wake: Wakeups::new(),
             due: Vec::new(),
-            stale: Vec::new(),
+            stale: SlotSet::default(),
             events: Vec::new(),
             stats: HostStats::default(),
             stalls: cfg.cpu.stall.as_ref().map(|s| Stalls::new(s, rng)),
@@ -191,11 +190,11 @@ impl Host {
             start,
             tracing,
             done: false,
-            stale: false,
             socket_drops: 0,
         });
         let slot = (self.slots.len() - 1) as u16;
         self.wake.add(slot, start);
+        self.stale.grow(self.slots.len());
         slot
     }
 
@@ -311,29 +310,24 @@ impl Host {
 
     /// Notes that `slot`'s endpoint was called, so when it next needs the host must be re-read.
     fn touched(&mut self, slot: usize) {
-        let s = &mut self.slots[slot];
-        if !s.stale {
-            s.stale = true;
-            self.stale.push(slot as u16);
-        }
+        self.stale.insert(slot as u16);
     }
 
     /// Re-reads when the touched slots next need the host. The wake-up times are only read by
     /// `take_due` and `next_wake`, so one `poll_timeout` per touched endpoint before those
     /// suffices; a host that polls, feeds and polls an endpoint again within one event used to
-    /// ask it three times.
+    /// ask it three times. (Slots are refreshed in slot order: the order does not matter, as each
+    /// slot has one wake-up time and `take_due` sorts the due slots.)
     fn refresh_stale(&mut self, now: Time) {
-        for &slot in &self.stale {
-            let s = &mut self.slots[slot as usize];
-            s.stale = false;
+        while let Some(slot) = self.stale.pop_first() {
+            let s = &self.slots[slot];
             let t = if s.start > now {
                 Some(s.start)
             } else {
                 s.endpoint.poll_timeout()
             };
-            self.wake.set(slot, t);
+            self.wake.set(slot as u16, t);
         }
-        self.stale.clear();
     }
 
     fn fire_timers(&mut self, now: Time) -> usize {

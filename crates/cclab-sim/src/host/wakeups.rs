@@ -5,14 +5,14 @@
 //! could send. That made each event cost O(flows). Here each endpoint's wake-up time (its start
 //! before it starts, then its `poll_timeout`) sits in an indexed heap that is refreshed once
 //! per event after calls into the endpoint, and the endpoints that may have something to send sit in a
-//! bit set (`ready.rs`). An endpoint leaves that set when `poll_transmit` returns nothing and comes back
+//! bit set (`slot_set.rs`). An endpoint leaves that set when `poll_transmit` returns nothing and comes back
 //! when a datagram, a timer or its start touches it: by the `Endpoint` contract, `poll_timeout`
 //! names the time at which `poll_transmit` next has work, so untouched endpoints have none.
 //! (Hosts with few endpoints keep every one in the set: see `Host::poll_send`.) A host with at
 //! most [`FEW`] endpoints (a dumbbell's hosts have one) keeps their times in place instead of
 //! in the heap, so with thousands of hosts a wake-up reads no memory outside the host.
 
-use super::ready::ReadySet;
+use super::slot_set::SlotSet;
 use crate::engine::Scheduler;
 use cclab_core::time::Time;
 
@@ -31,7 +31,7 @@ enum Timers {
 pub(super) struct Wakeups {
     timers: Timers,
     /// Slots that may have a datagram to send.
-    ready: ReadySet,
+    ready: SlotSet,
     /// Slot count the scheduler was built for (0 while the times are in place).
     capacity: usize,
 }
@@ -40,7 +40,7 @@ impl Wakeups {
     pub(super) fn new() -> Wakeups {
         Wakeups {
             timers: Timers::Few([u64::MAX; FEW]),
-            ready: ReadySet::default(),
+            ready: SlotSet::default(),
             capacity: 0,
         }
     }

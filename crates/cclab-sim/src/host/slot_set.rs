@@ -1,15 +1,16 @@
-//! The set of a host's slots that may have something to send: one bit per slot, plus a summary
-//! bit per 64-slot word that says whether the word has any bit set. The first 64 slots' word sits
-//! in place, so a host with few endpoints (one each in a dumbbell) reads no other memory.
+//! A set of a host's slots (those that may have something to send; those whose wake-up time is
+//! to be re-read): one bit per slot, plus a summary bit per 64-slot word that says whether the
+//! word has any bit set. The first 64 slots' word sits in place, so a host with few endpoints
+//! (one each in a dumbbell) reads no other memory.
 //!
 //! It replaced a `BTreeSet<u16>`, whose insert and range walk (two node searches per event) cost
 //! about as much as the host's own bookkeeping on a point-to-point run. Here an insert is two
 //! OR operations and the next member from a position is a `trailing_zeros` on the slot's word,
 //! then (rarely, and only on hosts with more than 64 slots) on the summary words.
 
-/// Slots that may send, as a bit set over slot numbers.
+/// A bit set over slot numbers.
 #[derive(Debug, Default)]
-pub(super) struct ReadySet {
+pub(super) struct SlotSet {
     /// Bit `s` is set when slot `s < 64` is in the set.
     low: u64,
     /// Bit `s % 64` of word `s / 64 - 1` is set when slot `s ≥ 64` is in the set.
@@ -18,7 +19,7 @@ pub(super) struct ReadySet {
     summary: Vec<u64>,
 }
 
-impl ReadySet {
+impl SlotSet {
     /// Makes room for slot numbers below `n`.
     pub(super) fn grow(&mut self, n: usize) {
         let words = n.saturating_sub(64).div_ceil(64);
@@ -52,6 +53,19 @@ impl ReadySet {
         if self.words[w] == 0 {
             self.summary[w / 64] &= !(1 << (w % 64));
         }
+    }
+
+    /// Removes and returns the smallest member, if any.
+    #[inline]
+    pub(super) fn pop_first(&mut self) -> Option<usize> {
+        if self.low != 0 {
+            let s = self.low.trailing_zeros() as usize;
+            self.low &= self.low - 1;
+            return Some(s);
+        }
+        let s = self.first_from(64)?;
+        self.remove(s as u16);
+        Some(s)
     }
 
     /// The smallest member at or above `from`, if any.
@@ -91,11 +105,11 @@ mod tests {
     use std::collections::BTreeSet;
 
     #[test]
-    fn ready_set_matches_an_ordered_set() {
+    fn slot_set_matches_an_ordered_set() {
         // A seeded walk of inserts, removes and queries over 5,000 slots (the word in place, 78
         // more and 2 summary words), checked against the BTreeSet it replaced.
         let n = 5_000usize;
-        let mut set = ReadySet::default();
+        let mut set = SlotSet::default();
         set.grow(n);
         let mut model = BTreeSet::new();
         let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
@@ -117,6 +131,13 @@ mod tests {
                 1 => {
                     set.remove(slot);
                     model.remove(&slot);
+                }
+                2 if step % 1000 == 0 => {
+                    // Drain it, smallest first.
+                    while let Some(s) = set.pop_first() {
+                        assert_eq!(model.pop_first(), Some(s as u16), "step {step}");
+                    }
+                    assert!(model.is_empty());
                 }
                 _ => {
                     let from = slot as usize;
