@@ -11,6 +11,7 @@ use std::collections::VecDeque;
 
 /// A FIFO of (slot, datagram).
 #[derive(Default)]
+#[repr(C)]
 pub(super) struct RxQueue {
     /// The oldest datagram, if `rest` was empty when it came.
     first: Option<(u16, Datagram)>,

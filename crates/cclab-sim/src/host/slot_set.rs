@@ -8,11 +8,17 @@
 //! OR operations and the next member from a position is a `trailing_zeros` on the slot's word,
 //! then (rarely, and only on hosts with more than 64 slots) on the summary words.
 
-/// A bit set over slot numbers.
+/// A bit set over slot numbers: 16 bytes in place, the bits of slots from 64 on boxed.
 #[derive(Debug, Default)]
 pub(super) struct SlotSet {
     /// Bit `s` is set when slot `s < 64` is in the set.
     low: u64,
+    /// Slots from 64 on, once there are any.
+    high: Option<Box<High>>,
+}
+
+#[derive(Debug, Default)]
+struct High {
     /// Bit `s % 64` of word `s / 64 - 1` is set when slot `s ≥ 64` is in the set.
     words: Vec<u64>,
     /// Bit `w % 64` of summary word `w / 64` is set when `words[w]` is not zero.
@@ -23,10 +29,17 @@ impl SlotSet {
     /// Makes room for slot numbers below `n`.
     pub(super) fn grow(&mut self, n: usize) {
         let words = n.saturating_sub(64).div_ceil(64);
-        if words > self.words.len() {
-            self.words.resize(words, 0);
-            self.summary.resize(words.div_ceil(64), 0);
+        if words > 0 {
+            let h = self.high.get_or_insert_with(Box::default);
+            if words > h.words.len() {
+                h.words.resize(words, 0);
+                h.summary.resize(words.div_ceil(64), 0);
+            }
         }
+    }
+
+    fn high(&mut self) -> &mut High {
+        self.high.as_mut().expect("slots from 64 on were made room for")
     }
 
     /// Adds `slot` (below the size given to `grow`).
@@ -36,9 +49,10 @@ impl SlotSet {
             self.low |= 1 << slot;
             return;
         }
+        let h = self.high();
         let w = slot as usize / 64 - 1;
-        self.words[w] |= 1 << (slot % 64);
-        self.summary[w / 64] |= 1 << (w % 64);
+        h.words[w] |= 1 << (slot % 64);
+        h.summary[w / 64] |= 1 << (w % 64);
     }
 
     /// Removes `slot`.
@@ -48,10 +62,11 @@ impl SlotSet {
             self.low &= !(1 << slot);
             return;
         }
+        let h = self.high();
         let w = slot as usize / 64 - 1;
-        self.words[w] &= !(1 << (slot % 64));
-        if self.words[w] == 0 {
-            self.summary[w / 64] &= !(1 << (w % 64));
+        h.words[w] &= !(1 << (slot % 64));
+        if h.words[w] == 0 {
+            h.summary[w / 64] &= !(1 << (w % 64));
         }
     }
 
@@ -78,23 +93,24 @@ impl SlotSet {
             }
         }
         // Word `w` of `words` holds slots `64 (w + 1)` on.
+        let h = self.high.as_deref()?;
         let from = from.max(64);
         let w = from / 64 - 1;
-        let word = self.words.get(w)? & (u64::MAX << (from % 64));
+        let word = h.words.get(w)? & (u64::MAX << (from % 64));
         if word != 0 {
             return Some((w + 1) * 64 + word.trailing_zeros() as usize);
         }
         // The next non-empty word after `w`, found through the summary.
         let next = w + 1;
         let mut sw = next / 64;
-        let mut bits = self.summary.get(sw)? & u64::MAX.checked_shl((next % 64) as u32).unwrap_or(0);
+        let mut bits = h.summary.get(sw)? & u64::MAX.checked_shl((next % 64) as u32).unwrap_or(0);
         loop {
             if bits != 0 {
                 let w = sw * 64 + bits.trailing_zeros() as usize;
-                return Some((w + 1) * 64 + self.words[w].trailing_zeros() as usize);
+                return Some((w + 1) * 64 + h.words[w].trailing_zeros() as usize);
             }
             sw += 1;
-            bits = *self.summary.get(sw)?;
+            bits = *h.summary.get(sw)?;
         }
     }
 }

@@ -23,11 +23,13 @@ const FEW: usize = 4;
 enum Timers {
     /// Up to [`FEW`] slots: time in ns per slot, `u64::MAX` for none.
     Few([u64; FEW]),
-    /// More: an indexed heap (flat itself up to 16 actors).
-    Many(Scheduler),
+    /// More: an indexed heap (flat itself up to 16 actors), boxed so that it does not spread the
+    /// host's other fields over more cache lines.
+    Many(Box<Scheduler>),
 }
 
-/// Wake-up times and send readiness of a host's slots.
+/// Wake-up times and send readiness of a host's slots (in this order: see `Host`).
+#[repr(C)]
 pub(super) struct Wakeups {
     timers: Timers,
     /// Slots that may have a datagram to send.
@@ -54,7 +56,7 @@ impl Wakeups {
             for s in 0..self.capacity.max(FEW) as u16 {
                 timers.set(s as u32, self.pending(s));
             }
-            self.timers = Timers::Many(timers);
+            self.timers = Timers::Many(Box::new(timers));
             self.capacity = n.next_power_of_two();
         }
         self.set(slot, Some(start));
