@@ -14,7 +14,10 @@
 //! long enough sleeps (`idle`) and the work that wakes it starts after the state's exit latency.
 
 mod config;
+mod free;
 mod idle;
+mod rx;
+mod slot_set;
 mod stall;
 mod wakeups;
 
@@ -27,8 +30,9 @@ use cclab_core::endpoint::{Endpoint, TraceEvent};
 use cclab_core::time::{Dur, Time};
 use cclab_core::wire::packet::{Datagram, FlowId};
 use idle::IdleStates;
+use rx::RxQueue;
+use slot_set::SlotSet;
 use stall::Stalls;
-use std::collections::VecDeque;
 use wakeups::Wakeups;
 
 /// Which end of a flow an endpoint is.
@@ -85,15 +89,37 @@ pub struct HostStats {
 }
 
 /// A host.
+///
+/// The fields an event reads on a host that keeps up come first, in the order it reads them
+/// (`repr(C)` keeps that order): with thousands of hosts, each touches a few cache lines, not
+/// the whole struct. The CPU model's state follows.
+#[repr(C)]
 pub struct Host {
-    cpu: CpuConfig,
-    socket_buffer: u64,
-    slots: Vec<Slot>,
-    /// Socket buffer: (slot, datagram) waiting for the CPU (the first `job_rx` are the receive job's), and the
-    /// bytes of those waiting.
-    rx: VecDeque<(u16, Datagram)>,
-    rx_bytes: u64,
     job: Job,
+    /// Every job costs nothing and nothing else holds the core: `act` takes the loop in `free.rs`.
+    free: bool,
+    /// The next job should be a send job if one is possible.
+    send_turn: bool,
+    /// Bytes of the datagrams waiting in `rx`, and the most it may hold.
+    rx_bytes: u64,
+    socket_buffer: u64,
+    /// Socket buffer: (slot, datagram) waiting for the CPU (the first `job_rx` are the receive job's).
+    rx: RxQueue,
+    /// Slots' wake-up times and which may send.
+    wake: Wakeups,
+    /// Slots called since their wake-up time was last read.
+    stale: SlotSet,
+    slots: Vec<Slot>,
+    /// Slot to poll first for the next send job.
+    next_slot: usize,
+    /// Most datagrams per send job (GSO) and per receive job (GRO).
+    max_tx: usize,
+    max_rx: usize,
+    /// Scratch list of slots whose timers are due.
+    due: Vec<u16>,
+    events: Vec<(FlowId, Side, TraceEvent)>,
+    stats: HostStats,
+    cpu: CpuConfig,
     busy_until: Time,
     /// Datagrams at the front of `rx` the receive job carries (they stay there to save a copy each).
     job_rx: usize,
@@ -101,16 +127,6 @@ pub struct Host {
     job_tx: Vec<InFlight>,
     /// Slot whose datagrams the send job carries.
     job_tx_slot: usize,
-    /// The next job should be a send job if one is possible.
-    send_turn: bool,
-    /// Slot to poll first for the next send job.
-    next_slot: usize,
-    /// Slots' wake-up times and which may send.
-    wake: Wakeups,
-    /// Scratch list of slots whose timers are due.
-    due: Vec<u16>,
-    events: Vec<(FlowId, Side, TraceEvent)>,
-    stats: HostStats,
     stalls: Option<Stalls>,
     idle: Option<IdleStates>,
 }
@@ -125,11 +141,22 @@ fn carries_data(d: &Datagram) -> bool {
 impl Host {
     /// A host with no endpoints; its stalls (if any) draw from `rng`.
     pub fn new(cfg: &HostConfig, rng: Rng) -> Host {
+        let c = &cfg.cpu;
+        let batch = |b: &Option<BatchConfig>| b.as_ref().map_or(1, |b| b.max_segments.max(1) as usize);
+        let no_fixed = |b: &Option<BatchConfig>| b.as_ref().is_none_or(|b| b.fixed == Dur::ZERO);
+        let free = [c.send_cost, c.recv_cost, c.ack_send_cost, c.ack_recv_cost] == [Dur::ZERO; 4]
+            && no_fixed(&c.gso)
+            && no_fixed(&c.gro)
+            && c.stall.is_none()
+            && c.idle_states.is_empty();
         Host {
             cpu: cfg.cpu.clone(),
+            free,
+            max_tx: batch(&c.gso),
+            max_rx: batch(&c.gro),
             socket_buffer: cfg.socket_buffer.map_or(u64::MAX, |b| b.0),
             slots: Vec::new(),
-            rx: VecDeque::new(),
+            rx: RxQueue::default(),
             rx_bytes: 0,
             job: Job::Idle,
             busy_until: Time::ZERO,
@@ -140,6 +167,7 @@ impl Host {
             next_slot: 0,
             wake: Wakeups::new(),
             due: Vec::new(),
+            stale: SlotSet::default(),
             events: Vec::new(),
             stats: HostStats::default(),
             stalls: cfg.cpu.stall.as_ref().map(|s| Stalls::new(s, rng)),
@@ -171,6 +199,7 @@ impl Host {
         });
         let slot = (self.slots.len() - 1) as u16;
         self.wake.add(slot, start);
+        self.stale.grow(self.slots.len());
         slot
     }
 
@@ -203,13 +232,23 @@ impl Host {
             return false;
         }
         self.rx_bytes += size;
-        self.rx.push_back((slot, d));
+        self.rx.push_back(slot, d);
         self.job == Job::Idle
     }
 
     /// Runs the event loop at `now`; sent datagrams are appended to `out`. Returns the number
     /// of endpoints that became done.
     pub fn act(&mut self, now: Time, out: &mut Vec<InFlight>) -> usize {
+        let finished = if self.free {
+            self.run_free(now, out)
+        } else {
+            self.run(now, out)
+        };
+        self.refresh_stale(now);
+        finished
+    }
+
+    fn run(&mut self, now: Time, out: &mut Vec<InFlight>) -> usize {
         let mut finished = 0;
         let after_job = self.job != Job::Idle;
         if after_job {
@@ -236,6 +275,7 @@ impl Host {
             return finished;
         }
         // Timers fire once per wake-up: `now` does not move while zero-cost jobs run.
+        self.refresh_stale(now);
         finished += self.fire_timers(now);
         while self.start_job(now) && self.busy_until <= now {
             finished += self.finish_job(now, out);
@@ -273,15 +313,26 @@ impl Host {
         0
     }
 
-    /// Re-reads when `slot` next needs the host (after any call into its endpoint).
-    fn refresh(&mut self, slot: usize, now: Time) {
-        let s = &self.slots[slot];
-        let t = if s.start > now {
-            Some(s.start)
-        } else {
-            s.endpoint.poll_timeout()
-        };
-        self.wake.set(slot as u16, t);
+    /// Notes that `slot`'s endpoint was called, so when it next needs the host must be re-read.
+    fn touched(&mut self, slot: usize) {
+        self.stale.insert(slot as u16);
+    }
+
+    /// Re-reads when the touched slots next need the host. The wake-up times are only read by
+    /// `take_due` and `next_wake`, so one `poll_timeout` per touched endpoint before those
+    /// suffices; a host that polls, feeds and polls an endpoint again within one event used to
+    /// ask it three times. (Slots are refreshed in slot order: the order does not matter, as each
+    /// slot has one wake-up time and `take_due` sorts the due slots.)
+    fn refresh_stale(&mut self, now: Time) {
+        while let Some(slot) = self.stale.pop_first() {
+            let s = &self.slots[slot];
+            let t = if s.start > now {
+                Some(s.start)
+            } else {
+                s.endpoint.poll_timeout()
+            };
+            self.wake.set(slot as u16, t);
+        }
     }
 
     fn fire_timers(&mut self, now: Time) -> usize {
@@ -297,10 +348,21 @@ impl Host {
             }
             // A start or a timer may let it send.
             self.wake.mark_ready(slot);
-            self.refresh(slot as usize, now);
+            self.touched(slot as usize);
         }
         due.clear();
         self.due = due;
+        finished
+    }
+
+    /// Hands datagram `d` to `slot`'s endpoint at `now`; returns 1 if the endpoint became done.
+    fn receive(&mut self, now: Time, slot: u16, d: Datagram) -> usize {
+        let s = &mut self.slots[slot as usize];
+        s.endpoint.handle_datagram(now, d);
+        Self::collect_events(&mut self.events, s);
+        let finished = Self::check_done(s);
+        self.wake.mark_ready(slot);
+        self.touched(slot as usize);
         finished
     }
 
@@ -310,12 +372,7 @@ impl Host {
             Job::Receive => {
                 for _ in 0..std::mem::take(&mut self.job_rx) {
                     let (slot, d) = self.rx.pop_front().expect("the receive job's datagrams are in rx");
-                    let s = &mut self.slots[slot as usize];
-                    s.endpoint.handle_datagram(now, d);
-                    Self::collect_events(&mut self.events, s);
-                    finished += Self::check_done(s);
-                    self.wake.mark_ready(slot);
-                    self.refresh(slot as usize, now);
+                    finished += self.receive(now, slot, d);
                 }
             }
             Job::Send => {
@@ -340,14 +397,10 @@ impl Host {
 
     /// Starts the next job at `now`; false if there is nothing to do.
     fn start_job(&mut self, now: Time) -> bool {
-        let batch = |b: &Option<BatchConfig>| {
-            b.as_ref()
-                .map_or((1, Dur::ZERO), |b| (b.max_segments.max(1) as usize, b.fixed))
-        };
+        let fixed = |b: &Option<BatchConfig>| b.as_ref().map_or(Dur::ZERO, |b| b.fixed);
         let mut cost;
-        let (max_tx, fixed_tx) = batch(&self.cpu.gso);
-        if (self.send_turn || self.rx.is_empty()) && self.poll_send(now, max_tx) {
-            cost = fixed_tx;
+        if (self.send_turn || self.rx.is_empty()) && self.poll_send_job(now) {
+            cost = fixed(&self.cpu.gso);
             for p in &self.job_tx {
                 cost += if carries_data(&p.dgram) {
                     self.cpu.send_cost
@@ -358,10 +411,9 @@ impl Host {
             self.job = Job::Send;
             self.send_turn = false;
         } else if !self.rx.is_empty() {
-            let (max_rx, fixed_rx) = batch(&self.cpu.gro);
-            cost = fixed_rx;
+            cost = fixed(&self.cpu.gro);
             // The job's datagrams leave the socket buffer's byte count now and the deque when the job ends.
-            for (_, d) in self.rx.iter().take(max_rx) {
+            for (_, d) in self.rx.iter().take(self.max_rx) {
                 self.rx_bytes -= d.size as u64;
                 cost += if carries_data(d) {
                     self.cpu.recv_cost
@@ -380,10 +432,22 @@ impl Host {
         true
     }
 
-    /// Polls the started endpoints that may send round-robin for up to `max` datagrams from one
-    /// of them.
-    fn poll_send(&mut self, now: Time, max: usize) -> bool {
+    /// Fills the send job with datagrams from the next endpoint that has some; false if none has.
+    fn poll_send_job(&mut self, now: Time) -> bool {
+        let mut tx = std::mem::take(&mut self.job_tx);
+        let sent = self.poll_send(now, &mut tx);
+        self.job_tx = tx;
+        if let Some(slot) = sent {
+            self.job_tx_slot = slot;
+        }
+        sent.is_some()
+    }
+
+    /// Polls the started endpoints that may send round-robin for up to `max_tx` datagrams from
+    /// one of them, appended to `out` (sent at `now`); returns that endpoint's slot.
+    fn poll_send(&mut self, now: Time, out: &mut Vec<InFlight>) -> Option<usize> {
         let n = self.slots.len();
+        let first = out.len();
         // Ready slots from `next_slot` to the end, then from the start up to `next_slot`.
         for (lo, hi) in [(self.next_slot, n), (0, self.next_slot)] {
             let mut from = lo;
@@ -395,9 +459,9 @@ impl Host {
                     self.wake.unready(cur as u16);
                     continue;
                 }
-                while self.job_tx.len() < max {
+                while out.len() - first < self.max_tx {
                     match s.endpoint.poll_transmit(now) {
-                        Some(dgram) => self.job_tx.push(InFlight {
+                        Some(dgram) => out.push(InFlight {
                             dgram,
                             route: s.route,
                             hop: 0,
@@ -412,17 +476,16 @@ impl Host {
                 // hosts poll every endpoint as they always did: a poll that sends nothing still refills a paced
                 // sender's token bucket at the rate in force, and skipping it would change their results.
                 let always_polled = matches!(s.endpoint, AnyEndpoint::Custom(_)) || n <= POLL_ALL_MAX_SLOTS;
-                self.refresh(cur, now);
-                if !self.job_tx.is_empty() {
-                    self.job_tx_slot = cur;
+                self.touched(cur);
+                if out.len() > first {
                     self.next_slot = if cur + 1 == n { 0 } else { cur + 1 };
-                    return true;
+                    return Some(cur);
                 }
                 if !always_polled {
                     self.wake.unready(cur as u16);
                 }
             }
         }
-        false
+        None
     }
 }

@@ -3,31 +3,46 @@
 //! A host with thousands of endpoints (a p2p scenario with many flows) used to scan all of
 //! them on every wake-up: for the earliest timer, for due timers, and round-robin for one that
 //! could send. That made each event cost O(flows). Here each endpoint's wake-up time (its start
-//! before it starts, then its `poll_timeout`) sits in an indexed heap that is refreshed after
-//! every call into the endpoint, and the endpoints that may have something to send sit in an
-//! ordered set. An endpoint leaves that set when `poll_transmit` returns nothing and comes back
+//! before it starts, then its `poll_timeout`) sits in an indexed heap that is refreshed once
+//! per event after calls into the endpoint, and the endpoints that may have something to send sit in a
+//! bit set (`slot_set.rs`). An endpoint leaves that set when `poll_transmit` returns nothing and comes back
 //! when a datagram, a timer or its start touches it: by the `Endpoint` contract, `poll_timeout`
 //! names the time at which `poll_transmit` next has work, so untouched endpoints have none.
-//! (Hosts with few endpoints keep every one in the set: see `Host::poll_send`.)
+//! (Hosts with few endpoints keep every one in the set: see `Host::poll_send`.) A host with at
+//! most [`FEW`] endpoints (a dumbbell's hosts have one) keeps their times in place instead of
+//! in the heap, so with thousands of hosts a wake-up reads no memory outside the host.
 
+use super::slot_set::SlotSet;
 use crate::engine::Scheduler;
 use cclab_core::time::Time;
-use std::collections::BTreeSet;
 
-/// Wake-up times and send readiness of a host's slots.
+/// Most slots whose wake-up times are kept in place.
+const FEW: usize = 4;
+
+/// Wake-up times of a host's slots.
+enum Timers {
+    /// Up to [`FEW`] slots: time in ns per slot, `u64::MAX` for none.
+    Few([u64; FEW]),
+    /// More: an indexed heap (flat itself up to 16 actors), boxed so that it does not spread the
+    /// host's other fields over more cache lines.
+    Many(Box<Scheduler>),
+}
+
+/// Wake-up times and send readiness of a host's slots (in this order: see `Host`).
+#[repr(C)]
 pub(super) struct Wakeups {
-    timers: Scheduler,
+    timers: Timers,
     /// Slots that may have a datagram to send.
-    ready: BTreeSet<u16>,
-    /// Slot count the scheduler was built for.
+    ready: SlotSet,
+    /// Slot count the scheduler was built for (0 while the times are in place).
     capacity: usize,
 }
 
 impl Wakeups {
     pub(super) fn new() -> Wakeups {
         Wakeups {
-            timers: Scheduler::new(0),
-            ready: BTreeSet::new(),
+            timers: Timers::Few([u64::MAX; FEW]),
+            ready: SlotSet::default(),
             capacity: 0,
         }
     }
@@ -35,34 +50,61 @@ impl Wakeups {
     /// Slot `slot` was added, waking first at `start`.
     pub(super) fn add(&mut self, slot: u16, start: Time) {
         let n = slot as usize + 1;
-        if n > self.capacity {
+        if n > FEW && n > self.capacity {
             // Slots are added before the run; rebuilding keeps the scheduler's flat mode for small hosts.
-            let old = std::mem::replace(&mut self.timers, Scheduler::new(n.next_power_of_two()));
-            for s in 0..self.capacity as u32 {
-                self.timers.set(s, old.pending(s));
+            let mut timers = Scheduler::new(n.next_power_of_two());
+            for s in 0..self.capacity.max(FEW) as u16 {
+                timers.set(s as u32, self.pending(s));
             }
+            self.timers = Timers::Many(Box::new(timers));
             self.capacity = n.next_power_of_two();
         }
-        self.timers.set(slot as u32, Some(start));
+        self.set(slot, Some(start));
+        self.ready.grow(n);
         self.ready.insert(slot);
     }
 
     /// Slot `slot` next needs the host at `t` (`None`: only when a datagram arrives).
     pub(super) fn set(&mut self, slot: u16, t: Option<Time>) {
-        self.timers.set(slot as u32, t);
+        match &mut self.timers {
+            Timers::Few(times) => times[slot as usize] = t.map_or(u64::MAX, |t| t.0),
+            Timers::Many(s) => s.set(slot as u32, t),
+        }
+    }
+
+    fn pending(&self, slot: u16) -> Option<Time> {
+        match &self.timers {
+            Timers::Few(times) => times.get(slot as usize).filter(|&&t| t != u64::MAX).map(|&t| Time(t)),
+            Timers::Many(s) => s.pending(slot as u32),
+        }
     }
 
     /// The earliest wake-up of any slot.
     pub(super) fn earliest(&self) -> Option<Time> {
-        self.timers.peek().map(|(t, _)| t)
+        match &self.timers {
+            Timers::Few(times) => Some(*times.iter().min()?).filter(|&t| t != u64::MAX).map(Time),
+            Timers::Many(s) => s.peek().map(|(t, _)| t),
+        }
     }
 
     /// Removes the slots due at or before `now` into `due`, in slot order.
     pub(super) fn take_due(&mut self, now: Time, due: &mut Vec<u16>) {
-        while let Ok((_, slot)) = self.timers.pop_until(now) {
-            due.push(slot as u16);
+        match &mut self.timers {
+            Timers::Few(times) => {
+                for (slot, t) in times.iter_mut().enumerate() {
+                    if *t <= now.0 {
+                        *t = u64::MAX;
+                        due.push(slot as u16);
+                    }
+                }
+            }
+            Timers::Many(s) => {
+                while let Ok((_, slot)) = s.pop_until(now) {
+                    due.push(slot as u16);
+                }
+                due.sort_unstable();
+            }
         }
-        due.sort_unstable();
     }
 
     /// `slot` may have something to send.
@@ -72,7 +114,7 @@ impl Wakeups {
 
     /// `slot` has nothing to send until something touches it.
     pub(super) fn unready(&mut self, slot: u16) {
-        self.ready.remove(&slot);
+        self.ready.remove(slot);
     }
 
     /// The first ready slot in `lo..hi`.
@@ -80,8 +122,6 @@ impl Wakeups {
         if lo >= hi {
             return None;
         }
-        let hi = hi.min(1 << 16);
-        let first = self.ready.range(lo as u16..).next().map(|&s| s as usize);
-        first.filter(|&s| s < hi)
+        self.ready.first_from(lo).filter(|&s| s < hi)
     }
 }
