@@ -336,13 +336,11 @@ impl Network {
     }
 
     fn act_link(&mut self, l: u32) {
-        let mut out = std::mem::take(&mut self.scratch);
-        self.links[l as usize].act(self.now, &mut out);
+        self.links[l as usize].advance(self.now);
         self.reschedule_link(l);
-        for p in out.drain(..) {
+        while let Some(p) = self.links[l as usize].pop_arrived() {
             self.forward(p);
         }
-        self.scratch = out;
     }
 
     fn act_host(&mut self, h: u32, observer: &mut dyn Observer) {

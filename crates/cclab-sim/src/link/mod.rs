@@ -214,6 +214,16 @@ impl Link {
 
     /// Advances the link to `now`; packets that reached the far end are appended to `out`.
     pub fn act(&mut self, now: Time, out: &mut Vec<InFlight>) {
+        self.advance(now);
+        while let Some(p) = self.pop_arrived() {
+            out.push(p);
+        }
+    }
+
+    /// Advances the link to `now` and marks the packets that reached the far end, for
+    /// [`Link::pop_arrived`] to take. [`Link::next_wake`] leaves marked packets out, so the link
+    /// can be rescheduled before they are taken.
+    pub fn advance(&mut self, now: Time) {
         while let Some(t) = self.cross.as_ref().map(CrossSource::next_time).filter(|&t| t <= now) {
             let p = self.cross.as_mut().expect("cross source exists").emit();
             self.push(t, p);
@@ -225,14 +235,19 @@ impl Link {
                 self.start_next(self.busy_until);
             }
         }
-        let before = out.len();
-        self.prop.pop_due(now, out);
-        for p in &out[before..] {
+        self.prop.mark_arrived(now);
+    }
+
+    /// The next packet marked by [`Link::advance`] (in arrival order); cross traffic leaves the
+    /// network here.
+    pub fn pop_arrived(&mut self) -> Option<InFlight> {
+        loop {
+            let p = self.prop.pop_arrived()?;
             self.stats.delivered_packets += 1;
             self.stats.delivered_bytes += p.size();
-        }
-        if self.cross.is_some() {
-            out.retain(|p| p.route != CROSS_TRAFFIC);
+            if p.route != CROSS_TRAFFIC {
+                return Some(p);
+            }
         }
     }
 
