@@ -193,11 +193,17 @@ impl Scheduler {
     }
 
     /// Drops `actor`'s pending wake-up, if any, so that a later request can replace it.
+    #[inline]
     pub fn cancel(&mut self, actor: ActorId) {
         if self.flat {
             self.heap[actor as usize].time = u64::MAX;
             return;
         }
+        self.cancel_heap(actor);
+    }
+
+    /// [`Scheduler::cancel`] in heap mode.
+    fn cancel_heap(&mut self, actor: ActorId) {
         if self.root_popped && self.heap[0].actor() == actor {
             return; // nothing pending, and its next request may still replace the root
         }

@@ -289,18 +289,19 @@ impl Link {
 
     /// When the link next has something to do, if anything.
     pub fn next_wake(&self) -> Option<Time> {
-        let service = match (&self.trace, self.trace_next) {
-            (Some(trace), Some(k)) => Some(trace.time(k)),
-            (Some(_), None) => None,
-            (None, _) => (self.queue.packets() > 0).then_some(self.busy_until),
-        };
-        // Pairwise, not through an iterator over an array (a store-forwarding stall in profiles; runs per event).
-        let earliest = |a: Option<Time>, b: Option<Time>| match (a, b) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
-        let cross = self.cross.as_ref().map(CrossSource::next_time);
-        earliest(earliest(self.prop.next_arrival(), service), cross)
+        // A running minimum over raw times (`u64::MAX`: none), not over `Option`s: this runs after
+        // every event and every push of the link.
+        let mut t = self.prop.next_arrival().map_or(u64::MAX, |a| a.0);
+        match (&self.trace, self.trace_next) {
+            (Some(trace), Some(k)) => t = t.min(trace.time(k).0),
+            (Some(_), None) => {}
+            (None, _) if self.queue.packets() > 0 => t = t.min(self.busy_until.0),
+            (None, _) => {}
+        }
+        if let Some(cross) = &self.cross {
+            t = t.min(cross.next_time().0);
+        }
+        (t != u64::MAX).then_some(Time(t))
     }
 
     /// Counters.

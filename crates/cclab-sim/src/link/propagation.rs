@@ -78,11 +78,11 @@ impl Propagation {
     /// Earliest pending arrival (packets marked as arrived are no longer pending).
     pub(super) fn next_arrival(&self) -> Option<Time> {
         let a = self.fifo.get(self.fifo_arrived).map(|p| p.enqueued);
-        let b = self.held.len().checked_sub(self.held_arrived + 1).map(|i| self.held[i].0);
-        match (a, b) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
+        if self.held.len() == self.held_arrived {
+            return a; // no reordering: the FIFO alone
         }
+        let b = self.held[self.held.len() - self.held_arrived - 1].0;
+        Some(a.map_or(b, |a| a.min(b)))
     }
 
     /// Marks every packet that has arrived by `now` for [`Propagation::pop_arrived`]. Packets
