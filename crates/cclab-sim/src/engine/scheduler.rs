@@ -231,7 +231,21 @@ impl Scheduler {
     }
 
     /// Sets `actor`'s wake-up to `t` (earlier or later than a pending one), or none.
+    #[inline]
     pub fn set(&mut self, actor: ActorId, t: Option<Time>) {
+        if self.flat {
+            // Cancel and request in one store: a request always replaces a cancelled entry.
+            match t {
+                Some(t) if t.0 < u64::MAX => self.heap[actor as usize] = self.entry(actor, t),
+                _ => self.heap[actor as usize].time = u64::MAX,
+            }
+            return;
+        }
+        self.set_heap(actor, t);
+    }
+
+    /// [`Scheduler::set`] in heap mode.
+    fn set_heap(&mut self, actor: ActorId, t: Option<Time>) {
         self.cancel(actor);
         if let Some(t) = t {
             self.schedule(actor, t);
