@@ -515,6 +515,12 @@ mod tests {
             if x % 7 == 1 {
                 s.cancel(actor as u32);
                 reference[actor] = None;
+            } else if x % 11 == 5 {
+                // `set` replaces any pending wake-up, earlier or later.
+                let t = (x % 2 == 0).then_some(Time(t));
+                s.set(actor as u32, t);
+                reference[actor] = t.map(|t| (t.0, seq));
+                seq += 1;
             } else if x.is_multiple_of(3) {
                 let popped = s.pop();
                 let best = reference
