@@ -372,11 +372,15 @@ impl Network {
     /// A datagram leaves its host onto the first link of its route.
     fn inject(&mut self, p: InFlight) {
         match self.route_link(p.route, 0) {
-            Some(l) => {
-                self.links[l as usize].push(self.now, p);
-                self.reschedule_link(l);
-            }
+            Some(l) => self.push(l, p),
             None => self.arrive(p),
+        }
+    }
+
+    /// `p` enters link `l` now; the wake-up the push returns is merged into the link's pending one.
+    fn push(&mut self, l: u32, p: InFlight) {
+        if let Some(t) = self.links[l as usize].push(self.now, p) {
+            self.sched.schedule(l, t);
         }
     }
 
@@ -385,8 +389,7 @@ impl Network {
         match self.route_link(p.route, p.hop as usize + 1) {
             Some(l) => {
                 p.hop += 1;
-                self.links[l as usize].push(self.now, p);
-                self.reschedule_link(l);
+                self.push(l, p);
             }
             None => self.arrive(p),
         }

@@ -144,8 +144,12 @@ impl Link {
         self.last_service.1
     }
 
-    /// A packet enters the link at `now`.
-    pub fn push(&mut self, now: Time, p: InFlight) {
+    /// A packet enters the link at `now`. Returns a time to merge into the link's pending wake-up
+    /// (the earlier wins, as in the scheduler): the earliest of what the packet added (its arrival,
+    /// or the serialiser's end it now waits for), or the whole [`Link::next_wake`] after a change
+    /// that is not just an addition. A push never moves an earlier wake-up the link asked for, so
+    /// the merged time is what requesting `next_wake()` gives, without recomputing it per packet.
+    pub fn push(&mut self, now: Time, p: InFlight) -> Option<Time> {
         self.stats.offered_packets += 1;
         self.stats.offered_bytes += p.size();
         if self.thin_acks > 1 && p.route != CROSS_TRAFFIC && p.is_pure_ack() {
@@ -156,51 +160,61 @@ impl Link {
             self.thin_counts[r] += 1;
             if !self.thin_counts[r].is_multiple_of(self.thin_acks) {
                 self.stats.thinned_packets += 1;
-                return;
+                return None;
             }
         }
         if self.loss.lose(&mut self.loss_rng) {
             self.stats.lost_packets += 1;
-            return;
+            return None;
         }
         if let Some((p_dup, rng)) = &mut self.duplicate {
             if chance(rng, *p_dup) {
                 self.stats.duplicated_packets += 1;
-                self.enter(now, p.clone());
+                let first = self.enter(now, p.clone());
+                let second = self.enter(now, p);
+                return first.min(second).or(first).or(second);
             }
         }
-        self.enter(now, p);
+        self.enter(now, p)
     }
 
     /// `p` passed thinning, loss and duplication: into the queue, or straight to the serialiser.
-    fn enter(&mut self, now: Time, p: InFlight) {
+    /// Returns the wake-up to merge, as [`Link::push`] does.
+    fn enter(&mut self, now: Time, p: InFlight) -> Option<Time> {
         if self.trace.is_none() && self.per_packet.0 == 0 && self.rate_bps.is_none() {
-            self.prop.push(now, p);
-            return;
+            return Some(self.prop.push(now, p));
         }
         let idle = self.busy_until <= now && self.queue.packets() == 0;
         if self.trace.is_none() && idle && self.queue.is_passive() {
             self.stats.dequeued_packets += 1;
-            self.transmit(now, p);
-            return;
+            return Some(self.transmit(now, p));
         }
         if !self.queue.enqueue(now, p, &mut self.queue_rng) {
-            return;
+            return None;
         }
         match &self.trace {
-            Some(trace) if self.trace_next.is_none() => self.trace_next = Some(trace.first_at_or_after(now)),
-            Some(_) => {}
-            None if self.busy_until <= now => self.start_next(now),
-            None => {}
+            // Waits for the serialiser: its end is the only new wake-up (the queue was empty, or
+            // that end was one already).
+            None if self.busy_until > now => Some(self.busy_until),
+            None => {
+                self.start_next(now);
+                self.next_wake()
+            }
+            Some(trace) => {
+                if self.trace_next.is_none() {
+                    self.trace_next = Some(trace.first_at_or_after(now));
+                }
+                self.next_wake()
+            }
         }
     }
 
-    /// Serialises `p` from `t` on; its arrival time is known now.
-    fn transmit(&mut self, t: Time, p: InFlight) {
+    /// Serialises `p` from `t` on; returns its arrival time, known now.
+    fn transmit(&mut self, t: Time, p: InFlight) -> Time {
         let d = self.service_time(p.size());
         self.stats.busy += d;
         self.busy_until = t + d;
-        self.prop.push(self.busy_until, p);
+        self.prop.push(self.busy_until, p)
     }
 
     /// The serialiser is free at `t`: starts the next queued packet, if any.

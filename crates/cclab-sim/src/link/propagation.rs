@@ -52,8 +52,8 @@ impl Propagation {
         }
     }
 
-    /// `p` finished serialisation at `t`.
-    pub(super) fn push(&mut self, t: Time, mut p: InFlight) {
+    /// `p` finished serialisation at `t`; returns when it arrives.
+    pub(super) fn push(&mut self, t: Time, mut p: InFlight) -> Time {
         let mut arrival = t + self.delay;
         if self.jitter.0 > 0 {
             arrival += Dur((uniform(&mut self.jitter_rng) * self.jitter.0 as f64) as u64);
@@ -66,13 +66,14 @@ impl Propagation {
                 self.held_seq += 1;
                 let i = self.held.partition_point(|&(t, s, _)| (t, s) > key);
                 self.held.insert(i, (at, key.1, p));
-                return;
+                return at;
             }
         }
         arrival = arrival.max(self.last_fifo_arrival);
         self.last_fifo_arrival = arrival;
         p.enqueued = arrival;
         self.fifo.push_back(p);
+        arrival
     }
 
     /// Earliest pending arrival (packets marked as arrived are no longer pending).
