@@ -4,7 +4,9 @@
 //! one actor whose single wake-up ([`Link::next_wake`]) is the earliest of "the serialiser is
 //! free and packets wait", "the head of the propagation FIFO arrives", "the next trace
 //! opportunity" and "the next cross-traffic packet". [`Link::act`] hands out the packets that
-//! reached the far end. The serialiser takes `max(size·8/rate, per_packet_cost, 1/max_pps)` per
+//! reached the far end (the simulator calls [`Link::advance`], reschedules the link, then takes
+//! them one at a time with [`Link::pop_arrived`]). A push returns the wake-up it adds, which the
+//! simulator merges into the link's pending one (no full `next_wake` per packet). The serialiser takes `max(size·8/rate, per_packet_cost, 1/max_pps)` per
 //! packet. A packet's arrival time is fixed when its serialisation starts, so it joins the
 //! propagation FIFO at once: a link that is not backlogged costs one event per packet (its
 //! arrival). With `rate = "unlimited"` and no per-packet cost packets skip queue and serialiser.
