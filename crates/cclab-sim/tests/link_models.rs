@@ -351,7 +351,11 @@ fn link_push_wakeup_merged_into_the_pending_one_equals_next_wake() {
                     delivered += 1;
                 }
             }
-            let size = if x & 8 == 0 { 1250 } else { 100 + (x >> 20) as u32 % 1400 };
+            let size = if x & 8 == 0 {
+                1250
+            } else {
+                100 + (x >> 20) as u32 % 1400
+            };
             let p = in_flight(size, x & 6 == 0);
             let merged = l.push(now, p);
             let expected = pending.into_iter().chain(l.next_wake()).min();

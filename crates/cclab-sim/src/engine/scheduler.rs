@@ -304,11 +304,7 @@ impl Scheduler {
 
     /// The earliest wake-up, without removing it.
     pub fn peek(&self) -> Option<(Time, ActorId)> {
-        let e = if self.flat {
-            self.flat_min()?
-        } else {
-            self.first()?.0
-        };
+        let e = if self.flat { self.flat_min()? } else { self.first()?.0 };
         Some((Time(e.time), e.actor()))
     }
 
@@ -518,7 +514,7 @@ mod tests {
                 reference[actor] = None;
             } else if x % 11 == 5 {
                 // `set` replaces any pending wake-up, earlier or later.
-                let t = (x % 2 == 0).then_some(Time(t));
+                let t = x.is_multiple_of(2).then_some(Time(t));
                 s.set(actor as u32, t);
                 reference[actor] = t.map(|t| (t.0, seq));
                 seq += 1;
