@@ -295,11 +295,7 @@ impl Scheduler {
         } else {
             self.heap.first().copied()
         };
-        match (lane, heap) {
-            (Some(l), Some(h)) if h < l => Some((h, false)),
-            (Some(l), _) => Some((l, true)),
-            (None, h) => h.map(|h| (h, false)),
-        }
+        earlier(lane, heap)
     }
 
     /// The earliest wake-up, without removing it.
@@ -336,7 +332,8 @@ impl Scheduler {
         while self.lane.front().is_some_and(|e| !self.live(e)) {
             self.lane.pop_front();
         }
-        let (top, from_lane) = self.first().ok_or(None)?;
+        // Settled, with a live lane front: `first` without its search of the lane and its look below the root.
+        let (top, from_lane) = earlier(self.lane.front().copied(), self.heap.first().copied()).ok_or(None)?;
         if top.time > end.0 {
             return Err(Some(Time(top.time)));
         }
@@ -418,6 +415,15 @@ impl Scheduler {
         }
         self.heap[i] = e;
         self.pos[e.actor() as usize] = i as u64;
+    }
+}
+
+/// The earlier of the lane's front and the heap's least entry, and whether it is the lane's.
+fn earlier(lane: Option<Entry>, heap: Option<Entry>) -> Option<(Entry, bool)> {
+    match (lane, heap) {
+        (Some(l), Some(h)) if h < l => Some((h, false)),
+        (Some(l), _) => Some((l, true)),
+        (None, h) => h.map(|h| (h, false)),
     }
 }
 
