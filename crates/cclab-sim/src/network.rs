@@ -336,13 +336,11 @@ impl Network {
     }
 
     fn act_link(&mut self, l: u32) {
-        let mut out = std::mem::take(&mut self.scratch);
-        self.links[l as usize].act(self.now, &mut out);
+        self.links[l as usize].advance(self.now);
         self.reschedule_link(l);
-        for p in out.drain(..) {
+        while let Some(p) = self.links[l as usize].pop_arrived() {
             self.forward(p);
         }
-        self.scratch = out;
     }
 
     fn act_host(&mut self, h: u32, observer: &mut dyn Observer) {
@@ -374,11 +372,15 @@ impl Network {
     /// A datagram leaves its host onto the first link of its route.
     fn inject(&mut self, p: InFlight) {
         match self.route_link(p.route, 0) {
-            Some(l) => {
-                self.links[l as usize].push(self.now, p);
-                self.reschedule_link(l);
-            }
+            Some(l) => self.push(l, p),
             None => self.arrive(p),
+        }
+    }
+
+    /// `p` enters link `l` now; the wake-up the push returns is merged into the link's pending one.
+    fn push(&mut self, l: u32, p: InFlight) {
+        if let Some(t) = self.links[l as usize].push(self.now, p) {
+            self.sched.schedule(l, t);
         }
     }
 
@@ -387,8 +389,7 @@ impl Network {
         match self.route_link(p.route, p.hop as usize + 1) {
             Some(l) => {
                 p.hop += 1;
-                self.links[l as usize].push(self.now, p);
-                self.reschedule_link(l);
+                self.push(l, p);
             }
             None => self.arrive(p),
         }

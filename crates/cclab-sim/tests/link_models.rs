@@ -276,3 +276,92 @@ fn trace_link_delivers_one_mtu_per_opportunity() {
     // 4500 B used of 4500 B offered in the first 3 ms (4 opportunities before 3 ms + 1 ns).
     assert!((net.links()[0].utilisation(Dur::from_millis(3) + Dur(1)) - 4500.0 / 4500.0).abs() < 1e-9);
 }
+
+/// A packet of `size` bytes on route 0 (a pure ACK when `ack`).
+fn in_flight(size: u32, ack: bool) -> cclab_sim::packet::InFlight {
+    use cclab_core::wire::packet::{Datagram, Packet};
+    let mut packet = Packet::default();
+    if ack {
+        packet.ack = Some(Default::default());
+    }
+    cclab_sim::packet::InFlight {
+        dgram: Datagram {
+            flow: FlowId(0),
+            size,
+            ecn: Ecn::NotEct,
+            packet,
+        },
+        route: 0,
+        hop: 0,
+        enqueued: Time::ZERO,
+        payload: None,
+    }
+}
+
+#[test]
+fn link_push_wakeup_merged_into_the_pending_one_equals_next_wake() {
+    // The network merges what `push` returns into the link's pending wake-up instead of
+    // requesting `next_wake()`; the two must give the same pending time after every push.
+    let mut configs = Vec::new();
+    for queue in [
+        QueueConfig::Droptail(DropTailConfig {
+            limit_packets: Some(8),
+            ..Default::default()
+        }),
+        QueueConfig::Codel(CodelConfig::default()),
+    ] {
+        let mut c = link(10_000_000, Dur::from_micros(300));
+        c.queue = queue;
+        configs.push(c);
+    }
+    let mut unlimited = link(0, Dur::from_micros(100));
+    unlimited.reorder = Some(ReorderConfig {
+        p: Probability(0.3),
+        delay: Dur::from_micros(50),
+    });
+    configs.push(unlimited);
+    configs.push(link(0, Dur::ZERO));
+    let mut impaired = link(5_000_000, Dur::from_micros(200));
+    impaired.duplicate = Some(Probability(0.2));
+    impaired.loss = LossConfig::Bernoulli(BernoulliConfig { p: Probability(0.1) });
+    impaired.jitter = Dur::from_micros(400);
+    impaired.thin_acks = 2;
+    impaired.max_pps = Some(2_000.0);
+    configs.push(impaired);
+    let mut traced = link(0, Dur::from_micros(100));
+    traced.rate = None;
+    traced.loaded_trace = Some(cclab_sim::link::MahimahiTrace::parse("1\n1\n3\n4\n").unwrap());
+    configs.push(traced);
+    for (i, cfg) in configs.iter().enumerate() {
+        let mut l = cclab_sim::link::Link::new(i as u32, cfg, 7);
+        let (mut now, mut pending, mut x) = (Time::ZERO, None::<Time>, 99u64);
+        let mut delivered = 0;
+        for _ in 0..4000 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            // Steps and sizes on a grid of 1,250 B at 10 Mbit/s (1 ms), so that serialisation ends
+            // often fall exactly on a push.
+            now += Dur::from_micros([0, 0, 250, 500, 1_000, 2_000][(x >> 40) as usize % 6]);
+            // The link's own events due by now run first; one due exactly now sometimes runs
+            // after the push (same-instant order), as in the network.
+            let before_now = x & 1 == 0;
+            while let Some(t) = pending.filter(|&t| t < now || (t == now && !before_now)) {
+                l.advance(t);
+                pending = l.next_wake();
+                while l.pop_arrived().is_some() {
+                    delivered += 1;
+                }
+            }
+            let size = if x & 8 == 0 {
+                1250
+            } else {
+                100 + (x >> 20) as u32 % 1400
+            };
+            let p = in_flight(size, x & 6 == 0);
+            let merged = l.push(now, p);
+            let expected = pending.into_iter().chain(l.next_wake()).min();
+            pending = pending.into_iter().chain(merged).min();
+            assert_eq!(pending, expected, "config {i} at {now:?}");
+        }
+        assert!(delivered > 100, "config {i} delivered only {delivered}");
+    }
+}

@@ -48,7 +48,10 @@ impl Fabric {
     pub fn push(&mut self, now: Time, mut p: InFlight, out: &mut Vec<InFlight>) {
         p.hop = 0;
         match self.routes[p.route as usize].first() {
-            Some(&l) => self.links[l].push(now, p),
+            // The fabric asks every link for `next_wake` in its loop: the merge hint is not needed.
+            Some(&l) => {
+                self.links[l].push(now, p);
+            }
             None => {
                 p.enqueued = now;
                 out.push(p);

@@ -4,7 +4,9 @@
 //! one actor whose single wake-up ([`Link::next_wake`]) is the earliest of "the serialiser is
 //! free and packets wait", "the head of the propagation FIFO arrives", "the next trace
 //! opportunity" and "the next cross-traffic packet". [`Link::act`] hands out the packets that
-//! reached the far end. The serialiser takes `max(size·8/rate, per_packet_cost, 1/max_pps)` per
+//! reached the far end (the simulator calls [`Link::advance`], reschedules the link, then takes
+//! them one at a time with [`Link::pop_arrived`]). A push returns the wake-up it adds, which the
+//! simulator merges into the link's pending one (no full `next_wake` per packet). The serialiser takes `max(size·8/rate, per_packet_cost, 1/max_pps)` per
 //! packet. A packet's arrival time is fixed when its serialisation starts, so it joins the
 //! propagation FIFO at once: a link that is not backlogged costs one event per packet (its
 //! arrival). With `rate = "unlimited"` and no per-packet cost packets skip queue and serialiser.
@@ -144,8 +146,12 @@ impl Link {
         self.last_service.1
     }
 
-    /// A packet enters the link at `now`.
-    pub fn push(&mut self, now: Time, p: InFlight) {
+    /// A packet enters the link at `now`. Returns a time to merge into the link's pending wake-up
+    /// (the earlier wins, as in the scheduler): the earliest of what the packet added (its arrival,
+    /// or the serialiser's end it now waits for), or the whole [`Link::next_wake`] after a change
+    /// that is not just an addition. A push never moves an earlier wake-up the link asked for, so
+    /// the merged time is what requesting `next_wake()` gives, without recomputing it per packet.
+    pub fn push(&mut self, now: Time, p: InFlight) -> Option<Time> {
         self.stats.offered_packets += 1;
         self.stats.offered_bytes += p.size();
         if self.thin_acks > 1 && p.route != CROSS_TRAFFIC && p.is_pure_ack() {
@@ -156,51 +162,61 @@ impl Link {
             self.thin_counts[r] += 1;
             if !self.thin_counts[r].is_multiple_of(self.thin_acks) {
                 self.stats.thinned_packets += 1;
-                return;
+                return None;
             }
         }
         if self.loss.lose(&mut self.loss_rng) {
             self.stats.lost_packets += 1;
-            return;
+            return None;
         }
         if let Some((p_dup, rng)) = &mut self.duplicate {
             if chance(rng, *p_dup) {
                 self.stats.duplicated_packets += 1;
-                self.enter(now, p.clone());
+                let first = self.enter(now, p.clone());
+                let second = self.enter(now, p);
+                return first.min(second).or(first).or(second);
             }
         }
-        self.enter(now, p);
+        self.enter(now, p)
     }
 
     /// `p` passed thinning, loss and duplication: into the queue, or straight to the serialiser.
-    fn enter(&mut self, now: Time, p: InFlight) {
+    /// Returns the wake-up to merge, as [`Link::push`] does.
+    fn enter(&mut self, now: Time, p: InFlight) -> Option<Time> {
         if self.trace.is_none() && self.per_packet.0 == 0 && self.rate_bps.is_none() {
-            self.prop.push(now, p);
-            return;
+            return Some(self.prop.push(now, p));
         }
         let idle = self.busy_until <= now && self.queue.packets() == 0;
         if self.trace.is_none() && idle && self.queue.is_passive() {
             self.stats.dequeued_packets += 1;
-            self.transmit(now, p);
-            return;
+            return Some(self.transmit(now, p));
         }
         if !self.queue.enqueue(now, p, &mut self.queue_rng) {
-            return;
+            return None;
         }
         match &self.trace {
-            Some(trace) if self.trace_next.is_none() => self.trace_next = Some(trace.first_at_or_after(now)),
-            Some(_) => {}
-            None if self.busy_until <= now => self.start_next(now),
-            None => {}
+            // Waits for the serialiser: its end is the only new wake-up (the queue was empty, or
+            // that end was one already).
+            None if self.busy_until > now => Some(self.busy_until),
+            None => {
+                self.start_next(now);
+                self.next_wake()
+            }
+            Some(trace) => {
+                if self.trace_next.is_none() {
+                    self.trace_next = Some(trace.first_at_or_after(now));
+                }
+                self.next_wake()
+            }
         }
     }
 
-    /// Serialises `p` from `t` on; its arrival time is known now.
-    fn transmit(&mut self, t: Time, p: InFlight) {
+    /// Serialises `p` from `t` on; returns its arrival time, known now.
+    fn transmit(&mut self, t: Time, p: InFlight) -> Time {
         let d = self.service_time(p.size());
         self.stats.busy += d;
         self.busy_until = t + d;
-        self.prop.push(self.busy_until, p);
+        self.prop.push(self.busy_until, p)
     }
 
     /// The serialiser is free at `t`: starts the next queued packet, if any.
@@ -214,6 +230,16 @@ impl Link {
 
     /// Advances the link to `now`; packets that reached the far end are appended to `out`.
     pub fn act(&mut self, now: Time, out: &mut Vec<InFlight>) {
+        self.advance(now);
+        while let Some(p) = self.pop_arrived() {
+            out.push(p);
+        }
+    }
+
+    /// Advances the link to `now` and marks the packets that reached the far end, for
+    /// [`Link::pop_arrived`] to take. [`Link::next_wake`] leaves marked packets out, so the link
+    /// can be rescheduled before they are taken.
+    pub fn advance(&mut self, now: Time) {
         while let Some(t) = self.cross.as_ref().map(CrossSource::next_time).filter(|&t| t <= now) {
             let p = self.cross.as_mut().expect("cross source exists").emit();
             self.push(t, p);
@@ -225,14 +251,19 @@ impl Link {
                 self.start_next(self.busy_until);
             }
         }
-        let before = out.len();
-        self.prop.pop_due(now, out);
-        for p in &out[before..] {
+        self.prop.mark_arrived(now);
+    }
+
+    /// The next packet marked by [`Link::advance`] (in arrival order); cross traffic leaves the
+    /// network here.
+    pub fn pop_arrived(&mut self) -> Option<InFlight> {
+        loop {
+            let p = self.prop.pop_arrived()?;
             self.stats.delivered_packets += 1;
             self.stats.delivered_bytes += p.size();
-        }
-        if self.cross.is_some() {
-            out.retain(|p| p.route != CROSS_TRAFFIC);
+            if p.route != CROSS_TRAFFIC {
+                return Some(p);
+            }
         }
     }
 
@@ -274,18 +305,19 @@ impl Link {
 
     /// When the link next has something to do, if anything.
     pub fn next_wake(&self) -> Option<Time> {
-        let service = match (&self.trace, self.trace_next) {
-            (Some(trace), Some(k)) => Some(trace.time(k)),
-            (Some(_), None) => None,
-            (None, _) => (self.queue.packets() > 0).then_some(self.busy_until),
-        };
-        // Pairwise, not through an iterator over an array (a store-forwarding stall in profiles; runs per event).
-        let earliest = |a: Option<Time>, b: Option<Time>| match (a, b) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
-        let cross = self.cross.as_ref().map(CrossSource::next_time);
-        earliest(earliest(self.prop.next_arrival(), service), cross)
+        // A running minimum over raw times (`u64::MAX`: none), not over `Option`s: this runs after
+        // every event and every push of the link.
+        let mut t = self.prop.next_arrival().map_or(u64::MAX, |a| a.0);
+        match (&self.trace, self.trace_next) {
+            (Some(trace), Some(k)) => t = t.min(trace.time(k).0),
+            (Some(_), None) => {}
+            (None, _) if self.queue.packets() > 0 => t = t.min(self.busy_until.0),
+            (None, _) => {}
+        }
+        if let Some(cross) = &self.cross {
+            t = t.min(cross.next_time().0);
+        }
+        (t != u64::MAX).then_some(Time(t))
     }
 
     /// Counters.

@@ -24,6 +24,10 @@ pub(super) struct Propagation {
     fifo: VecDeque<InFlight>,
     /// Held-back packets, sorted by arrival time, latest first (the earliest pops off the end).
     held: Vec<(Time, u64, InFlight)>,
+    /// Packets at the front of `fifo` and at the end of `held` that have arrived (marked by
+    /// [`Propagation::mark_arrived`]) and wait to be taken, one at a time, by [`Propagation::pop_arrived`].
+    fifo_arrived: usize,
+    held_arrived: usize,
     held_seq: u64,
     last_fifo_arrival: Time,
     jitter_rng: Rng,
@@ -39,6 +43,8 @@ impl Propagation {
             reorder,
             fifo: VecDeque::new(),
             held: Vec::new(),
+            fifo_arrived: 0,
+            held_arrived: 0,
             held_seq: 0,
             last_fifo_arrival: Time::ZERO,
             jitter_rng,
@@ -46,8 +52,8 @@ impl Propagation {
         }
     }
 
-    /// `p` finished serialisation at `t`.
-    pub(super) fn push(&mut self, t: Time, mut p: InFlight) {
+    /// `p` finished serialisation at `t`; returns when it arrives.
+    pub(super) fn push(&mut self, t: Time, mut p: InFlight) -> Time {
         let mut arrival = t + self.delay;
         if self.jitter.0 > 0 {
             arrival += Dur((uniform(&mut self.jitter_rng) * self.jitter.0 as f64) as u64);
@@ -60,36 +66,50 @@ impl Propagation {
                 self.held_seq += 1;
                 let i = self.held.partition_point(|&(t, s, _)| (t, s) > key);
                 self.held.insert(i, (at, key.1, p));
-                return;
+                return at;
             }
         }
         arrival = arrival.max(self.last_fifo_arrival);
         self.last_fifo_arrival = arrival;
         p.enqueued = arrival;
         self.fifo.push_back(p);
+        arrival
     }
 
-    /// Earliest pending arrival.
+    /// Earliest pending arrival (packets marked as arrived are no longer pending).
     pub(super) fn next_arrival(&self) -> Option<Time> {
-        let a = self.fifo.front().map(|p| p.enqueued);
-        let b = self.held.last().map(|e| e.0);
-        match (a, b) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
+        let a = self.fifo.get(self.fifo_arrived).map(|p| p.enqueued);
+        if self.held.len() == self.held_arrived {
+            return a; // no reordering: the FIFO alone
         }
+        let b = self.held[self.held.len() - self.held_arrived - 1].0;
+        Some(a.map_or(b, |a| a.min(b)))
     }
 
-    /// Moves every packet that has arrived by `now` to `out`, FIFO ones first, each stamped
-    /// with its arrival time in `enqueued` (a real-time driver releases it then).
-    pub(super) fn pop_due(&mut self, now: Time, out: &mut Vec<InFlight>) {
-        // Count first, then move the due packets in one pass: popping them one at a time copied each twice.
-        let due = self.fifo.iter().take_while(|p| p.enqueued <= now).count();
-        out.extend(self.fifo.drain(..due));
-        while self.held.last().is_some_and(|e| e.0 <= now) {
-            let (at, _, mut p) = self.held.pop().expect("last exists");
-            p.enqueued = at;
-            out.push(p);
+    /// Marks every packet that has arrived by `now` for [`Propagation::pop_arrived`]. Packets
+    /// pushed before they are all taken queue behind them.
+    pub(super) fn mark_arrived(&mut self, now: Time) {
+        let f = self.fifo_arrived;
+        self.fifo_arrived += self.fifo.range(f..).take_while(|p| p.enqueued <= now).count();
+        let h = self.held.len() - self.held_arrived;
+        self.held_arrived += self.held[..h].iter().rev().take_while(|e| e.0 <= now).count();
+    }
+
+    /// The next marked packet, FIFO ones first, stamped with its arrival time in `enqueued` (a
+    /// real-time driver releases it then). Taken one at a time, straight into the next link or
+    /// host: no intermediate list to copy through.
+    pub(super) fn pop_arrived(&mut self) -> Option<InFlight> {
+        if self.fifo_arrived > 0 {
+            self.fifo_arrived -= 1;
+            return self.fifo.pop_front();
         }
+        if self.held_arrived > 0 {
+            self.held_arrived -= 1;
+            let (at, _, mut p) = self.held.pop().expect("a marked packet is held");
+            p.enqueued = at;
+            return Some(p);
+        }
+        None
     }
 
     /// Packets in flight.
