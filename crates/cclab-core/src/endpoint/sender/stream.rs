@@ -96,6 +96,10 @@ pub(super) struct SendStream {
     next_offset: u64,
     fin_sent: bool,
     retransmit: VecDeque<DataChunk>,
+    /// The front of `retransmit` was trimmed to unacknowledged bytes by `peek` and no ACK came
+    /// since: a sender held by its window or pacer peeks it again and again, and each check walks
+    /// `acked`, which holds a range per hole after a loss burst.
+    front_trimmed: bool,
     acked: ByteRanges,
     acked_bytes: u64,
     fin_acked: bool,
@@ -133,6 +137,13 @@ impl SendStream {
     /// The next chunk to send: lost data first (trimmed to what is still unacknowledged), then
     /// new data. `None` when there is nothing to send.
     pub(super) fn peek(&mut self) -> Option<NextChunk> {
+        if let Some(c) = self.retransmit.front().filter(|_| self.front_trimmed) {
+            return Some(NextChunk {
+                offset: c.offset,
+                available: c.len as u64,
+                retransmission: true,
+            });
+        }
         while let Some(&c) = self.retransmit.front() {
             let end = c.offset + c.len as u64;
             if c.len == 0 {
@@ -174,6 +185,7 @@ impl SendStream {
                     },
                 );
             }
+            self.front_trimmed = true;
             return Some(NextChunk {
                 offset: lo,
                 available: hi - lo,
@@ -202,6 +214,7 @@ impl SendStream {
                 front.len -= len;
                 return c;
             }
+            self.front_trimmed = false;
             return self.retransmit.pop_front().expect("peeked retransmission");
         }
         self.next_offset += len as u64;
@@ -216,6 +229,7 @@ impl SendStream {
 
     /// A packet carrying `c` was acknowledged; returns the bytes newly acknowledged.
     pub(super) fn on_acked(&mut self, c: DataChunk) -> u64 {
+        self.front_trimmed = false;
         self.fin_acked |= c.fin;
         let added = self.acked.insert(c.offset, c.offset + c.len as u64);
         self.acked_bytes += added;
@@ -325,5 +339,42 @@ mod tests {
         });
         assert!(s.is_complete());
         assert_eq!(s.acked_bytes(), 3000);
+    }
+
+    #[test]
+    fn stream_peek_again_reuses_the_trimmed_front_until_an_ack() {
+        let mut s = SendStream::default();
+        s.on_written(5000, true);
+        let n = s.peek().unwrap();
+        let lost = s.take(&n, 5000);
+        s.on_acked(DataChunk {
+            offset: 0,
+            len: 1000,
+            fin: false,
+        });
+        s.queue_retransmission(lost);
+        // Held by the window: the same trimmed chunk, peek after peek.
+        for _ in 0..3 {
+            let n = s.peek().unwrap();
+            assert_eq!((n.offset, n.available, n.retransmission), (1000, 4000, true));
+        }
+        // Part of it goes out; the rest is still what is peeked.
+        let n = s.peek().unwrap();
+        let c = s.take(&n, 1500);
+        assert_eq!((c.offset, c.len), (1000, 1500));
+        assert_eq!(s.peek().unwrap().offset, 2500);
+        // An ACK of bytes in the middle of the front splits it on the next peek.
+        s.on_acked(DataChunk {
+            offset: 3000,
+            len: 500,
+            fin: false,
+        });
+        let n = s.peek().unwrap();
+        assert_eq!((n.offset, n.available), (2500, 500));
+        let c = s.take(&n, 1500);
+        assert!(!c.fin);
+        let n = s.peek().unwrap();
+        assert_eq!((n.offset, n.available), (3500, 1500));
+        assert!(s.take(&n, 1500).fin && s.peek().is_none());
     }
 }
