@@ -141,6 +141,12 @@ pub struct Sender {
     peer_received: RangeSet,
     /// An ack-eliciting packet from the receiver awaits acknowledgement, since this clock reading.
     peer_ack_due: Option<Time>,
+    /// The loss-detection timer's deadline (clock reading): its inputs change only when a packet
+    /// is sent, an ACK arrives or a timer fires, and each of those recomputes it.
+    loss_deadline: Option<Time>,
+    /// What `poll_timeout` returns, recomputed at the end of every input and poll: the host asks
+    /// after every call into the endpoint, also before each timer it fires.
+    timeout: Option<Time>,
 }
 
 impl Sender {
@@ -218,9 +224,13 @@ impl Sender {
             lost_buf: Vec::new(),
             peer_received: RangeSet::new(),
             peer_ack_due: None,
+            loss_deadline: None,
+            timeout: None,
         };
         s.pump_source(t);
         s.stats.cwnd_max_bytes = s.cc.window();
+        s.update_loss_deadline();
+        s.update_timeout();
         s
     }
 
@@ -279,6 +289,30 @@ impl Sender {
         }
     }
 
+    /// Re-arms the loss-detection timer (RFC 9002 §A.8 `SetLossDetectionTimer`) after a send, an
+    /// ACK or a timeout.
+    fn update_loss_deadline(&mut self) {
+        let max_ack_delay = self.pto_max_ack_delay();
+        self.loss_deadline = self.loss.timer(&self.sent, &self.rtt, max_ack_delay).map(|(t, _)| t);
+    }
+
+    /// The earliest of the loss timer, the application's next write, the pacer's (or the
+    /// controller's) hold and the handshake's timer, as a true time.
+    fn update_timeout(&mut self) {
+        // Pairwise rather than through an iterator over an array: that went through the stack and stalled on
+        // store forwarding in profiles.
+        let earliest = |a: Option<Time>, b: Option<Time>| match (a, b) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let handshake = self.handshake.as_ref().and_then(HandshakeClient::next_wake);
+        let wake = earliest(
+            earliest(self.loss_deadline, self.source.next_event()),
+            self.blocked_until,
+        );
+        self.timeout = earliest(wake, handshake).map(|t| self.clock.fire_time(t));
+    }
+
     fn trace(&mut self, ev: impl FnOnce() -> TraceEvent) {
         if self.trace.is_on() {
             self.trace.push(ev());
@@ -305,6 +339,8 @@ impl Endpoint for Sender {
                 self.peer_ack_due.get_or_insert(self.clock.read(now));
             }
         }
+        self.update_loss_deadline();
+        self.update_timeout();
         if self.trace.is_on() {
             self.trace.push(TraceEvent::PacketReceived {
                 time: now,
@@ -319,26 +355,19 @@ impl Endpoint for Sender {
             h.on_timeout(self.clock.read(now));
         }
         self.on_timeout(now);
+        self.update_loss_deadline();
+        self.update_timeout();
     }
 
     fn poll_transmit(&mut self, now: Time) -> Option<Datagram> {
-        self.transmit(now)
+        // `send` re-arms the loss timer; a poll that sends nothing leaves it.
+        let d = self.transmit(now);
+        self.update_timeout();
+        d
     }
 
     fn poll_timeout(&self) -> Option<Time> {
-        let loss = self
-            .loss
-            .timer(&self.sent, &self.rtt, self.pto_max_ack_delay())
-            .map(|(t, _)| t);
-        // Pairwise rather than through an iterator over an array: that went through the stack and stalled on
-        // store forwarding in profiles (this runs on every host wake-up).
-        let earliest = |a: Option<Time>, b: Option<Time>| match (a, b) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
-        let handshake = self.handshake.as_ref().and_then(HandshakeClient::next_wake);
-        let wake = earliest(earliest(loss, self.source.next_event()), self.blocked_until);
-        earliest(wake, handshake).map(|t| self.clock.fire_time(t))
+        self.timeout
     }
 
     fn poll_event(&mut self) -> Option<TraceEvent> {

@@ -219,6 +219,7 @@ impl Sender {
             delivery,
         });
         self.loss.on_ack_eliciting_sent(t);
+        self.update_loss_deadline();
         self.cc.on_packet_sent(t, pn, bytes as u64, self.sent.bytes_in_flight());
         self.pacer.on_sent(bytes as u64);
         let st = &mut self.stats;
