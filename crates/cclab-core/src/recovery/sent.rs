@@ -94,7 +94,8 @@ impl SentPackets {
 
     /// Removes every outstanding packet covered by `ranges` (inclusive `(smallest, largest)`,
     /// highest first, as in an ACK frame) and hands each to `f` in ascending packet-number order.
-    pub fn on_ack(&mut self, ranges: &[(u64, u64)], mut f: impl FnMut(u64, SentPacket)) {
+    /// `f` borrows the record in its slot: copying it out first cost more than the rest of the walk.
+    pub fn on_ack(&mut self, ranges: &[(u64, u64)], mut f: impl FnMut(u64, &SentPacket)) {
         let (base, end) = (self.base, self.next_pn());
         // ACKs keep repeating old ranges (up to the receiver's limit): drop the trailing ones wholly below
         // `base` in a tight loop first, as the loop below would skip them one by one.
@@ -109,10 +110,11 @@ impl SentPackets {
             }
             let slots = self.slots.range_mut((first - base) as usize..=(last - base) as usize);
             for (pn, slot) in (first..).zip(slots) {
-                if let Some(p) = slot.take() {
+                if let Some(p) = slot {
                     self.bytes_in_flight -= p.bytes as u64;
                     self.ack_eliciting_in_flight -= (p.ack_eliciting && p.bytes > 0) as usize;
                     f(pn, p);
+                    *slot = None;
                 }
             }
         }
