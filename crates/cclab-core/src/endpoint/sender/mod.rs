@@ -110,7 +110,9 @@ pub struct Sender {
     rate: DeliveryRate,
     source: Source,
     stream: SendStream,
-    ack_frequency: Option<AckFrequencySender>,
+    /// Boxed, like `handshake`: most flows have none, and inline they would spread the fields every
+    /// packet touches over more cache lines (that matters with many flows).
+    ack_frequency: Option<Box<AckFrequencySender>>,
     /// Flow-control credit beyond the acknowledged prefix, stream bytes (`None` = unlimited).
     receive_window: Option<u64>,
     /// Newest ACK_FREQUENCY frame sent, and whether its packet was lost (resend it).
@@ -120,7 +122,7 @@ pub struct Sender {
     /// `size_bound` sizes: boxed once, not on every send attempt.
     af_bound: Option<Box<AckFrequencyFrame>>,
     /// The connection's handshake, while it runs (QUIC and TCP profiles).
-    handshake: Option<HandshakeClient>,
+    handshake: Option<Box<HandshakeClient>>,
     /// Probe packets still to send after a PTO expiry.
     probes: u8,
     /// The last send attempt found no data while the window had room (RFC 9002 §7.8).
@@ -199,10 +201,10 @@ impl Sender {
             source: Source::new(source, t),
             stream: SendStream::default(),
             ack_frequency: cfg.ack_frequency.as_ref().map(|af| {
-                AckFrequencySender::new(&AckFrequencySenderConfig {
+                Box::new(AckFrequencySender::new(&AckFrequencySenderConfig {
                     peer_max_ack_delay: cfg.peer_max_ack_delay,
                     ..af.clone()
-                })
+                }))
             }),
             receive_window: cfg.receive_window.map(|b| b.0),
             last_af_frame: None,
@@ -212,7 +214,7 @@ impl Sender {
                 .handshake
                 .as_ref()
                 .filter(|_| !matches!(profile, Profile::Dccp(_)))
-                .map(|_| HandshakeClient::new(&profile, t)),
+                .map(|_| Box::new(HandshakeClient::new(&profile, t))),
             probes: 0,
             app_limited: false,
             blocked_until: None,
@@ -305,7 +307,7 @@ impl Sender {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
-        let handshake = self.handshake.as_ref().and_then(HandshakeClient::next_wake);
+        let handshake = self.handshake.as_deref().and_then(HandshakeClient::next_wake);
         let wake = earliest(
             earliest(self.loss_deadline, self.source.next_event()),
             self.blocked_until,
