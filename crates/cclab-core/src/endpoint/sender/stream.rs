@@ -96,9 +96,9 @@ pub(super) struct SendStream {
     next_offset: u64,
     fin_sent: bool,
     retransmit: VecDeque<DataChunk>,
-    /// The front of `retransmit` was trimmed to unacknowledged bytes by `peek` and no ACK came
-    /// since: a sender held by its window or pacer peeks it again and again, and each check walks
-    /// `acked`, which holds a range per hole after a loss burst.
+    /// The front of `retransmit` was trimmed to unacknowledged bytes by `peek`, and no ACK covered
+    /// any of them since: a sender held by its window or pacer peeks it again and again, and each
+    /// check walks `acked`, which holds a range per hole after a loss burst.
     front_trimmed: bool,
     acked: ByteRanges,
     acked_bytes: u64,
@@ -229,9 +229,14 @@ impl SendStream {
 
     /// A packet carrying `c` was acknowledged; returns the bytes newly acknowledged.
     pub(super) fn on_acked(&mut self, c: DataChunk) -> u64 {
-        self.front_trimmed = false;
+        let end = c.offset + c.len as u64;
+        // Only bytes of the trimmed front make `peek` trim it again (the bytes below it were acknowledged
+        // already, and a FIN matters only to a zero-length front, which is never kept trimmed).
+        if let Some(f) = self.retransmit.front() {
+            self.front_trimmed &= end <= f.offset || c.offset >= f.offset + f.len as u64;
+        }
         self.fin_acked |= c.fin;
-        let added = self.acked.insert(c.offset, c.offset + c.len as u64);
+        let added = self.acked.insert(c.offset, end);
         self.acked_bytes += added;
         added
     }
@@ -363,6 +368,14 @@ mod tests {
         let c = s.take(&n, 1500);
         assert_eq!((c.offset, c.len), (1000, 1500));
         assert_eq!(s.peek().unwrap().offset, 2500);
+        // An ACK of bytes outside the front leaves it as it is.
+        s.on_acked(DataChunk {
+            offset: 500,
+            len: 700,
+            fin: false,
+        });
+        let n = s.peek().unwrap();
+        assert_eq!((n.offset, n.available), (2500, 2500));
         // An ACK of bytes in the middle of the front splits it on the next peek.
         s.on_acked(DataChunk {
             offset: 3000,
