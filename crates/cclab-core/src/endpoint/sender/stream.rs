@@ -11,6 +11,10 @@ use std::collections::VecDeque;
 #[derive(Clone, Debug, Default)]
 struct ByteRanges {
     ranges: VecDeque<(u64, u64)>,
+    /// Where the last `first_gap` search ended, checked before use: lost data is resent mostly in
+    /// offset order, so after a loss burst the next hole asked about lies just past the last one,
+    /// often far from both ends of thousands of ranges.
+    hint: usize,
 }
 
 impl ByteRanges {
@@ -60,8 +64,15 @@ impl ByteRanges {
     }
 
     /// The first sub-range of `lo..hi` not in the set.
-    fn first_gap(&self, lo: u64, hi: u64) -> Option<(u64, u64)> {
-        let mut i = self.partition_point(|r| r.1 <= lo);
+    fn first_gap(&mut self, lo: u64, hi: u64) -> Option<(u64, u64)> {
+        // `partition_point(|r| r.1 <= lo)`, from the hint when the answer lies at or past it.
+        let h = self.hint.min(self.ranges.len());
+        let mut i = if h > 0 && self.ranges[h - 1].1 <= lo {
+            h + self.partition_point_from(h, |r| r.1 <= lo)
+        } else {
+            self.partition_point(|r| r.1 <= lo)
+        };
+        self.hint = i;
         let mut x = lo;
         if let Some(r) = self.ranges.get(i).filter(|r| r.0 <= x) {
             x = r.1;
@@ -286,6 +297,33 @@ mod tests {
             assert_eq!(want + r.partition_point_from(want, |q| q.0 <= x + 7), end);
         }
         assert_eq!(ByteRanges::default().partition_point(|_| true), 0);
+    }
+
+    #[test]
+    fn byte_ranges_first_gap_from_any_hint_matches_a_scan() {
+        let mut r = ByteRanges::default();
+        for k in 0..200u64 {
+            r.insert(10 * k, 10 * k + 5);
+        }
+        // The gap a linear scan finds: the first byte of `lo..hi` in no range, up to the next range.
+        let scan = |r: &ByteRanges, lo: u64, hi: u64| {
+            let mut x = lo;
+            for &(a, b) in &r.ranges {
+                if a <= x && x < b {
+                    x = b;
+                }
+            }
+            let end = r.ranges.iter().find(|q| q.0 > x).map_or(hi, |q| q.0.min(hi));
+            (x < hi).then_some((x, end))
+        };
+        // Forward (the hint helps), backward (it must be ignored), and jumping around.
+        let los = (0..2_010)
+            .chain((0..2_010).rev())
+            .chain((0..2_010).map(|x| (x * 7919) % 2_010));
+        for lo in los {
+            let want = scan(&r, lo, lo + 8);
+            assert_eq!(r.first_gap(lo, lo + 8), want, "{lo} hint {}", r.hint);
+        }
     }
 
     #[test]
