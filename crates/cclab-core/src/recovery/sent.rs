@@ -94,14 +94,13 @@ impl SentPackets {
 
     /// Removes every outstanding packet covered by `ranges` (inclusive `(smallest, largest)`,
     /// highest first, as in an ACK frame) and hands each to `f` in ascending packet-number order.
-    pub fn on_ack(&mut self, ranges: &[(u64, u64)], mut f: impl FnMut(u64, SentPacket)) {
+    /// `f` borrows the record in its slot: copying it out first cost more than the rest of the walk.
+    pub fn on_ack(&mut self, ranges: &[(u64, u64)], mut f: impl FnMut(u64, &SentPacket)) {
         let (base, end) = (self.base, self.next_pn());
-        // ACKs keep repeating old ranges (up to the receiver's limit): drop the trailing ones wholly below
-        // `base` in a tight loop first, as the loop below would skip them one by one.
-        let mut n = ranges.len();
-        while n > 0 && ranges[n - 1].1 < base {
-            n -= 1;
-        }
+        // ACKs keep repeating old ranges (up to the receiver's limit, 32 after a loss burst): bisect for the
+        // trailing ones wholly below `base` (descending ranges, as `AckFrame::check` ensures) rather than step
+        // over them one by one.
+        let n = ranges.partition_point(|r| r.1 >= base);
         for &(lo, hi) in ranges[..n].iter().rev() {
             let (first, last) = (lo.max(base), hi.min(end.saturating_sub(1)));
             if first > last || first >= end {
@@ -109,10 +108,11 @@ impl SentPackets {
             }
             let slots = self.slots.range_mut((first - base) as usize..=(last - base) as usize);
             for (pn, slot) in (first..).zip(slots) {
-                if let Some(p) = slot.take() {
+                if let Some(p) = slot {
                     self.bytes_in_flight -= p.bytes as u64;
                     self.ack_eliciting_in_flight -= (p.ack_eliciting && p.bytes > 0) as usize;
                     f(pn, p);
+                    *slot = None;
                 }
             }
         }
@@ -168,5 +168,15 @@ mod tests {
         assert_eq!(s.first_pn(), 10);
         assert_eq!(s.ack_eliciting_in_flight(), 0);
         assert!(s.remove(3).is_none() && s.get(12).is_none());
+        // A frame repeating many old ranges below the first outstanding packet acks only what is above it.
+        for i in 10..20 {
+            s.push(pkt(i, 100));
+        }
+        let mut ranges: Vec<(u64, u64)> = vec![(18, 18), (12, 15)];
+        ranges.extend((0..5).rev().map(|k| (2 * k, 2 * k)));
+        let mut got = Vec::new();
+        s.on_ack(&ranges, |pn, _| got.push(pn));
+        assert_eq!(got, vec![12, 13, 14, 15, 18]);
+        assert_eq!((s.first_pn(), s.bytes_in_flight()), (10, 500));
     }
 }

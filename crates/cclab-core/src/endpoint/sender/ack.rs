@@ -6,7 +6,6 @@ use super::{Sender, PTO_PROBES};
 use crate::cc::{AckedPacket, CongestionEvent, LostPacket, RateSample};
 use crate::endpoint::TraceEvent;
 use crate::recovery::loss::LossTimer;
-use crate::recovery::sent::SentPacket;
 use crate::time::{Dur, Time};
 use crate::wire::packet::{AckFrame, DataChunk, Ecn};
 
@@ -22,12 +21,13 @@ impl Sender {
         let prior_in_flight = self.sent.bytes_in_flight();
         let mut acked = std::mem::take(&mut self.acked_buf);
         acked.clear();
-        let mut largest_newly: Option<SentPacket> = None;
+        // Send time of the largest acknowledged, if newly acknowledged.
+        let mut largest_newly: Option<Time> = None;
         let mut any_eliciting = false;
         self.sent.on_ack(&ack.ranges, |pn, p| {
             any_eliciting |= p.ack_eliciting;
             if pn == largest {
-                largest_newly = Some(p);
+                largest_newly = Some(p.time_sent);
             }
             if let Some(c) = p.data {
                 self.stream.on_acked(c);
@@ -50,10 +50,10 @@ impl Sender {
         self.loss.on_ack(largest);
         // §5.1: sample only when the largest acknowledged is newly acked and something newly
         // acked is ack-eliciting; §5.3: ack_delay limited to the peer's max_ack_delay.
-        if let Some(p) = largest_newly.filter(|_| any_eliciting) {
+        if let Some(time_sent) = largest_newly.filter(|_| any_eliciting) {
             let first = !self.rtt.has_sample();
             let ack_delay = Dur(ack.ack_delay_ns).min(self.max_ack_delay());
-            self.rtt.update(t, t.saturating_since(p.time_sent), ack_delay);
+            self.rtt.update(t, t.saturating_since(time_sent), ack_delay);
             self.rtt_samples.record(self.rtt.latest());
             if first {
                 self.loss.on_first_rtt_sample(self.sent.next_pn());

@@ -110,7 +110,9 @@ pub struct Sender {
     rate: DeliveryRate,
     source: Source,
     stream: SendStream,
-    ack_frequency: Option<AckFrequencySender>,
+    /// Boxed, like `handshake`: most flows have none, and inline they would spread the fields every
+    /// packet touches over more cache lines (that matters with many flows).
+    ack_frequency: Option<Box<AckFrequencySender>>,
     /// Flow-control credit beyond the acknowledged prefix, stream bytes (`None` = unlimited).
     receive_window: Option<u64>,
     /// Newest ACK_FREQUENCY frame sent, and whether its packet was lost (resend it).
@@ -120,7 +122,7 @@ pub struct Sender {
     /// `size_bound` sizes: boxed once, not on every send attempt.
     af_bound: Option<Box<AckFrequencyFrame>>,
     /// The connection's handshake, while it runs (QUIC and TCP profiles).
-    handshake: Option<HandshakeClient>,
+    handshake: Option<Box<HandshakeClient>>,
     /// Probe packets still to send after a PTO expiry.
     probes: u8,
     /// The last send attempt found no data while the window had room (RFC 9002 §7.8).
@@ -141,6 +143,12 @@ pub struct Sender {
     peer_received: RangeSet,
     /// An ack-eliciting packet from the receiver awaits acknowledgement, since this clock reading.
     peer_ack_due: Option<Time>,
+    /// The loss-detection timer's deadline (clock reading): its inputs change only when a packet
+    /// is sent, an ACK arrives or a timer fires, and each of those recomputes it.
+    loss_deadline: Option<Time>,
+    /// What `poll_timeout` returns, recomputed at the end of every input and poll: the host asks
+    /// after every call into the endpoint, also before each timer it fires.
+    timeout: Option<Time>,
 }
 
 impl Sender {
@@ -193,10 +201,10 @@ impl Sender {
             source: Source::new(source, t),
             stream: SendStream::default(),
             ack_frequency: cfg.ack_frequency.as_ref().map(|af| {
-                AckFrequencySender::new(&AckFrequencySenderConfig {
+                Box::new(AckFrequencySender::new(&AckFrequencySenderConfig {
                     peer_max_ack_delay: cfg.peer_max_ack_delay,
                     ..af.clone()
-                })
+                }))
             }),
             receive_window: cfg.receive_window.map(|b| b.0),
             last_af_frame: None,
@@ -206,7 +214,7 @@ impl Sender {
                 .handshake
                 .as_ref()
                 .filter(|_| !matches!(profile, Profile::Dccp(_)))
-                .map(|_| HandshakeClient::new(&profile, t)),
+                .map(|_| Box::new(HandshakeClient::new(&profile, t))),
             probes: 0,
             app_limited: false,
             blocked_until: None,
@@ -218,9 +226,13 @@ impl Sender {
             lost_buf: Vec::new(),
             peer_received: RangeSet::new(),
             peer_ack_due: None,
+            loss_deadline: None,
+            timeout: None,
         };
         s.pump_source(t);
         s.stats.cwnd_max_bytes = s.cc.window();
+        s.update_loss_deadline();
+        s.update_timeout();
         s
     }
 
@@ -279,6 +291,30 @@ impl Sender {
         }
     }
 
+    /// Re-arms the loss-detection timer (RFC 9002 §A.8 `SetLossDetectionTimer`) after a send, an
+    /// ACK or a timeout.
+    fn update_loss_deadline(&mut self) {
+        let max_ack_delay = self.pto_max_ack_delay();
+        self.loss_deadline = self.loss.timer(&self.sent, &self.rtt, max_ack_delay).map(|(t, _)| t);
+    }
+
+    /// The earliest of the loss timer, the application's next write, the pacer's (or the
+    /// controller's) hold and the handshake's timer, as a true time.
+    fn update_timeout(&mut self) {
+        // Pairwise rather than through an iterator over an array: that went through the stack and stalled on
+        // store forwarding in profiles.
+        let earliest = |a: Option<Time>, b: Option<Time>| match (a, b) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let handshake = self.handshake.as_deref().and_then(HandshakeClient::next_wake);
+        let wake = earliest(
+            earliest(self.loss_deadline, self.source.next_event()),
+            self.blocked_until,
+        );
+        self.timeout = earliest(wake, handshake).map(|t| self.clock.fire_time(t));
+    }
+
     fn trace(&mut self, ev: impl FnOnce() -> TraceEvent) {
         if self.trace.is_on() {
             self.trace.push(ev());
@@ -305,6 +341,8 @@ impl Endpoint for Sender {
                 self.peer_ack_due.get_or_insert(self.clock.read(now));
             }
         }
+        self.update_loss_deadline();
+        self.update_timeout();
         if self.trace.is_on() {
             self.trace.push(TraceEvent::PacketReceived {
                 time: now,
@@ -319,26 +357,19 @@ impl Endpoint for Sender {
             h.on_timeout(self.clock.read(now));
         }
         self.on_timeout(now);
+        self.update_loss_deadline();
+        self.update_timeout();
     }
 
     fn poll_transmit(&mut self, now: Time) -> Option<Datagram> {
-        self.transmit(now)
+        // `send` re-arms the loss timer; a poll that sends nothing leaves it.
+        let d = self.transmit(now);
+        self.update_timeout();
+        d
     }
 
     fn poll_timeout(&self) -> Option<Time> {
-        let loss = self
-            .loss
-            .timer(&self.sent, &self.rtt, self.pto_max_ack_delay())
-            .map(|(t, _)| t);
-        // Pairwise rather than through an iterator over an array: that went through the stack and stalled on
-        // store forwarding in profiles (this runs on every host wake-up).
-        let earliest = |a: Option<Time>, b: Option<Time>| match (a, b) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
-        let handshake = self.handshake.as_ref().and_then(HandshakeClient::next_wake);
-        let wake = earliest(earliest(loss, self.source.next_event()), self.blocked_until);
-        earliest(wake, handshake).map(|t| self.clock.fire_time(t))
+        self.timeout
     }
 
     fn poll_event(&mut self) -> Option<TraceEvent> {

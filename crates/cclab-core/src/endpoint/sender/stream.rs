@@ -11,6 +11,10 @@ use std::collections::VecDeque;
 #[derive(Clone, Debug, Default)]
 struct ByteRanges {
     ranges: VecDeque<(u64, u64)>,
+    /// Where the last `first_gap` search ended, checked before use: lost data is resent mostly in
+    /// offset order, so after a loss burst the next hole asked about lies just past the last one,
+    /// often far from both ends of thousands of ranges.
+    hint: usize,
 }
 
 impl ByteRanges {
@@ -60,8 +64,15 @@ impl ByteRanges {
     }
 
     /// The first sub-range of `lo..hi` not in the set.
-    fn first_gap(&self, lo: u64, hi: u64) -> Option<(u64, u64)> {
-        let mut i = self.partition_point(|r| r.1 <= lo);
+    fn first_gap(&mut self, lo: u64, hi: u64) -> Option<(u64, u64)> {
+        // `partition_point(|r| r.1 <= lo)`, from the hint when the answer lies at or past it.
+        let h = self.hint.min(self.ranges.len());
+        let mut i = if h > 0 && self.ranges[h - 1].1 <= lo {
+            h + self.partition_point_from(h, |r| r.1 <= lo)
+        } else {
+            self.partition_point(|r| r.1 <= lo)
+        };
+        self.hint = i;
         let mut x = lo;
         if let Some(r) = self.ranges.get(i).filter(|r| r.0 <= x) {
             x = r.1;
@@ -96,6 +107,10 @@ pub(super) struct SendStream {
     next_offset: u64,
     fin_sent: bool,
     retransmit: VecDeque<DataChunk>,
+    /// The front of `retransmit` was trimmed to unacknowledged bytes by `peek`, and no ACK covered
+    /// any of them since: a sender held by its window or pacer peeks it again and again, and each
+    /// check walks `acked`, which holds a range per hole after a loss burst.
+    front_trimmed: bool,
     acked: ByteRanges,
     acked_bytes: u64,
     fin_acked: bool,
@@ -133,6 +148,13 @@ impl SendStream {
     /// The next chunk to send: lost data first (trimmed to what is still unacknowledged), then
     /// new data. `None` when there is nothing to send.
     pub(super) fn peek(&mut self) -> Option<NextChunk> {
+        if let Some(c) = self.retransmit.front().filter(|_| self.front_trimmed) {
+            return Some(NextChunk {
+                offset: c.offset,
+                available: c.len as u64,
+                retransmission: true,
+            });
+        }
         while let Some(&c) = self.retransmit.front() {
             let end = c.offset + c.len as u64;
             if c.len == 0 {
@@ -174,6 +196,7 @@ impl SendStream {
                     },
                 );
             }
+            self.front_trimmed = true;
             return Some(NextChunk {
                 offset: lo,
                 available: hi - lo,
@@ -202,6 +225,7 @@ impl SendStream {
                 front.len -= len;
                 return c;
             }
+            self.front_trimmed = false;
             return self.retransmit.pop_front().expect("peeked retransmission");
         }
         self.next_offset += len as u64;
@@ -216,8 +240,14 @@ impl SendStream {
 
     /// A packet carrying `c` was acknowledged; returns the bytes newly acknowledged.
     pub(super) fn on_acked(&mut self, c: DataChunk) -> u64 {
+        let end = c.offset + c.len as u64;
+        // Only bytes of the trimmed front make `peek` trim it again (the bytes below it were acknowledged
+        // already, and a FIN matters only to a zero-length front, which is never kept trimmed).
+        if let Some(f) = self.retransmit.front() {
+            self.front_trimmed &= end <= f.offset || c.offset >= f.offset + f.len as u64;
+        }
         self.fin_acked |= c.fin;
-        let added = self.acked.insert(c.offset, c.offset + c.len as u64);
+        let added = self.acked.insert(c.offset, end);
         self.acked_bytes += added;
         added
     }
@@ -267,6 +297,33 @@ mod tests {
             assert_eq!(want + r.partition_point_from(want, |q| q.0 <= x + 7), end);
         }
         assert_eq!(ByteRanges::default().partition_point(|_| true), 0);
+    }
+
+    #[test]
+    fn byte_ranges_first_gap_from_any_hint_matches_a_scan() {
+        let mut r = ByteRanges::default();
+        for k in 0..200u64 {
+            r.insert(10 * k, 10 * k + 5);
+        }
+        // The gap a linear scan finds: the first byte of `lo..hi` in no range, up to the next range.
+        let scan = |r: &ByteRanges, lo: u64, hi: u64| {
+            let mut x = lo;
+            for &(a, b) in &r.ranges {
+                if a <= x && x < b {
+                    x = b;
+                }
+            }
+            let end = r.ranges.iter().find(|q| q.0 > x).map_or(hi, |q| q.0.min(hi));
+            (x < hi).then_some((x, end))
+        };
+        // Forward (the hint helps), backward (it must be ignored), and jumping around.
+        let los = (0..2_010)
+            .chain((0..2_010).rev())
+            .chain((0..2_010).map(|x| (x * 7919) % 2_010));
+        for lo in los {
+            let want = scan(&r, lo, lo + 8);
+            assert_eq!(r.first_gap(lo, lo + 8), want, "{lo} hint {}", r.hint);
+        }
     }
 
     #[test]
@@ -325,5 +382,50 @@ mod tests {
         });
         assert!(s.is_complete());
         assert_eq!(s.acked_bytes(), 3000);
+    }
+
+    #[test]
+    fn stream_peek_again_reuses_the_trimmed_front_until_an_ack() {
+        let mut s = SendStream::default();
+        s.on_written(5000, true);
+        let n = s.peek().unwrap();
+        let lost = s.take(&n, 5000);
+        s.on_acked(DataChunk {
+            offset: 0,
+            len: 1000,
+            fin: false,
+        });
+        s.queue_retransmission(lost);
+        // Held by the window: the same trimmed chunk, peek after peek.
+        for _ in 0..3 {
+            let n = s.peek().unwrap();
+            assert_eq!((n.offset, n.available, n.retransmission), (1000, 4000, true));
+        }
+        // Part of it goes out; the rest is still what is peeked.
+        let n = s.peek().unwrap();
+        let c = s.take(&n, 1500);
+        assert_eq!((c.offset, c.len), (1000, 1500));
+        assert_eq!(s.peek().unwrap().offset, 2500);
+        // An ACK of bytes outside the front leaves it as it is.
+        s.on_acked(DataChunk {
+            offset: 500,
+            len: 700,
+            fin: false,
+        });
+        let n = s.peek().unwrap();
+        assert_eq!((n.offset, n.available), (2500, 2500));
+        // An ACK of bytes in the middle of the front splits it on the next peek.
+        s.on_acked(DataChunk {
+            offset: 3000,
+            len: 500,
+            fin: false,
+        });
+        let n = s.peek().unwrap();
+        assert_eq!((n.offset, n.available), (2500, 500));
+        let c = s.take(&n, 1500);
+        assert!(!c.fin);
+        let n = s.peek().unwrap();
+        assert_eq!((n.offset, n.available), (3500, 1500));
+        assert!(s.take(&n, 1500).fin && s.peek().is_none());
     }
 }

@@ -7,7 +7,7 @@ use crate::endpoint::TraceEvent;
 use crate::recovery::sent::SentPacket;
 use crate::time::Time;
 use crate::wire::packet::{AckFrame, AckFrequencyFrame, DataChunk, Datagram, Ecn, Packet, MAX_VARINT};
-use crate::wire::size::Profile;
+use crate::wire::size::{Framing, Profile};
 
 /// An ACK_FREQUENCY frame with every field at the largest varint bounds the frame's size before the real
 /// frame is chosen.
@@ -63,13 +63,17 @@ impl Sender {
             }
             return None;
         };
-        let bytes = self.size_bound(&next);
+        // Sized once for the window, the flow-control and the pacing checks (RFC 9000 §17.1 pn_len).
+        let plain = self
+            .profile
+            .data_framing(pn_len(self.sent.next_pn(), self.loss.largest_acked()));
+        let bytes = self.size_bound(&next, &plain);
         if self.sent.bytes_in_flight() + bytes > self.cc.window() {
             // RFC 9002 §7: a packet must not take bytes in flight above the window.
             self.app_limited = false;
             return None;
         }
-        if self.flow_control_blocked(&next) {
+        if self.flow_control_blocked(&next, &plain) {
             // RFC 9002 §7.8: a flow-control limit leaves the window underused, like the application.
             self.app_limited = true;
             self.rate.on_app_limited(self.sent.bytes_in_flight());
@@ -98,47 +102,47 @@ impl Sender {
     }
 
     /// Upper bound of the in-flight size of the next data packet, before its ACK_FREQUENCY
-    /// frame (if any) is chosen: the real packet never counts more.
-    fn size_bound(&mut self, next: &NextChunk) -> u64 {
-        let pn = self.sent.next_pn();
-        let mut p = Packet {
-            pn,
-            pn_len: pn_len(pn, self.loss.largest_acked()),
-            ack_frequency: self.af_bound.take(),
-            ..Default::default()
+    /// frame (if any) is chosen: the real packet never counts more. `plain` frames a packet
+    /// with nothing but data.
+    fn size_bound(&mut self, next: &NextChunk, plain: &Framing) -> u64 {
+        let framing = match self.af_bound.take() {
+            None => *plain,
+            Some(af) => {
+                let mut p = Packet {
+                    pn: self.sent.next_pn(),
+                    pn_len: pn_len(self.sent.next_pn(), self.loss.largest_acked()),
+                    ack_frequency: Some(af),
+                    ..Default::default()
+                };
+                let framing = self.profile.framing(&p);
+                self.af_bound = p.ack_frequency.take();
+                framing
+            }
         };
-        let len = next.available.min(self.max_payload(&p, next.offset) as u64) as u32;
-        p.data = Some(DataChunk {
+        let len = next.available.min(self.max_payload(&framing, next.offset) as u64) as u32;
+        let data = DataChunk {
             offset: next.offset,
             len,
             fin: false,
-        });
-        let bytes = self.profile.in_flight_size(&p) as u64;
-        self.af_bound = p.ack_frequency;
-        bytes
+        };
+        framing.sizes(Some(data)).0 as u64
     }
 
     /// New data in `next` would pass the peer's flow-control limit: a full chunk must end within
     /// `receive_window` bytes of the acknowledged prefix. Retransmissions are below it already.
-    fn flow_control_blocked(&self, next: &NextChunk) -> bool {
+    fn flow_control_blocked(&self, next: &NextChunk, plain: &Framing) -> bool {
         let Some(window) = self.receive_window else {
             return false;
         };
         if next.retransmission {
             return false;
         }
-        let pn = self.sent.next_pn();
-        let p = Packet {
-            pn,
-            pn_len: pn_len(pn, self.loss.largest_acked()),
-            ..Default::default()
-        };
-        let len = next.available.min(self.max_payload(&p, next.offset) as u64);
+        let len = next.available.min(self.max_payload(plain, next.offset) as u64);
         next.offset + len > self.stream.acked_prefix() + window
     }
 
-    fn max_payload(&self, p: &Packet, offset: u64) -> u32 {
-        self.profile.max_payload(p, offset).min(self.mss as u32)
+    fn max_payload(&self, framing: &Framing, offset: u64) -> u32 {
+        framing.max_payload(offset).min(self.mss as u32)
     }
 
     /// The ACK_FREQUENCY frame for the next ack-eliciting packet: a lost newest frame again,
@@ -192,14 +196,18 @@ impl Sender {
             }));
         }
         let retransmission = next.is_some_and(|n| n.retransmission);
-        match next {
-            Some(n) => {
-                let max = self.max_payload(&p, n.offset);
-                p.data = Some(self.stream.take(&n, max));
-            }
-            None => p.ping = true,
+        // The frames other than STREAM are known now: one pass over them sizes the payload and the packet.
+        p.ping = next.is_none();
+        let framing = if p.ack.is_none() && p.ack_frequency.is_none() && !p.ping {
+            self.profile.data_framing(p.pn_len)
+        } else {
+            self.profile.framing(&p)
+        };
+        if let Some(n) = next {
+            let max = self.max_payload(&framing, n.offset);
+            p.data = Some(self.stream.take(&n, max));
         }
-        let (bytes, size) = self.profile.sizes(&p);
+        let (bytes, size) = framing.sizes(p.data);
         let in_flight_before = self.sent.bytes_in_flight();
         let delivery = self.rate.on_packet_sent(t, in_flight_before);
         self.sent.push(SentPacket {
@@ -211,6 +219,7 @@ impl Sender {
             delivery,
         });
         self.loss.on_ack_eliciting_sent(t);
+        self.update_loss_deadline();
         self.cc.on_packet_sent(t, pn, bytes as u64, self.sent.bytes_in_flight());
         self.pacer.on_sent(bytes as u64);
         let st = &mut self.stats;
