@@ -87,8 +87,10 @@ impl AckOfAck {
             return kept;
         };
         let first = all.peek().copied();
+        // Highest first: the first range ending at or below the floor ends the walk (the receiver keeps up
+        // to `max` ranges, mostly below the floor once the sender acknowledged an ACK that reported them).
         kept.extend(
-            all.filter(|&(_, hi)| hi > floor)
+            all.take_while(|&(_, hi)| hi > floor)
                 .map(|(lo, hi)| (lo.max(floor + 1), hi))
                 .take(max),
         );
