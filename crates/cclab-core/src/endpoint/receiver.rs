@@ -304,9 +304,9 @@ impl Endpoint for Receiver {
             has_holes: stream_gaps_before || self.stream.has_gaps(),
             largest_unacked,
             largest_acked: self.largest_acked,
-            bytes: self.profile.in_flight_size(p).into(),
-            mss: self.profile.mss().into(),
             received: &self.received,
+            packet: p,
+            profile: self.profile,
         };
         let mut now_ack = self.policy.on_packet(&arrival);
         if p.immediate_ack {
