@@ -221,6 +221,55 @@ impl Receiver {
             sack_blocks,
         }
     }
+
+    /// The next handshake datagram, if the handshake server has one to send.
+    #[cold]
+    fn poll_handshake(&mut self, now: Time) -> Option<Datagram> {
+        let (packet, size) = self.handshake.as_mut().and_then(HandshakeServer::poll)?;
+        self.stats.datagrams_sent += 1;
+        self.stats.bytes_sent += size as u64;
+        if self.trace.is_on() {
+            self.trace.push(TraceEvent::PacketSent {
+                time: now,
+                size,
+                packet: packet.clone(),
+            });
+        }
+        Some(Datagram {
+            flow: self.flow,
+            size,
+            ecn: Ecn::NotEct,
+            packet,
+        })
+    }
+
+    /// Builds and sends the ACK that is due. Out of line: `poll_transmit` is asked about twice per
+    /// ACK sent, and its "nothing due" answer should not pay for this body's saved registers.
+    #[inline(never)]
+    fn send_ack(&mut self, now: Time) -> Datagram {
+        let frame = self.ack_frame(now);
+        self.largest_acked = self.largest_acked.max(frame.largest());
+        // §13.2.4: about once per round trip a PING makes an ACK packet ack-eliciting, so the
+        // sender's acknowledgement tells us which ranges it no longer needs.
+        let ping = match (self.profile, frame.largest()) {
+            (Profile::Quic(_), Some(largest)) => self.acked_acks.on_ack_sent(self.next_pn, largest),
+            _ => false,
+        };
+        let packet = Packet {
+            pn: self.next_pn,
+            pn_len: self.pn_len,
+            ack: Some(Box::new(frame)),
+            ping,
+            ..Default::default()
+        };
+        self.next_pn += 1;
+        let size = self.profile.datagram_size(&packet);
+        self.policy.on_ack_sent();
+        self.first_unacked = None;
+        self.ack_now = false;
+        let events = &mut self.trace;
+        super::emit_ack(self.flow, now, size, packet, &mut self.stats, events)
+    }
 }
 
 impl Endpoint for Receiver {
@@ -324,49 +373,16 @@ impl Endpoint for Receiver {
 
     fn poll_transmit(&mut self, now: Time) -> Option<Datagram> {
         self.last_now = now;
-        if let Some((packet, size)) = self.handshake.as_mut().and_then(HandshakeServer::poll) {
-            self.stats.datagrams_sent += 1;
-            self.stats.bytes_sent += size as u64;
-            if self.trace.is_on() {
-                self.trace.push(TraceEvent::PacketSent {
-                    time: now,
-                    size,
-                    packet: packet.clone(),
-                });
+        if self.handshake.is_some() {
+            if let Some(d) = self.poll_handshake(now) {
+                return Some(d);
             }
-            return Some(Datagram {
-                flow: self.flow,
-                size,
-                ecn: Ecn::NotEct,
-                packet,
-            });
         }
         let deadline = self.ack_deadline()?;
         if !self.ack_now && now < deadline {
             return None;
         }
-        let frame = self.ack_frame(now);
-        self.largest_acked = self.largest_acked.max(frame.largest());
-        // §13.2.4: about once per round trip a PING makes an ACK packet ack-eliciting, so the
-        // sender's acknowledgement tells us which ranges it no longer needs.
-        let ping = match (self.profile, frame.largest()) {
-            (Profile::Quic(_), Some(largest)) => self.acked_acks.on_ack_sent(self.next_pn, largest),
-            _ => false,
-        };
-        let packet = Packet {
-            pn: self.next_pn,
-            pn_len: self.pn_len,
-            ack: Some(Box::new(frame)),
-            ping,
-            ..Default::default()
-        };
-        self.next_pn += 1;
-        let size = self.profile.datagram_size(&packet);
-        self.policy.on_ack_sent();
-        self.first_unacked = None;
-        self.ack_now = false;
-        let events = &mut self.trace;
-        Some(super::emit_ack(self.flow, now, size, packet, &mut self.stats, events))
+        Some(self.send_ack(now))
     }
 
     fn poll_timeout(&self) -> Option<Time> {
