@@ -204,9 +204,10 @@ impl Receiver {
         let Some(end) = d.offset.checked_add(d.len as u64).filter(|&e| e <= MAX_VARINT) else {
             return true;
         };
-        // The credit runs `receive_window` past the contiguous prefix: every stored range lies below it,
-        // so the stream set holds at most about window / 2 ranges (one byte each, one byte apart).
-        if end > self.stream.contiguous_end(0).saturating_add(self.receive_window) {
+        // The credit runs `receive_window` past the contiguous prefix (`bytes_delivered`, kept by `deliver`):
+        // every stored range lies below it, so the stream set holds at most about window / 2 ranges (one
+        // byte each, one byte apart).
+        if end > self.stats.bytes_delivered.saturating_add(self.receive_window) {
             return true;
         }
         match self.fin_offset {
