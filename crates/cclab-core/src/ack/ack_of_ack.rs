@@ -13,7 +13,7 @@
 
 use std::collections::VecDeque;
 
-use crate::wire::packet::AckFrame;
+use crate::wire::packet::{AckFrame, AckRanges};
 
 /// ACK packets sent after an unacknowledged PING before the next ACK packet carries one again.
 pub const PING_RETRY_ACKS: u64 = 64;
@@ -76,15 +76,14 @@ impl AckOfAck {
         }
     }
 
-    /// The first `max` of `ranges` (highest first) without the packets at or below the floor. When nothing is
-    /// left the highest range stays: an ACK frame always reports something. One allocation of at most `max`
-    /// ranges (this runs for every ACK, and after a loss every ACK carries up to `max` ranges).
-    pub fn clip(&self, ranges: impl ExactSizeIterator<Item = (u64, u64)>, max: usize) -> Vec<(u64, u64)> {
+    /// Appends to `kept` the first `max` of `ranges` (highest first) without the packets at or below the floor.
+    /// When nothing is left the highest range stays: an ACK frame always reports something. This runs for
+    /// every ACK, and after a loss the receiver holds up to `max` ranges; the first few stay inside the frame.
+    pub fn clip(&self, ranges: impl Iterator<Item = (u64, u64)>, max: usize, kept: &mut AckRanges) {
         let mut all = ranges.peekable();
-        let mut kept = Vec::with_capacity(all.len().clamp(1, max.max(1)));
         let Some(floor) = self.floor else {
             kept.extend(all.take(max));
-            return kept;
+            return;
         };
         let first = all.peek().copied();
         // Highest first: the first range ending at or below the floor ends the walk (the receiver keeps up
@@ -97,7 +96,6 @@ impl AckOfAck {
         if kept.is_empty() {
             kept.extend(first);
         }
-        kept
     }
 }
 
@@ -105,9 +103,15 @@ impl AckOfAck {
 mod tests {
     use super::*;
 
+    fn clipped(a: &AckOfAck, ranges: &[(u64, u64)], max: usize) -> AckRanges {
+        let mut kept = AckRanges::default();
+        a.clip(ranges.iter().copied(), max, &mut kept);
+        kept
+    }
+
     fn ack(ranges: &[(u64, u64)]) -> AckFrame {
         AckFrame {
-            ranges: ranges.to_vec(),
+            ranges: ranges.to_vec().into(),
             ..Default::default()
         }
     }
@@ -121,14 +125,14 @@ mod tests {
         assert_eq!(a.floor(), Some(10));
         assert!(a.on_ack_sent(2, 20)); // the PING was answered: the next ACK carries one again
         assert!(!a.on_ack_sent(3, 30));
-        assert_eq!(a.clip([(0, 30)].into_iter(), 32), vec![(11, 30)]);
+        assert_eq!(clipped(&a, &[(0, 30)], 32), vec![(11, 30)]);
         // The peer saw our packets up to 3: packets up to 20 (ACK 2's largest) need no more reporting.
         a.on_peer_ack(&ack(&[(0, 3)]));
         assert_eq!(a.floor(), Some(20));
-        assert_eq!(a.clip([(25, 40), (0, 22)].into_iter(), 32), vec![(25, 40), (21, 22)]);
-        assert_eq!(a.clip([(25, 40), (0, 22)].into_iter(), 1), vec![(25, 40)]);
+        assert_eq!(clipped(&a, &[(25, 40), (0, 22)], 32), vec![(25, 40), (21, 22)]);
+        assert_eq!(clipped(&a, &[(25, 40), (0, 22)], 1), vec![(25, 40)]);
         // A range entirely below the floor is dropped; with nothing left the top range stays.
-        assert_eq!(a.clip([(5, 15)].into_iter(), 32), vec![(5, 15)]);
+        assert_eq!(clipped(&a, &[(5, 15)], 32), vec![(5, 15)]);
     }
 
     #[test]

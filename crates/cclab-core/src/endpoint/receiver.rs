@@ -217,12 +217,22 @@ impl Receiver {
     }
 
     /// The ACK frame for the current state (RFC 9000 §19.3; TCP cumulative + SACK).
-    fn ack_frame(&self, now: Time) -> AckFrame {
-        let mut sack_blocks = None;
-        let ranges = match self.profile {
+    /// Built in its box, where the ranges are written directly (the frame holds the first few inline).
+    fn ack_frame(&self, now: Time) -> Box<AckFrame> {
+        let mut frame = Box::new(AckFrame {
+            // RFC 9000 §13.2.5: the delay since the largest acknowledged packet arrived. TCP has
+            // no such field (RFC 9293 §3.1): its sender's RTT samples include the ACK delay.
+            ack_delay_ns: match self.profile {
+                Profile::Tcp(_) => 0,
+                _ => self.clock.elapsed(now, self.largest_time).as_nanos(),
+            },
+            ecn: (self.ecn_reporting && self.ecn_counts != [0; 3]).then(|| Box::new(self.ecn_counts)),
+            ..AckFrame::default()
+        });
+        let v = &mut frame.ranges;
+        match self.profile {
             Profile::Tcp(t) => {
                 let cumulative = self.received.lowest().filter(|r| r.0 == 0);
-                let mut v: Vec<(u64, u64)> = Vec::with_capacity(t.max_sack_blocks() + 1);
                 v.extend(
                     self.received
                         .iter_desc()
@@ -234,24 +244,13 @@ impl Receiver {
                 // ACK point; a retransmission under a new segment index closes its byte hole.
                 let in_order = self.stream.lowest().is_some_and(|r| r.0 == 0);
                 let above = self.stream.len() - usize::from(in_order);
-                sack_blocks = Some(above.min(t.max_sack_blocks()) as u8);
-                v
+                frame.sack_blocks = Some(above.min(t.max_sack_blocks()) as u8);
             }
             // RFC 9000 §13.2.4: nothing at or below what the sender knows we acknowledged, and at
             // most `max_ack_ranges` ranges (quinn's limit, 32 by default).
-            _ => self.acked_acks.clip(self.received.iter_desc(), self.max_ack_ranges),
-        };
-        AckFrame {
-            ranges,
-            // RFC 9000 §13.2.5: the delay since the largest acknowledged packet arrived. TCP has
-            // no such field (RFC 9293 §3.1): its sender's RTT samples include the ACK delay.
-            ack_delay_ns: match self.profile {
-                Profile::Tcp(_) => 0,
-                _ => self.clock.elapsed(now, self.largest_time).as_nanos(),
-            },
-            ecn: (self.ecn_reporting && self.ecn_counts != [0; 3]).then(|| Box::new(self.ecn_counts)),
-            sack_blocks,
+            _ => self.acked_acks.clip(self.received.iter_desc(), self.max_ack_ranges, v),
         }
+        frame
     }
 
     /// The next handshake datagram, if the handshake server has one to send.
@@ -290,7 +289,7 @@ impl Receiver {
         let packet = Packet {
             pn: self.next_pn,
             pn_len: self.pn_len,
-            ack: Some(Box::new(frame)),
+            ack: Some(frame),
             ping,
             ..Default::default()
         };
