@@ -126,7 +126,7 @@ fn transfer(profile: Profile, sender_window: Option<u64>, receiver_window: Optio
     while !(s.is_done() && r.is_done()) && now < Time::ZERO + Dur::from_secs(20) {
         while let Some(d) = s.poll_transmit(now) {
             sent += 1;
-            if !(300..320).contains(&sent) && sent % 50 != 0 {
+            if !(300..320).contains(&sent) && !sent.is_multiple_of(50) {
                 to_r.push_back((now + DELAY, d));
             }
         }
