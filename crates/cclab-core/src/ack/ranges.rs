@@ -174,6 +174,16 @@ impl RangeSet {
         self.ranges.iter().rev().copied()
     }
 
+    /// The ranges, lowest first, in the two parts the deque holds them in (the first part is lower).
+    pub fn as_slices(&self) -> (&[(u64, u64)], &[(u64, u64)]) {
+        self.ranges.as_slices()
+    }
+
+    /// The highest range, if any.
+    pub fn highest(&self) -> Option<(u64, u64)> {
+        self.ranges.back().copied()
+    }
+
     /// The lowest range, if any.
     pub fn lowest(&self) -> Option<(u64, u64)> {
         self.ranges.front().copied()

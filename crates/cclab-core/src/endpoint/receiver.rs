@@ -248,7 +248,7 @@ impl Receiver {
             }
             // RFC 9000 §13.2.4: nothing at or below what the sender knows we acknowledged, and at
             // most `max_ack_ranges` ranges (quinn's limit, 32 by default).
-            _ => self.acked_acks.clip(self.received.iter_desc(), self.max_ack_ranges, v),
+            _ => self.acked_acks.clip(&self.received, self.max_ack_ranges, v),
         }
         frame
     }

@@ -71,6 +71,35 @@ impl AckRanges {
     }
 }
 
+impl AckRanges {
+    /// Appends `lowest_first` highest first: one copy, without a per-range capacity check once on the heap.
+    pub fn extend_rev(&mut self, lowest_first: &[(u64, u64)]) {
+        let n = self.len as usize;
+        if self.heap.capacity() == 0 && n + lowest_first.len() <= INLINE_RANGES {
+            for (slot, &r) in self.inline[n..].iter_mut().zip(lowest_first.iter().rev()) {
+                *slot = r;
+            }
+            self.len += lowest_first.len() as u32;
+            return;
+        }
+        if self.heap.capacity() == 0 {
+            self.heap.reserve((n + lowest_first.len()).max(8 * INLINE_RANGES));
+            self.heap.extend_from_slice(&self.inline[..n]);
+        }
+        self.heap.extend(lowest_first.iter().rev().copied());
+    }
+}
+
+impl core::ops::DerefMut for AckRanges {
+    fn deref_mut(&mut self) -> &mut [(u64, u64)] {
+        if self.heap.capacity() > 0 {
+            &mut self.heap
+        } else {
+            &mut self.inline[..self.len as usize]
+        }
+    }
+}
+
 impl core::ops::Deref for AckRanges {
     type Target = [(u64, u64)];
     fn deref(&self) -> &[(u64, u64)] {
