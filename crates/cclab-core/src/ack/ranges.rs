@@ -61,6 +61,9 @@ pub(crate) fn partition_point_from(
     lo
 }
 
+/// An inclusive range `(smallest, largest)`.
+type Range = (u64, u64);
+
 /// Disjoint, non-adjacent inclusive ranges, lowest first.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RangeSet {
@@ -175,7 +178,7 @@ impl RangeSet {
     }
 
     /// The ranges, lowest first, in the two parts the deque holds them in (the first part is lower).
-    pub fn as_slices(&self) -> (&[(u64, u64)], &[(u64, u64)]) {
+    pub fn as_slices(&self) -> (&[Range], &[Range]) {
         self.ranges.as_slices()
     }
 
