@@ -60,7 +60,7 @@ fn ack_frame() -> impl Strategy<Value = AckFrame> {
         ranges
     });
     (ranges, 0..1u64 << 30, option::of([varint(), varint(), varint()])).prop_map(|(ranges, delay, ecn)| AckFrame {
-        ranges,
+        ranges: ranges.into(),
         ack_delay_ns: (delay << ACK_DELAY_EXPONENT) * 1000,
         ecn: ecn.map(Box::new),
         sack_blocks: None,

@@ -38,7 +38,7 @@ fn dgram(packet: Packet) -> Datagram {
 fn ack(ranges: Vec<(u64, u64)>) -> Datagram {
     dgram(Packet {
         ack: Some(Box::new(AckFrame {
-            ranges,
+            ranges: ranges.into(),
             ..Default::default()
         })),
         ..Default::default()
@@ -111,7 +111,7 @@ fn hostile_ack_frames_with_malformed_ranges_are_refused() {
 #[test]
 fn ack_frame_check_names_the_broken_rule() {
     let f = |ranges: Vec<(u64, u64)>| AckFrame {
-        ranges,
+        ranges: ranges.into(),
         ..Default::default()
     };
     assert_eq!(f(vec![(4, 9), (0, 2)]).check(10), Ok(9));
@@ -212,7 +212,7 @@ fn hostile_tfrc_feedback_is_refused() {
     let feedback = |echo: u64, p: f64| {
         dgram(Packet {
             ack: Some(Box::new(AckFrame {
-                ranges: vec![(echo, echo)],
+                ranges: vec![(echo, echo)].into(),
                 ..Default::default()
             })),
             tfrc: Some(Box::new(TfrcFeedback {

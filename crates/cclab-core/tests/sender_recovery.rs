@@ -143,7 +143,7 @@ fn pto_backoff_resets_on_ack() {
     // The data probe is acked at 3000 ms: first RTT sample 1976 ms, rttvar 988 ms.
     let ack = Packet {
         ack: Some(Box::new(AckFrame {
-            ranges: vec![(1, 1)],
+            ranges: vec![(1, 1)].into(),
             ack_delay_ns: 0,
             ecn: None,
             sack_blocks: None,

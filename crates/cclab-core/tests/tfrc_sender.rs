@@ -18,7 +18,7 @@ fn sender(source: SourceConfig) -> TfrcSender {
 fn feedback(echo: u64, x_recv: u64, p: f64, elapsed: Dur) -> Datagram {
     let packet = Packet {
         ack: Some(Box::new(AckFrame {
-            ranges: vec![(echo, echo)],
+            ranges: vec![(echo, echo)].into(),
             ack_delay_ns: elapsed.as_nanos(),
             ecn: None,
             sack_blocks: None,

@@ -54,7 +54,7 @@ fn packets() -> [Packet; 3] {
             pn: 7,
             pn_len: 1,
             ack: Some(Box::new(AckFrame {
-                ranges: vec![(10, 12), (5, 5), (0, 3)],
+                ranges: vec![(10, 12), (5, 5), (0, 3)].into(),
                 ack_delay_ns: 1_250_000,
                 ecn: Some(Box::new([3, 0, 1])),
                 sack_blocks: None,

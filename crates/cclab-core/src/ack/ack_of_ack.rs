@@ -13,7 +13,8 @@
 
 use std::collections::VecDeque;
 
-use crate::wire::packet::AckFrame;
+use super::RangeSet;
+use crate::wire::packet::{AckFrame, AckRanges};
 
 /// ACK packets sent after an unacknowledged PING before the next ACK packet carries one again.
 pub const PING_RETRY_ACKS: u64 = 64;
@@ -76,26 +77,35 @@ impl AckOfAck {
         }
     }
 
-    /// The first `max` of `ranges` (highest first) without the packets at or below the floor. When nothing is
-    /// left the highest range stays: an ACK frame always reports something. One allocation of at most `max`
-    /// ranges (this runs for every ACK, and after a loss every ACK carries up to `max` ranges).
-    pub fn clip(&self, ranges: impl ExactSizeIterator<Item = (u64, u64)>, max: usize) -> Vec<(u64, u64)> {
-        let mut all = ranges.peekable();
-        let mut kept = Vec::with_capacity(all.len().clamp(1, max.max(1)));
-        let Some(floor) = self.floor else {
-            kept.extend(all.take(max));
-            return kept;
-        };
-        let first = all.peek().copied();
-        kept.extend(
-            all.filter(|&(_, hi)| hi > floor)
-                .map(|(lo, hi)| (lo.max(floor + 1), hi))
-                .take(max),
-        );
-        if kept.is_empty() {
-            kept.extend(first);
+    /// Appends to `kept` the newest `max` ranges of `received` (highest first) without the packets at or
+    /// below the floor. When nothing is left the highest range stays: an ACK frame always reports something.
+    /// This runs for every ACK, and after a burst loss the receiver holds up to `max` ranges above the floor:
+    /// they are counted, then copied in one pass per half of the deque.
+    #[inline]
+    pub fn clip(&self, received: &RangeSet, max: usize, kept: &mut AckRanges) {
+        let (front, back) = received.as_slices();
+        let n = match self.floor {
+            None => received.len(),
+            Some(f) => {
+                let above = |s: &[(u64, u64)]| s.iter().rev().take_while(|r| r.1 > f).count();
+                let in_back = above(back);
+                in_back + if in_back == back.len() { above(front) } else { 0 }
+            }
         }
-        kept
+        .min(max);
+        if n == 0 {
+            if self.floor.is_some() {
+                kept.extend(received.highest());
+            }
+            return;
+        }
+        let from_back = n.min(back.len());
+        kept.extend_rev(&back[back.len() - from_back..]);
+        kept.extend_rev(&front[front.len() - (n - from_back)..]);
+        // Ranges are disjoint and highest first: only the lowest one kept can reach down to the floor.
+        if let (Some(f), Some(last)) = (self.floor, kept.last_mut()) {
+            last.0 = last.0.max(f + 1);
+        }
     }
 }
 
@@ -103,9 +113,19 @@ impl AckOfAck {
 mod tests {
     use super::*;
 
+    fn clipped(a: &AckOfAck, ranges: &[(u64, u64)], max: usize) -> AckRanges {
+        let mut kept = AckRanges::default();
+        let mut set = RangeSet::new();
+        for &(lo, hi) in ranges {
+            set.insert(lo, hi);
+        }
+        a.clip(&set, max, &mut kept);
+        kept
+    }
+
     fn ack(ranges: &[(u64, u64)]) -> AckFrame {
         AckFrame {
-            ranges: ranges.to_vec(),
+            ranges: ranges.to_vec().into(),
             ..Default::default()
         }
     }
@@ -119,14 +139,45 @@ mod tests {
         assert_eq!(a.floor(), Some(10));
         assert!(a.on_ack_sent(2, 20)); // the PING was answered: the next ACK carries one again
         assert!(!a.on_ack_sent(3, 30));
-        assert_eq!(a.clip([(0, 30)].into_iter(), 32), vec![(11, 30)]);
+        assert_eq!(clipped(&a, &[(0, 30)], 32), vec![(11, 30)]);
         // The peer saw our packets up to 3: packets up to 20 (ACK 2's largest) need no more reporting.
         a.on_peer_ack(&ack(&[(0, 3)]));
         assert_eq!(a.floor(), Some(20));
-        assert_eq!(a.clip([(25, 40), (0, 22)].into_iter(), 32), vec![(25, 40), (21, 22)]);
-        assert_eq!(a.clip([(25, 40), (0, 22)].into_iter(), 1), vec![(25, 40)]);
+        assert_eq!(clipped(&a, &[(25, 40), (0, 22)], 32), vec![(25, 40), (21, 22)]);
+        assert_eq!(clipped(&a, &[(25, 40), (0, 22)], 1), vec![(25, 40)]);
         // A range entirely below the floor is dropped; with nothing left the top range stays.
-        assert_eq!(a.clip([(5, 15)].into_iter(), 32), vec![(5, 15)]);
+        assert_eq!(clipped(&a, &[(5, 15)], 32), vec![(5, 15)]);
+    }
+
+    #[test]
+    fn clip_matches_a_walk_of_every_range_as_the_receivers_deque_wraps() {
+        // A receiver's set: one new range per packet, trimmed to 32, so the deque's start cycles through its
+        // buffer and the ranges sit in two parts; every floor and limit must give what a plain walk gives.
+        let mut set = RangeSet::new();
+        for k in 0..500u64 {
+            set.insert(3 * k, 3 * k + k % 2);
+            set.trim(32);
+            for floor in [None, Some(3 * k / 2), Some(3 * k.saturating_sub(5)), Some(3 * k + 7)] {
+                for max in [1, 3, 4, 5, 32] {
+                    let a = AckOfAck {
+                        floor,
+                        ..Default::default()
+                    };
+                    let mut want: Vec<(u64, u64)> = set
+                        .iter_desc()
+                        .filter(|r| floor.is_none_or(|f| r.1 > f))
+                        .map(|(lo, hi)| (floor.map_or(lo, |f| lo.max(f + 1)), hi))
+                        .take(max)
+                        .collect();
+                    if want.is_empty() && floor.is_some() {
+                        want.extend(set.iter_desc().next());
+                    }
+                    let mut kept = AckRanges::default();
+                    a.clip(&set, max, &mut kept);
+                    assert_eq!(kept, want, "k {k} floor {floor:?} max {max}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -13,7 +13,8 @@ use core::fmt::Debug;
 use serde::Deserialize;
 
 use crate::time::{Dur, Time};
-use crate::wire::packet::AckFrequencyFrame;
+use crate::wire::packet::{AckFrequencyFrame, Packet};
+use crate::wire::size::Profile;
 
 pub mod ack_frequency;
 pub mod ack_of_ack;
@@ -58,12 +59,25 @@ pub struct Arrival<'a> {
     pub largest_unacked: u64,
     /// Largest Acked (§6.2): the largest packet number reported in an ACK sent so far.
     pub largest_acked: Option<u64>,
-    /// The packet's size in the unit of `mss` (TCP: payload bytes; QUIC: bytes in flight).
-    pub bytes: u64,
-    /// Size of a full-sized packet in the same unit (Linux `rcv_mss`).
-    pub mss: u64,
     /// Every packet number received (this one included), for the §6.2 Unreported Missing test.
     pub received: &'a RangeSet,
+    /// The packet itself, for [`Arrival::bytes`].
+    pub packet: &'a Packet,
+    /// The flow's profile, for [`Arrival::bytes`] and [`Arrival::mss`].
+    pub profile: Profile,
+}
+
+impl Arrival<'_> {
+    /// The packet's size in the unit of `mss` (TCP: payload bytes; QUIC: bytes in flight). Computed
+    /// on demand: a QUIC packet's size walks its frames, and only byte-counting policies ask.
+    pub fn bytes(&self) -> u64 {
+        self.profile.in_flight_size(self.packet).into()
+    }
+
+    /// Size of a full-sized packet in the same unit (Linux `rcv_mss`).
+    pub fn mss(&self) -> u64 {
+        self.profile.mss().into()
+    }
 }
 
 /// When a receiver acknowledges. The receiver calls `on_packet` for each new ack-eliciting

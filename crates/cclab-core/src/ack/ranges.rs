@@ -61,6 +61,9 @@ pub(crate) fn partition_point_from(
     lo
 }
 
+/// An inclusive range `(smallest, largest)`.
+type Range = (u64, u64);
+
 /// Disjoint, non-adjacent inclusive ranges, lowest first.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RangeSet {
@@ -77,30 +80,35 @@ impl RangeSet {
 
     /// Adds `lo..=hi`; returns whether any value in it was new. Values below a trimmed floor
     /// count as present.
+    ///
+    /// Inlined for its fast path, in-order arrival at or above the top range, which every data
+    /// packet of a loss-free flow takes twice (packet number and stream bytes); the merge below
+    /// the top range stays out of line so the fast path needs no saved registers.
+    #[inline]
     pub fn insert(&mut self, lo: u64, hi: u64) -> bool {
         debug_assert!(lo <= hi);
         if hi < self.floor {
             return false;
         }
         let lo = lo.max(self.floor);
-        // Fast path: in-order arrival at or above the top range.
         match self.ranges.back_mut() {
-            None => {
-                self.ranges.push_back((lo, hi));
-                return true;
-            }
-            Some(last) if lo > last.1.saturating_add(1) => {
-                self.ranges.push_back((lo, hi));
-                return true;
-            }
-            Some(last) if lo >= last.0 => {
+            Some(last) if lo >= last.0 && lo <= last.1.saturating_add(1) => {
                 let new = hi > last.1;
                 last.1 = last.1.max(hi);
-                return new;
+                new
             }
-            _ => {}
+            Some(last) if lo < last.0 => self.insert_below_top(lo, hi),
+            _ => {
+                self.ranges.push_back((lo, hi));
+                true
+            }
         }
-        // General path: merge with every range that overlaps or touches `lo..=hi`.
+    }
+
+    /// [`RangeSet::insert`] of a range starting below the top range (`lo` already raised to the floor):
+    /// merges it with every range it overlaps or touches.
+    #[inline(never)]
+    fn insert_below_top(&mut self, lo: u64, hi: u64) -> bool {
         let first = partition_point_from(&self.ranges, 0, |r| r.1.saturating_add(1) < lo);
         let end = first + partition_point_from(&self.ranges, first, |r| r.0 <= hi.saturating_add(1));
         if first == end {
@@ -167,6 +175,16 @@ impl RangeSet {
     /// The ranges, highest first.
     pub fn iter_desc(&self) -> impl ExactSizeIterator<Item = (u64, u64)> + '_ {
         self.ranges.iter().rev().copied()
+    }
+
+    /// The ranges, lowest first, in the two parts the deque holds them in (the first part is lower).
+    pub fn as_slices(&self) -> (&[Range], &[Range]) {
+        self.ranges.as_slices()
+    }
+
+    /// The highest range, if any.
+    pub fn highest(&self) -> Option<(u64, u64)> {
+        self.ranges.back().copied()
     }
 
     /// The lowest range, if any.

@@ -89,9 +89,9 @@ impl AckPolicy for TcpDelayed {
         if a.ce && !a.prev_ce {
             self.quick = self.quick.max(CE_QUICKACKS);
         }
-        self.pending_bytes += a.bytes;
+        self.pending_bytes += a.bytes();
         // `segments_per_ack` full segments' worth: more than (n − 1)·MSS bytes unacknowledged.
-        let threshold = self.cfg.segments_per_ack.max(1).saturating_sub(1) * a.mss;
+        let threshold = self.cfg.segments_per_ack.max(1).saturating_sub(1) * a.mss();
         self.quick > 0 || self.pending_bytes > threshold || a.out_of_order || a.new_gap || a.has_holes
     }
     fn on_ack_sent(&mut self) {

@@ -19,6 +19,7 @@ use super::{Endpoint, EndpointStats, TraceEvent, TraceLog};
 use crate::ack::{AckOfAck, AckPolicy, AckPolicyConfig, Arrival, RangeSet};
 use crate::clock::{Clock, ClockConfig};
 use crate::time::Time;
+use crate::units::Bytes;
 use crate::wire::packet::{AckFrame, Datagram, Ecn, FlowId, Packet, MAX_VARINT};
 use crate::wire::size::Profile;
 
@@ -26,6 +27,14 @@ use crate::wire::size::Profile;
 /// the newest SACK blocks (RFC 2018 §3), and in this model a retransmission never fills a
 /// segment-index hole, so older ranges serve nothing but hostile growth.
 pub const TCP_MAX_RANGES: usize = 1024;
+
+/// Flow-control credit of a receiver whose scenario sets no window, stream bytes past its contiguous
+/// prefix: 1 TiB. It must never bind an honest sender, which without a window is unlimited: 1 TiB
+/// outstanding means about 730 million full-sized packets in flight, beyond any simulator run's memory
+/// (a 3 GB NewReno transfer over a 100,000-packet BDP with 115,000 slow-start losses peaks at 0.31 GB
+/// past the prefix), and it is 1,024 times TCP's largest window (2^30 bytes, RFC 7323 §2.3). Against a
+/// hostile peer it only refuses far offsets; set `receive_window` for a tight bound.
+pub const DEFAULT_RECEIVE_WINDOW: u64 = 1 << 40;
 
 /// Receiver parameters (scenario table `[flow.receiver]`).
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -39,6 +48,12 @@ pub struct ReceiverConfig {
     pub max_ack_ranges: usize,
     /// Report ECN counts in ACK frames once any ECT/CE packet arrived (RFC 9000 §13.4.1).
     pub ecn: bool,
+    /// Flow-control credit, stream bytes: data ending more than this far past the contiguous prefix
+    /// received is refused (RFC 9000 §4.1 and §4.6: a peer exceeding its limits commits
+    /// FLOW_CONTROL_ERROR; RFC 9293 §3.8.6: segments beyond the window are not accepted). The
+    /// receiver reads at once, so its credit follows its prefix, as `SenderConfig::receive_window`
+    /// assumes. `None` = [`DEFAULT_RECEIVE_WINDOW`].
+    pub receive_window: Option<Bytes>,
     /// Packet-number length of the receiver's QUIC packets, bytes (RFC 9000 §17.1; 2 covers a
     /// receiver whose ACKs are acknowledged about once per RTT, RFC 9000 §13.2.4).
     pub pn_len: u8,
@@ -55,6 +70,7 @@ impl Default for ReceiverConfig {
             clock: ClockConfig::default(),
             max_ack_ranges: 32,
             ecn: true,
+            receive_window: None,
             pn_len: 2,
             handshake: None,
         }
@@ -94,6 +110,8 @@ pub struct Receiver {
     stream: RangeSet,
     /// Stream length, once the FIN arrived.
     fin_offset: Option<u64>,
+    /// Flow-control credit past the contiguous prefix, bytes.
+    receive_window: u64,
     next_pn: u64,
     /// True time of the latest input, for `poll_timeout` when an ACK is due at once.
     last_now: Time,
@@ -125,6 +143,7 @@ impl Receiver {
             ecn_counts: [0; 3],
             stream: RangeSet::new(),
             fin_offset: None,
+            receive_window: cfg.receive_window.map_or(DEFAULT_RECEIVE_WINDOW, |b| b.0),
             next_pn: 0,
             last_now: now,
             handshake: cfg
@@ -140,6 +159,12 @@ impl Receiver {
     /// Packet numbers received (bounded by `max_ack_ranges` ranges for QUIC).
     pub fn received(&self) -> &RangeSet {
         &self.received
+    }
+
+    /// Stream bytes received, as inclusive offset ranges: within the receive window past the contiguous
+    /// prefix, so at most about half the window in ranges whatever the peer sends.
+    pub fn stream(&self) -> &RangeSet {
+        &self.stream
     }
 
     /// The ACK policy in use.
@@ -168,8 +193,9 @@ impl Receiver {
     }
 
     /// Whether `p` must be refused: a packet number beyond 2^62−1 (RFC 9000 §12.3), stream data ending
-    /// beyond 2^62−1 (§19.8), or data contradicting the final size (§4.5: FINAL_SIZE_ERROR). O(1), so a
-    /// hostile datagram costs no more than a good one.
+    /// beyond 2^62−1 (§19.8) or beyond the flow-control credit (§4.1, §4.6: FLOW_CONTROL_ERROR; RFC 9293
+    /// §3.8.6), or data contradicting the final size (§4.5: FINAL_SIZE_ERROR). O(1), so a hostile
+    /// datagram costs no more than a good one.
     fn violates(&self, p: &Packet) -> bool {
         if p.pn > MAX_VARINT {
             return true;
@@ -178,6 +204,12 @@ impl Receiver {
         let Some(end) = d.offset.checked_add(d.len as u64).filter(|&e| e <= MAX_VARINT) else {
             return true;
         };
+        // The credit runs `receive_window` past the contiguous prefix (`bytes_delivered`, kept by `deliver`):
+        // every stored range lies below it, so the stream set holds at most about window / 2 ranges (one
+        // byte each, one byte apart).
+        if end > self.stats.bytes_delivered.saturating_add(self.receive_window) {
+            return true;
+        }
         match self.fin_offset {
             Some(f) => end > f || (d.fin && end != f),
             None => d.fin && self.stream.max().is_some_and(|m| m >= end),
@@ -185,12 +217,22 @@ impl Receiver {
     }
 
     /// The ACK frame for the current state (RFC 9000 §19.3; TCP cumulative + SACK).
-    fn ack_frame(&self, now: Time) -> AckFrame {
-        let mut sack_blocks = None;
-        let ranges = match self.profile {
+    /// Built in its box, where the ranges are written directly (the frame holds the first few inline).
+    fn ack_frame(&self, now: Time) -> Box<AckFrame> {
+        let mut frame = Box::new(AckFrame {
+            // RFC 9000 §13.2.5: the delay since the largest acknowledged packet arrived. TCP has
+            // no such field (RFC 9293 §3.1): its sender's RTT samples include the ACK delay.
+            ack_delay_ns: match self.profile {
+                Profile::Tcp(_) => 0,
+                _ => self.clock.elapsed(now, self.largest_time).as_nanos(),
+            },
+            ecn: (self.ecn_reporting && self.ecn_counts != [0; 3]).then(|| Box::new(self.ecn_counts)),
+            ..AckFrame::default()
+        });
+        let v = &mut frame.ranges;
+        match self.profile {
             Profile::Tcp(t) => {
                 let cumulative = self.received.lowest().filter(|r| r.0 == 0);
-                let mut v: Vec<(u64, u64)> = Vec::with_capacity(t.max_sack_blocks() + 1);
                 v.extend(
                     self.received
                         .iter_desc()
@@ -202,24 +244,62 @@ impl Receiver {
                 // ACK point; a retransmission under a new segment index closes its byte hole.
                 let in_order = self.stream.lowest().is_some_and(|r| r.0 == 0);
                 let above = self.stream.len() - usize::from(in_order);
-                sack_blocks = Some(above.min(t.max_sack_blocks()) as u8);
-                v
+                frame.sack_blocks = Some(above.min(t.max_sack_blocks()) as u8);
             }
             // RFC 9000 §13.2.4: nothing at or below what the sender knows we acknowledged, and at
             // most `max_ack_ranges` ranges (quinn's limit, 32 by default).
-            _ => self.acked_acks.clip(self.received.iter_desc(), self.max_ack_ranges),
-        };
-        AckFrame {
-            ranges,
-            // RFC 9000 §13.2.5: the delay since the largest acknowledged packet arrived. TCP has
-            // no such field (RFC 9293 §3.1): its sender's RTT samples include the ACK delay.
-            ack_delay_ns: match self.profile {
-                Profile::Tcp(_) => 0,
-                _ => self.clock.elapsed(now, self.largest_time).as_nanos(),
-            },
-            ecn: (self.ecn_reporting && self.ecn_counts != [0; 3]).then(|| Box::new(self.ecn_counts)),
-            sack_blocks,
+            _ => self.acked_acks.clip(&self.received, self.max_ack_ranges, v),
         }
+        frame
+    }
+
+    /// The next handshake datagram, if the handshake server has one to send.
+    #[cold]
+    fn poll_handshake(&mut self, now: Time) -> Option<Datagram> {
+        let (packet, size) = self.handshake.as_mut().and_then(HandshakeServer::poll)?;
+        self.stats.datagrams_sent += 1;
+        self.stats.bytes_sent += size as u64;
+        if self.trace.is_on() {
+            self.trace.push(TraceEvent::PacketSent {
+                time: now,
+                size,
+                packet: packet.clone(),
+            });
+        }
+        Some(Datagram {
+            flow: self.flow,
+            size,
+            ecn: Ecn::NotEct,
+            packet,
+        })
+    }
+
+    /// Builds and sends the ACK that is due. Out of line: `poll_transmit` is asked about twice per
+    /// ACK sent, and its "nothing due" answer should not pay for this body's saved registers.
+    #[inline(never)]
+    fn send_ack(&mut self, now: Time) -> Datagram {
+        let frame = self.ack_frame(now);
+        self.largest_acked = self.largest_acked.max(frame.largest());
+        // §13.2.4: about once per round trip a PING makes an ACK packet ack-eliciting, so the
+        // sender's acknowledgement tells us which ranges it no longer needs.
+        let ping = match (self.profile, frame.largest()) {
+            (Profile::Quic(_), Some(largest)) => self.acked_acks.on_ack_sent(self.next_pn, largest),
+            _ => false,
+        };
+        let packet = Packet {
+            pn: self.next_pn,
+            pn_len: self.pn_len,
+            ack: Some(frame),
+            ping,
+            ..Default::default()
+        };
+        self.next_pn += 1;
+        let size = self.profile.datagram_size(&packet);
+        self.policy.on_ack_sent();
+        self.first_unacked = None;
+        self.ack_now = false;
+        let events = &mut self.trace;
+        super::emit_ack(self.flow, now, size, packet, &mut self.stats, events)
     }
 }
 
@@ -304,9 +384,9 @@ impl Endpoint for Receiver {
             has_holes: stream_gaps_before || self.stream.has_gaps(),
             largest_unacked,
             largest_acked: self.largest_acked,
-            bytes: self.profile.in_flight_size(p).into(),
-            mss: self.profile.mss().into(),
             received: &self.received,
+            packet: p,
+            profile: self.profile,
         };
         let mut now_ack = self.policy.on_packet(&arrival);
         if p.immediate_ack {
@@ -324,49 +404,16 @@ impl Endpoint for Receiver {
 
     fn poll_transmit(&mut self, now: Time) -> Option<Datagram> {
         self.last_now = now;
-        if let Some((packet, size)) = self.handshake.as_mut().and_then(HandshakeServer::poll) {
-            self.stats.datagrams_sent += 1;
-            self.stats.bytes_sent += size as u64;
-            if self.trace.is_on() {
-                self.trace.push(TraceEvent::PacketSent {
-                    time: now,
-                    size,
-                    packet: packet.clone(),
-                });
+        if self.handshake.is_some() {
+            if let Some(d) = self.poll_handshake(now) {
+                return Some(d);
             }
-            return Some(Datagram {
-                flow: self.flow,
-                size,
-                ecn: Ecn::NotEct,
-                packet,
-            });
         }
         let deadline = self.ack_deadline()?;
         if !self.ack_now && now < deadline {
             return None;
         }
-        let frame = self.ack_frame(now);
-        self.largest_acked = self.largest_acked.max(frame.largest());
-        // §13.2.4: about once per round trip a PING makes an ACK packet ack-eliciting, so the
-        // sender's acknowledgement tells us which ranges it no longer needs.
-        let ping = match (self.profile, frame.largest()) {
-            (Profile::Quic(_), Some(largest)) => self.acked_acks.on_ack_sent(self.next_pn, largest),
-            _ => false,
-        };
-        let packet = Packet {
-            pn: self.next_pn,
-            pn_len: self.pn_len,
-            ack: Some(Box::new(frame)),
-            ping,
-            ..Default::default()
-        };
-        self.next_pn += 1;
-        let size = self.profile.datagram_size(&packet);
-        self.policy.on_ack_sent();
-        self.first_unacked = None;
-        self.ack_now = false;
-        let events = &mut self.trace;
-        Some(super::emit_ack(self.flow, now, size, packet, &mut self.stats, events))
+        Some(self.send_ack(now))
     }
 
     fn poll_timeout(&self) -> Option<Time> {

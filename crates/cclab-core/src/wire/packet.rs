@@ -37,6 +37,137 @@ pub struct DataChunk {
     pub fin: bool,
 }
 
+/// Ranges an [`AckRanges`] holds inside the frame: an ACK of a flow without recent loss carries one or two.
+const INLINE_RANGES: usize = 4;
+
+/// The ranges of an ACK frame, a slice (`Deref`) of inclusive `(smallest, largest)` pairs. Up to
+/// `INLINE_RANGES` live inside the frame, so the boxed frame is the only allocation of a typical ACK (the
+/// receiver allocates one per ACK and the sender frees it); more go to the heap together.
+#[derive(Clone, Default)]
+pub struct AckRanges {
+    /// Number of ranges in `inline`, when `heap` is unused.
+    len: u32,
+    inline: [(u64, u64); INLINE_RANGES],
+    /// Every range, once there are more than `INLINE_RANGES` (its capacity is then above 0).
+    heap: Vec<(u64, u64)>,
+}
+
+impl AckRanges {
+    /// Appends a range (the caller keeps them highest first).
+    #[inline]
+    pub fn push(&mut self, r: (u64, u64)) {
+        let n = self.len as usize;
+        if self.heap.capacity() > 0 {
+            self.heap.push(r);
+        } else if n < INLINE_RANGES {
+            self.inline[n] = r;
+            self.len += 1;
+        } else {
+            // Room for a receiver's default 32 ranges (RFC 9000 §13.2.4 limit of quinn) in one allocation.
+            self.heap.reserve(8 * INLINE_RANGES);
+            self.heap.extend_from_slice(&self.inline);
+            self.heap.push(r);
+        }
+    }
+}
+
+impl AckRanges {
+    /// Appends `lowest_first` highest first: one copy, without a per-range capacity check once on the heap.
+    pub fn extend_rev(&mut self, lowest_first: &[(u64, u64)]) {
+        let n = self.len as usize;
+        if self.heap.capacity() == 0 && n + lowest_first.len() <= INLINE_RANGES {
+            for (slot, &r) in self.inline[n..].iter_mut().zip(lowest_first.iter().rev()) {
+                *slot = r;
+            }
+            self.len += lowest_first.len() as u32;
+            return;
+        }
+        if self.heap.capacity() == 0 {
+            self.heap.reserve((n + lowest_first.len()).max(8 * INLINE_RANGES));
+            self.heap.extend_from_slice(&self.inline[..n]);
+        }
+        self.heap.extend(lowest_first.iter().rev().copied());
+    }
+}
+
+impl core::ops::DerefMut for AckRanges {
+    fn deref_mut(&mut self) -> &mut [(u64, u64)] {
+        if self.heap.capacity() > 0 {
+            &mut self.heap
+        } else {
+            &mut self.inline[..self.len as usize]
+        }
+    }
+}
+
+impl core::ops::Deref for AckRanges {
+    type Target = [(u64, u64)];
+    fn deref(&self) -> &[(u64, u64)] {
+        if self.heap.capacity() > 0 {
+            &self.heap
+        } else {
+            &self.inline[..self.len as usize]
+        }
+    }
+}
+
+impl Extend<(u64, u64)> for AckRanges {
+    fn extend<I: IntoIterator<Item = (u64, u64)>>(&mut self, iter: I) {
+        for r in iter {
+            self.push(r);
+        }
+    }
+}
+
+impl FromIterator<(u64, u64)> for AckRanges {
+    fn from_iter<I: IntoIterator<Item = (u64, u64)>>(iter: I) -> AckRanges {
+        let mut a = AckRanges::default();
+        a.extend(iter);
+        a
+    }
+}
+
+impl From<Vec<(u64, u64)>> for AckRanges {
+    fn from(v: Vec<(u64, u64)>) -> AckRanges {
+        if v.len() > INLINE_RANGES {
+            AckRanges {
+                heap: v,
+                ..AckRanges::default()
+            }
+        } else {
+            v.into_iter().collect()
+        }
+    }
+}
+
+impl<'a> IntoIterator for &'a AckRanges {
+    type Item = &'a (u64, u64);
+    type IntoIter = core::slice::Iter<'a, (u64, u64)>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl PartialEq for AckRanges {
+    fn eq(&self, other: &AckRanges) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for AckRanges {}
+
+impl PartialEq<Vec<(u64, u64)>> for AckRanges {
+    fn eq(&self, other: &Vec<(u64, u64)>) -> bool {
+        **self == **other
+    }
+}
+
+impl core::fmt::Debug for AckRanges {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
 /// An ACK frame (RFC 9000 §19.3), also used for TCP cumulative ACK + SACK blocks.
 ///
 /// `ranges` are inclusive packet-number ranges `(smallest, largest)`, highest first,
@@ -44,7 +175,7 @@ pub struct DataChunk {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct AckFrame {
     /// Acknowledged ranges, highest first.
-    pub ranges: Vec<(u64, u64)>,
+    pub ranges: AckRanges,
     /// Intentional delay of the largest acknowledged packet, in nanoseconds (encoded in
     /// units of 2^ack_delay_exponent µs on the wire).
     pub ack_delay_ns: u64,
@@ -196,3 +327,25 @@ pub struct Datagram {
 // (the boxed handshake frame adds one pointer: 112 → 120), and boxing the ACK frame to 80, so that the
 // simulator's wrapper stays within 128 bytes, which the compiler moves inline instead of calling memcpy.
 const _: () = assert!(size_of::<Datagram>() <= 80);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ack_ranges_move_to_the_heap_past_the_inline_capacity_and_keep_their_order() {
+        let all: Vec<(u64, u64)> = (0..40u64).rev().map(|k| (10 * k, 10 * k + 5)).collect();
+        for n in [0, 1, INLINE_RANGES, INLINE_RANGES + 1, 40] {
+            let mut a = AckRanges::default();
+            for &r in &all[..n] {
+                a.push(r);
+            }
+            assert_eq!(*a, all[..n], "{n} pushed");
+            assert_eq!(a.heap.capacity() > 0, n > INLINE_RANGES, "{n} pushed");
+            // Built from a Vec or an iterator, the same ranges compare equal wherever they live.
+            assert_eq!(AckRanges::from(all[..n].to_vec()), a);
+            assert_eq!(all[..n].iter().copied().collect::<AckRanges>(), a);
+            assert_eq!(format!("{a:?}"), format!("{:?}", &all[..n]));
+        }
+    }
+}

@@ -370,7 +370,7 @@ fn decode_ack(r: &mut Reader<'_>, ecn: bool) -> Result<AckFrame, DecodeError> {
         .and_then(|us| us.checked_mul(1000))
         .ok_or(DecodeError::Malformed("ACK delay"))?;
     Ok(AckFrame {
-        ranges,
+        ranges: ranges.into(),
         ack_delay_ns,
         ecn,
         sack_blocks: None,
@@ -445,7 +445,7 @@ mod tests {
                 .random_bool(0.3)
                 .then(|| Box::new([rng.random_range(0..1 << 20), 0, rng.random_range(0..99)]));
             p.ack = Some(Box::new(AckFrame {
-                ranges,
+                ranges: ranges.into(),
                 ack_delay_ns: (delay_us >> 3 << 3) * 1000,
                 ecn,
                 sack_blocks: None,
@@ -505,7 +505,7 @@ mod tests {
             Packet {
                 pn_len: 1,
                 ack: Some(Box::new(AckFrame {
-                    ranges: vec![(0, 9)],
+                    ranges: vec![(0, 9)].into(),
                     sack_blocks: Some(3),
                     ..Default::default()
                 })),

@@ -439,7 +439,7 @@ mod tests {
 
     fn ack(ranges: Vec<(u64, u64)>) -> AckFrame {
         AckFrame {
-            ranges,
+            ranges: ranges.into(),
             ack_delay_ns: 1_000_000,
             ecn: None,
             sack_blocks: None,

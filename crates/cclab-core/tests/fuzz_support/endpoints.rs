@@ -72,7 +72,7 @@ impl Reader<'_> {
         let ack_delay_ns = self.num().saturating_mul(1000);
         let ecn = (self.byte() & 1 == 1).then(|| Box::new([self.num(), self.num(), self.num()]));
         AckFrame {
-            ranges,
+            ranges: ranges.into(),
             ack_delay_ns,
             ecn,
             sack_blocks: None,

@@ -81,14 +81,18 @@ pub fn flow_endpoints(f: &FlowConfig, flow: FlowId, seed: u64, index: u32, start
                 CcConfig::Bbr3(b) => b.seed ^= flow_seed,
                 _ => {}
             }
-            let scfg = SenderConfig {
+            let mut scfg = SenderConfig {
                 handshake: f.handshake.clone(),
                 ..f.sender.clone().unwrap_or_default()
             };
-            let rcfg = ReceiverConfig {
+            let mut rcfg = ReceiverConfig {
                 handshake: f.handshake.clone(),
                 ..f.receiver.clone().unwrap_or_default()
             };
+            // One flow-control credit: the receiver grants what the sender honours, whichever table sets it.
+            let (sent_window, granted_window) = (scfg.receive_window, rcfg.receive_window);
+            scfg.receive_window = sent_window.or(granted_window);
+            rcfg.receive_window = granted_window.or(sent_window);
             let sender = Sender::new(flow, profile, &scfg, &cc, &f.source, start);
             let receiver = Receiver::new(flow, profile, &rcfg, start);
             let min_ack_delay = match &rcfg.ack {

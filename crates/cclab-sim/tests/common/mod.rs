@@ -233,7 +233,7 @@ impl Endpoint for AckEvery {
         }
         self.acks += 1;
         let ack = AckFrame {
-            ranges: vec![(0, self.largest)],
+            ranges: [(0, self.largest)].into_iter().collect(),
             ack_delay_ns: 0,
             ecn: None,
             sack_blocks: None,

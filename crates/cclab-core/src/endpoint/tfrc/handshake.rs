@@ -122,7 +122,7 @@ pub fn response(pn: u64, echo: u64) -> Packet {
     Packet {
         pn,
         ack: Some(Box::new(AckFrame {
-            ranges: vec![(echo, echo)],
+            ranges: [(echo, echo)].into_iter().collect(),
             ..Default::default()
         })),
         ..Default::default()

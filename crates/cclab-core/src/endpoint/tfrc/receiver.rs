@@ -209,7 +209,7 @@ impl TfrcReceiver {
         let packet = Packet {
             pn: self.next_pn,
             ack: Some(Box::new(AckFrame {
-                ranges: vec![(newest.pn, newest.pn)],
+                ranges: [(newest.pn, newest.pn)].into_iter().collect(),
                 ack_delay_ns: elapsed,
                 ecn: None,
                 sack_blocks: None,
