@@ -9,7 +9,7 @@
 use std::collections::VecDeque;
 
 use cclab_core::cc::{CcConfig, NewRenoConfig};
-use cclab_core::endpoint::receiver::{Receiver, ReceiverConfig};
+use cclab_core::endpoint::receiver::{Receiver, ReceiverConfig, MAX_STREAM_RANGES};
 use cclab_core::endpoint::sender::{Sender, SenderConfig};
 use cclab_core::endpoint::source::SourceConfig;
 use cclab_core::endpoint::Endpoint;
@@ -105,6 +105,32 @@ fn hostile_scattered_stream_data_leaves_the_byte_set_bounded_by_the_window() {
         assert_eq!(r.stream().len(), 1);
         assert_eq!(r.stats().protocol_violations, N - accepted + 2, "{profile:?}");
     }
+}
+
+#[test]
+fn hostile_scattered_stream_data_inside_the_default_credit_stops_at_the_range_cap() {
+    const PREFIX: u64 = 1000;
+    let cap = MAX_STREAM_RANGES as u64;
+    let n = cap + 5_000;
+    let mut r = receiver(quic(), None);
+    let t = Time(1_000);
+    r.handle_datagram(t, data(0, 0, PREFIX as u32));
+    // One byte every other byte, all far inside the 1 TiB default credit: each stored one opens a range.
+    for k in 0..n {
+        r.handle_datagram(t, data(1 + k, PREFIX + 1 + 2 * k, 1));
+    }
+    assert_eq!(r.stream().len() as u64, cap);
+    assert_eq!(r.stats().protocol_violations, n - (cap - 1));
+    // At the cap, data that extends a stored range or fills a hole is still taken: the prefix advances
+    // through the first holes and merges their ranges.
+    let mut pn = n + 1;
+    for hole in 0..100u64 {
+        r.handle_datagram(t, data(pn, PREFIX + 2 * hole, 1));
+        pn += 1;
+    }
+    assert_eq!(r.stats().bytes_delivered, PREFIX + 200);
+    assert_eq!(r.stream().len() as u64, cap - 100);
+    assert_eq!(r.stats().protocol_violations, n - (cap - 1));
 }
 
 /// A sender and a receiver across the drop rule of the module doc; returns both after the transfer (or

@@ -36,6 +36,13 @@ pub const TCP_MAX_RANGES: usize = 1024;
 /// hostile peer it only refuses far offsets; set `receive_window` for a tight bound.
 pub const DEFAULT_RECEIVE_WINDOW: u64 = 1 << 40;
 
+/// Most separate ranges the stream byte set holds (4 MiB of ranges): data that would open another one
+/// is refused like data past the credit, so a peer scattering bytes inside a large credit (the 1 TiB
+/// default) cannot grow the set, or the work of an insert, without bound. An honest sender opens a
+/// range only by getting ahead of a hole, so it never holds more ranges than packets in flight: the
+/// 3 GB transfer above peaks below 215,000 packets past the prefix, under this cap.
+pub const MAX_STREAM_RANGES: usize = 1 << 18;
+
 /// Receiver parameters (scenario table `[flow.receiver]`).
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -194,8 +201,9 @@ impl Receiver {
 
     /// Whether `p` must be refused: a packet number beyond 2^62−1 (RFC 9000 §12.3), stream data ending
     /// beyond 2^62−1 (§19.8) or beyond the flow-control credit (§4.1, §4.6: FLOW_CONTROL_ERROR; RFC 9293
-    /// §3.8.6), or data contradicting the final size (§4.5: FINAL_SIZE_ERROR). O(1), so a hostile
-    /// datagram costs no more than a good one.
+    /// §3.8.6), data that would open a range past [`MAX_STREAM_RANGES`], or data contradicting the final
+    /// size (§4.5: FINAL_SIZE_ERROR). O(1) below the cap and O(log ranges) at it, so a hostile datagram
+    /// costs no more than a good one.
     fn violates(&self, p: &Packet) -> bool {
         if p.pn > MAX_VARINT {
             return true;
@@ -208,6 +216,16 @@ impl Receiver {
         // every stored range lies below it, so the stream set holds at most about window / 2 ranges (one
         // byte each, one byte apart).
         if end > self.stats.bytes_delivered.saturating_add(self.receive_window) {
+            return true;
+        }
+        // At the range cap, only data touching a stored range (so it extends or fills, never opens one) is
+        // taken; the prefix always touches, so an honest stream keeps advancing.
+        if d.len > 0
+            && self.stream.len() >= MAX_STREAM_RANGES
+            && ![d.offset.saturating_sub(1), d.offset, end]
+                .iter()
+                .any(|&v| self.stream.contains(v))
+        {
             return true;
         }
         match self.fin_offset {
