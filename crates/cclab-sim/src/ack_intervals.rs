@@ -24,6 +24,10 @@ enum Store {
     /// at the first: the accumulator stays within one cache line).
     Exact {
         short_ns: Vec<u32>,
+        #[allow(
+            clippy::box_collection,
+            reason = "a pointer, not a vector's three words, keeps the accumulator in one line"
+        )]
         long_ns: Option<Box<Vec<u64>>>,
     },
     /// Past `EXACT_MAX` intervals (boxed: the sketch is larger than the vectors), and the latest run of
@@ -37,7 +41,11 @@ impl std::fmt::Debug for Store {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Store::Exact { short_ns, long_ns } => {
-                write!(f, "Exact({} intervals)", short_ns.len() + long_ns.as_ref().map_or(0, |l| l.len()))
+                write!(
+                    f,
+                    "Exact({} intervals)",
+                    short_ns.len() + long_ns.as_ref().map_or(0, |l| l.len())
+                )
             }
             Store::Sketch(sk, run) => write!(f, "Sketch({} intervals)", sk.count() as u64 + run.1),
         }

@@ -167,7 +167,11 @@ fn sampler_reserve_rows_fills_without_regrowth_and_keeps_rows() {
 fn sampler_reserve_rows_is_capped_and_ignored_when_rows_are_discarded() {
     let mut s = Sampler::new(Dur::from_millis(10));
     s.reserve_rows(u64::MAX);
-    assert!(s.series().cols.iter().all(|c| c.capacity() == MAX_RESERVED_ROWS as usize));
+    assert!(s
+        .series()
+        .cols
+        .iter()
+        .all(|c| c.capacity() == MAX_RESERVED_ROWS as usize));
     let out = SamplerOutput { csv: None, keep: false };
     let mut d = Sampler::with_output(Dur::from_millis(10), out).unwrap();
     d.reserve_rows(1_000);
