@@ -91,7 +91,6 @@ struct FlowState {
     sender: (u32, u16),
     receiver: (u32, u16),
     start: Time,
-    acks: AckIntervalStats,
     ce_marks: u64,
 }
 
@@ -106,6 +105,8 @@ pub struct Network {
     /// The links of every route, route after route.
     route_links: Vec<u32>,
     flows: Vec<FlowState>,
+    /// Per flow, apart from the rest of its state: the receiver's every ACK updates one line here.
+    acks: Vec<AckIntervalStats>,
     scratch: Vec<InFlight>,
     events: u64,
     done: usize,
@@ -130,6 +131,7 @@ impl Network {
             routes: Vec::new(),
             route_links: Vec::new(),
             flows: Vec::new(),
+            acks: Vec::new(),
             scratch: Vec::new(),
             events: 0,
             done: 0,
@@ -197,9 +199,9 @@ impl Network {
             sender: (sh, s_slot),
             receiver: (rh, r_slot),
             start: spec.start,
-            acks: AckIntervalStats::new(),
             ce_marks: 0,
         });
+        self.acks.push(AckIntervalStats::new());
         flow
     }
 
@@ -255,7 +257,7 @@ impl Network {
 
     /// Intervals between the ACK-only packets `flow`'s receiver put on the wire.
     pub fn ack_intervals(&self, flow: FlowId) -> &AckIntervalStats {
-        &self.flows[flow.0 as usize].acks
+        &self.acks[flow.0 as usize]
     }
 
     /// Data packets of `flow` that reached the receiver's host CE-marked.
@@ -353,7 +355,7 @@ impl Network {
         for p in out.drain(..) {
             let r = &self.routes[p.route as usize];
             if r.from == Side::Receiver && p.is_pure_ack() {
-                self.flows[r.flow as usize].acks.record(self.now);
+                self.acks[r.flow as usize].record(self.now);
             }
             self.inject(p);
         }

@@ -41,6 +41,10 @@ type Row = [f64; COLUMNS.len()];
 /// CSV bytes a row takes at most (18 values of at most 24 characters and their separators).
 pub const MAX_CSV_ROW_BYTES: u64 = 18 * 25;
 
+/// Most rows [`Sampler::reserve_rows`] reserves ahead (at 8 bytes a column, 576 MB): beyond, the columns grow
+/// as rows come, so a long run that ends early holds little address space it never uses.
+pub const MAX_RESERVED_ROWS: u64 = 1 << 22;
+
 /// `ns` nanoseconds in seconds, correctly rounded (one division of exact values; multiplying by
 /// 1e-9 would be off by an ulp for values like 20.5 ms).
 pub(crate) fn secs(ns: u64) -> f64 {
@@ -206,6 +210,22 @@ impl Sampler {
             prev_link: Vec::new(),
             error: None,
         })
+    }
+
+    /// Makes room in memory for `rows` rows (at most [`MAX_RESERVED_ROWS`]; nothing when rows are
+    /// not kept): a run that knows its length fills its columns without regrowing them, each
+    /// regrowth a copy of every column through the cache. Only a hint: a failed reservation
+    /// leaves the columns to grow as they go.
+    pub fn reserve_rows(&mut self, rows: u64) {
+        if !self.out.keep {
+            return;
+        }
+        let rows = rows.min(MAX_RESERVED_ROWS) as usize;
+        for col in &mut self.series.cols {
+            if col.try_reserve_exact(rows.saturating_sub(col.len())).is_err() {
+                return;
+            }
+        }
     }
 
     /// Resolution.

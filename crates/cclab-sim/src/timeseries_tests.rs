@@ -139,3 +139,41 @@ fn sampler_streams_rows_to_its_sink_and_may_keep_none() {
     );
     assert!(s.finish().unwrap().is_empty());
 }
+
+#[test]
+fn sampler_reserve_rows_fills_without_regrowth_and_keeps_rows() {
+    let mut reserved = Sampler::new(Dur::from_millis(10));
+    reserved.reserve_rows(100);
+    let base = reserved.series().cols.each_ref().map(|c| (c.as_ptr(), c.capacity()));
+    assert!(base.iter().all(|&(_, cap)| cap >= 100));
+    let mut plain = Sampler::new(Dur::from_millis(10));
+    for i in 0..100u64 {
+        for s in [&mut reserved, &mut plain] {
+            s.sample(Time(i * 10_000_000), FlowId(0), &metrics(), &counters(i * 1_500));
+        }
+    }
+    // No column moved: the 100 rows went into the reserved space.
+    let after = reserved.series().cols.each_ref().map(|c| (c.as_ptr(), c.capacity()));
+    assert_eq!(base, after);
+    let csv = |s: &Sampler| {
+        let mut v = Vec::new();
+        s.series().to_csv(&mut v).unwrap();
+        v
+    };
+    assert_eq!(csv(&reserved), csv(&plain));
+}
+
+#[test]
+fn sampler_reserve_rows_is_capped_and_ignored_when_rows_are_discarded() {
+    let mut s = Sampler::new(Dur::from_millis(10));
+    s.reserve_rows(u64::MAX);
+    assert!(s
+        .series()
+        .cols
+        .iter()
+        .all(|c| c.capacity() == MAX_RESERVED_ROWS as usize));
+    let out = SamplerOutput { csv: None, keep: false };
+    let mut d = Sampler::with_output(Dur::from_millis(10), out).unwrap();
+    d.reserve_rows(1_000);
+    assert!(d.series().cols.iter().all(|c| c.capacity() == 0));
+}

@@ -171,7 +171,8 @@ pub fn run(s: &Scenario, opts: RunOptions) -> Result<RunOutput, RunError> {
             source: e,
         },
     };
-    let sampler = Sampler::with_output(interval, output).map_err(ts_err)?;
+    let mut sampler = Sampler::with_output(interval, output).map_err(ts_err)?;
+    sampler.reserve_rows(crate::budget::timeseries_bytes(file, interval) / crate::budget::ROW_BYTES);
     let total_bytes = file
         .flow
         .iter()
