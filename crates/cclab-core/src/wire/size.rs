@@ -155,6 +155,12 @@ impl Default for QuicProfile {
 
 /// Bytes of an ACK frame (RFC 9000 §19.3), type byte included.
 pub fn quic_ack_frame_len(ack: &AckFrame) -> u32 {
+    quic_ack_frame_len_with(ack, ack_ranges_len(&ack.ranges))
+}
+
+/// [`quic_ack_frame_len`] of a frame whose ranges below the first take `ranges_len` bytes
+/// ([`ack_ranges_len`]), known from an earlier frame with the same lower ranges.
+pub fn quic_ack_frame_len_with(ack: &AckFrame, ranges_len: u32) -> u32 {
     let Some(&(first_lo, largest)) = ack.ranges.first() else {
         return 0;
     };
@@ -164,7 +170,7 @@ pub fn quic_ack_frame_len(ack: &AckFrame) -> u32 {
         + varint_len(delay)
         + varint_len(ack.ranges.len() as u64 - 1)
         + varint_len(largest.saturating_sub(first_lo));
-    n += ack_ranges_len(&ack.ranges);
+    n += ranges_len;
     if let Some(c) = &ack.ecn {
         n += c.iter().map(|&v| varint_len(v)).sum::<u32>();
     }
@@ -180,7 +186,7 @@ pub fn quic_ack_frame_len(ack: &AckFrame) -> u32 {
 /// malformed frame from a hostile peer (ranges out of order) must not panic when sized, and its wrapped
 /// differences in the first pass are huge, so it always takes the walk.
 #[inline]
-fn ack_ranges_len(ranges: &[(u64, u64)]) -> u32 {
+pub fn ack_ranges_len(ranges: &[(u64, u64)]) -> u32 {
     let below = ranges.get(1..).unwrap_or_default();
     let (mut all, mut past_6, mut past_14) = (0u64, 0u32, 0u32);
     for (&(prev_lo, _), &(lo, hi)) in ranges.iter().zip(below) {
@@ -228,13 +234,13 @@ impl QuicProfile {
     /// Bytes of all frames of `p`, before padding.
     pub fn frames_len(&self, p: &Packet) -> u32 {
         let data = p.data.map_or(0, |d| quic_stream_header_len(d.offset, d.len) + d.len);
-        data + self.control_frames_len(p)
+        data + self.control_frames_len(p, None)
     }
     /// Bytes of the frames of `p` other than STREAM.
-    fn control_frames_len(&self, p: &Packet) -> u32 {
+    fn control_frames_len(&self, p: &Packet, ack_ranges: Option<u32>) -> u32 {
         let mut n = 0;
         if let Some(a) = &p.ack {
-            n += quic_ack_frame_len(a);
+            n += quic_ack_frame_len_with(a, ack_ranges.unwrap_or_else(|| ack_ranges_len(&a.ranges)));
         }
         if let Some(f) = &p.ack_frequency {
             n += quic_ack_frequency_len(f);
@@ -260,7 +266,7 @@ impl QuicProfile {
     }
     /// Largest stream payload that fits a packet whose other frames are those of `p`.
     pub fn max_stream_payload(&self, p: &Packet, offset: u64) -> u32 {
-        self.max_stream_payload_from(p.pn_len as u32 + self.control_frames_len(p), offset)
+        self.max_stream_payload_from(p.pn_len as u32 + self.control_frames_len(p, None), offset)
     }
     /// [`Self::max_stream_payload`] from the packet-number and other frames' bytes.
     fn max_stream_payload_from(&self, pn_and_control: u32, offset: u64) -> u32 {
@@ -358,8 +364,17 @@ impl Profile {
     }
     /// The framing of `p`: its bytes other than the stream payload, from one pass over its frames.
     pub fn framing(&self, p: &Packet) -> Framing {
+        self.framing_with(p, None)
+    }
+    /// [`Profile::framing`] of a packet whose ACK frame's ranges below the first take `ack_ranges_len`
+    /// bytes ([`ack_ranges_len`]), known from an earlier frame with the same lower ranges: a receiver
+    /// repeats up to 32 ranges in every ACK after a loss burst, and sizing them is most of its ACK's cost.
+    pub fn ack_framing(&self, p: &Packet, ack_ranges_len: u32) -> Framing {
+        self.framing_with(p, Some(ack_ranges_len))
+    }
+    fn framing_with(&self, p: &Packet, ack_ranges: Option<u32>) -> Framing {
         let extra = match self {
-            Profile::Quic(q) => q.control_frames_len(p),
+            Profile::Quic(q) => q.control_frames_len(p, ack_ranges),
             Profile::Tcp(t) => p.ack.as_ref().map_or(0, |a| {
                 let sack = t.sack_len(a);
                 sack + t.accecn_len(sack)
