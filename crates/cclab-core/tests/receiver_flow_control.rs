@@ -123,10 +123,8 @@ fn hostile_scattered_stream_data_inside_the_default_credit_stops_at_the_range_ca
     assert_eq!(r.stats().protocol_violations, n - (cap - 1));
     // At the cap, data that extends a stored range or fills a hole is still taken: the prefix advances
     // through the first holes and merges their ranges.
-    let mut pn = n + 1;
     for hole in 0..100u64 {
-        r.handle_datagram(t, data(pn, PREFIX + 2 * hole, 1));
-        pn += 1;
+        r.handle_datagram(t, data(n + 1 + hole, PREFIX + 2 * hole, 1));
     }
     assert_eq!(r.stats().bytes_delivered, PREFIX + 200);
     assert_eq!(r.stream().len() as u64, cap - 100);
