@@ -153,3 +153,71 @@ fn receiver_tcp_sack_blocks_follow_byte_holes_not_packet_numbers() {
     assert!(s.acks[hole_open..].iter().all(|(_, a)| a.sack_blocks == Some(0)));
     assert_eq!(s.acks.last().unwrap().1.ranges, vec![(3, 8), (0, 1)]);
 }
+
+#[test]
+fn receiver_quic_ack_sizes_match_a_fresh_sizing_under_loss_reordering_and_acked_acks() {
+    // The receiver sizes an ACK frame's lower ranges once and reuses that while its packet-number set
+    // changes only at the top and the floor stays (RFC 9000 §13.2.4): every size must still be what a
+    // fresh sizing of the packet gives, as holes open, late packets fill them, old ranges are trimmed
+    // and the sender's acknowledgements of PING-carrying ACKs raise the floor.
+    use cclab_core::endpoint::receiver::Receiver;
+    use cclab_core::wire::packet::{AckFrame, Datagram, FlowId};
+    let profile = quic();
+    let cfg = ReceiverConfig {
+        max_ack_ranges: 32,
+        ..Default::default()
+    };
+    let mut r = Receiver::new(FlowId(1), profile, &cfg, us(0));
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
+    let (mut late, mut pings, mut acks, mut many_ranges) = (Vec::new(), Vec::new(), 0, 0);
+    for pn in 0..20_000u64 {
+        let t = us(pn);
+        while let Some(d) = r.poll_timeout().filter(|&d| d <= t) {
+            r.handle_timeout(d);
+        }
+        let mut p = data(pn);
+        match rng.random_range(0..10) {
+            0 => continue,
+            1 => late.push((pn + rng.random_range(3..60), p)),
+            _ => {
+                if !pings.is_empty() && rng.random_bool(0.01) {
+                    let ranges = pings.drain(..).map(|pn| (pn, pn)).rev().collect::<Vec<_>>();
+                    p.ack = Some(Box::new(AckFrame {
+                        ranges: ranges.into(),
+                        ..Default::default()
+                    }));
+                }
+                late.push((pn, p));
+            }
+        }
+        late.sort_by_key(|&(due, _)| std::cmp::Reverse(due));
+        while late.last().is_some_and(|&(due, _)| due <= pn) {
+            let (_, packet) = late.pop().unwrap();
+            let dgram = Datagram {
+                flow: FlowId(1),
+                size: 1500,
+                ecn: Ecn::NotEct,
+                packet,
+            };
+            r.handle_datagram(t, dgram);
+        }
+        while let Some(d) = r.poll_transmit(t) {
+            assert_eq!(
+                d.size,
+                profile.datagram_size(&d.packet),
+                "ACK {} at pn {pn}",
+                d.packet.pn
+            );
+            let ack = d.packet.ack.as_ref().unwrap();
+            many_ranges += usize::from(ack.ranges.len() >= 16);
+            acks += 1;
+            if d.packet.ping {
+                pings.push(d.packet.pn);
+            }
+        }
+    }
+    assert!(
+        acks > 5_000 && many_ranges > 1_000,
+        "{acks} ACKs, {many_ranges} with 16+ ranges"
+    );
+}

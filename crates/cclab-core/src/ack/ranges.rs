@@ -65,12 +65,23 @@ pub(crate) fn partition_point_from(
 type Range = (u64, u64);
 
 /// Disjoint, non-adjacent inclusive ranges, lowest first.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default)]
 pub struct RangeSet {
     ranges: VecDeque<(u64, u64)>,
     /// Values below this were forgotten when the set was trimmed; they count as present.
     floor: u64,
+    /// Changes to the set other than a rise of the top range's largest value ([`RangeSet::revision`]).
+    revision: u64,
 }
+
+/// Equal when they hold the same values: how the sets got there does not matter.
+impl PartialEq for RangeSet {
+    fn eq(&self, other: &RangeSet) -> bool {
+        (&self.ranges, self.floor) == (&other.ranges, other.floor)
+    }
+}
+
+impl Eq for RangeSet {}
 
 impl RangeSet {
     /// An empty set.
@@ -100,6 +111,7 @@ impl RangeSet {
             Some(last) if lo < last.0 => self.insert_below_top(lo, hi),
             _ => {
                 self.ranges.push_back((lo, hi));
+                self.revision += 1;
                 true
             }
         }
@@ -109,6 +121,7 @@ impl RangeSet {
     /// merges it with every range it overlaps or touches.
     #[inline(never)]
     fn insert_below_top(&mut self, lo: u64, hi: u64) -> bool {
+        self.revision += 1;
         let first = partition_point_from(&self.ranges, 0, |r| r.1.saturating_add(1) < lo);
         let end = first + partition_point_from(&self.ranges, first, |r| r.0 <= hi.saturating_add(1));
         if first == end {
@@ -138,6 +151,7 @@ impl RangeSet {
             return 0;
         }
         let cut = self.ranges.len() - max;
+        self.revision += 1;
         self.ranges.drain(..cut);
         self.floor = self.ranges.front().map_or(self.floor, |r| r.0);
         cut
@@ -153,8 +167,16 @@ impl RangeSet {
             return 0;
         }
         let cut = self.ranges.len() - max;
+        self.revision += 1;
         self.ranges.drain(1..1 + cut);
         cut
+    }
+
+    /// A count that changes whenever the set changes other than by a rise of the top range's largest value
+    /// (in-order arrival): while it stands still, every range but the top one and the top one's smallest
+    /// value are as they were, so what was derived from them (an ACK frame's lower ranges) still holds.
+    pub fn revision(&self) -> u64 {
+        self.revision
     }
 
     /// Number of ranges.

@@ -21,7 +21,7 @@ use crate::clock::{Clock, ClockConfig};
 use crate::time::Time;
 use crate::units::Bytes;
 use crate::wire::packet::{AckFrame, Datagram, Ecn, FlowId, Packet, MAX_VARINT};
-use crate::wire::size::Profile;
+use crate::wire::size::{ack_ranges_len, Profile};
 
 /// Most packet-number ranges a TCP receiver tracks. Its ACKs report only the cumulative range and
 /// the newest SACK blocks (RFC 2018 §3), and in this model a retransmission never fills a
@@ -99,6 +99,9 @@ pub struct Receiver {
     /// QUIC: which ACKs the sender has acknowledged, so ACK frames stop reporting what it knows
     /// (RFC 9000 §13.2.4).
     acked_acks: AckOfAck,
+    /// QUIC: `((received.revision(), acked_acks.floor()), bytes)` of the last ACK frame's ranges below the
+    /// first: while neither changed, the next frame's lower ranges are the same (the top range only grows).
+    ack_ranges_len: Option<((u64, Option<u64>), u32)>,
     /// Clock reading when the largest packet number arrived (for the ACK Delay field).
     largest_time: Time,
     /// Largest ack-eliciting packet number received.
@@ -141,6 +144,7 @@ impl Receiver {
             pn_len: cfg.pn_len.clamp(1, 4),
             received: RangeSet::new(),
             acked_acks: AckOfAck::default(),
+            ack_ranges_len: None,
             largest_time: Time::ZERO,
             largest_unacked: None,
             largest_acked: None,
@@ -297,6 +301,17 @@ impl Receiver {
     #[inline(never)]
     fn send_ack(&mut self, now: Time) -> Datagram {
         let frame = self.ack_frame(now);
+        let ranges_len = matches!(self.profile, Profile::Quic(_)).then(|| {
+            let key = (self.received.revision(), self.acked_acks.floor());
+            match self.ack_ranges_len {
+                Some((k, n)) if k == key => n,
+                _ => {
+                    let n = ack_ranges_len(&frame.ranges);
+                    self.ack_ranges_len = Some((key, n));
+                    n
+                }
+            }
+        });
         self.largest_acked = self.largest_acked.max(frame.largest());
         // §13.2.4: about once per round trip a PING makes an ACK packet ack-eliciting, so the
         // sender's acknowledgement tells us which ranges it no longer needs.
@@ -312,7 +327,10 @@ impl Receiver {
             ..Default::default()
         };
         self.next_pn += 1;
-        let size = self.profile.datagram_size(&packet);
+        let size = match ranges_len {
+            Some(n) => self.profile.ack_framing(&packet, n).sizes(packet.data).1,
+            None => self.profile.datagram_size(&packet),
+        };
         self.policy.on_ack_sent();
         self.first_unacked = None;
         self.ack_now = false;

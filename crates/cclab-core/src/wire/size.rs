@@ -155,6 +155,12 @@ impl Default for QuicProfile {
 
 /// Bytes of an ACK frame (RFC 9000 §19.3), type byte included.
 pub fn quic_ack_frame_len(ack: &AckFrame) -> u32 {
+    quic_ack_frame_len_with(ack, ack_ranges_len(&ack.ranges))
+}
+
+/// [`quic_ack_frame_len`] of a frame whose ranges below the first take `ranges_len` bytes
+/// ([`ack_ranges_len`]), known from an earlier frame with the same lower ranges.
+pub fn quic_ack_frame_len_with(ack: &AckFrame, ranges_len: u32) -> u32 {
     let Some(&(first_lo, largest)) = ack.ranges.first() else {
         return 0;
     };
@@ -164,15 +170,39 @@ pub fn quic_ack_frame_len(ack: &AckFrame) -> u32 {
         + varint_len(delay)
         + varint_len(ack.ranges.len() as u64 - 1)
         + varint_len(largest.saturating_sub(first_lo));
-    let mut prev_lo = first_lo;
-    // Saturating: a malformed frame from a hostile peer (ranges out of order) must not panic when sized.
-    for &(lo, hi) in &ack.ranges[1..] {
-        // Gap = previous smallest - largest of this range - 2 (§19.3.1).
-        n += varint_len(prev_lo.saturating_sub(hi).saturating_sub(2)) + varint_len(hi.saturating_sub(lo));
-        prev_lo = lo;
-    }
+    n += ranges_len;
     if let Some(c) = &ack.ecn {
         n += c.iter().map(|&v| varint_len(v)).sum::<u32>();
+    }
+    n
+}
+
+/// Bytes of the Gap and ACK Range Length fields of the ranges below the first (§19.3.1: Gap = previous
+/// smallest - largest - 2, Length = largest - smallest).
+///
+/// After a loss burst every ACK frame carries up to 32 ranges. Below 2^30 a varint takes 1 byte, plus 1 from
+/// 2^6 and 2 more from 2^14 (§16): counting the fields past each bound is a branch-free pass with no table
+/// reads. A field of 2^30 or more sends the frame to a walk with [`varint_len`]; that walk saturates, as a
+/// malformed frame from a hostile peer (ranges out of order) must not panic when sized, and its wrapped
+/// differences in the first pass are huge, so it always takes the walk.
+#[inline]
+pub fn ack_ranges_len(ranges: &[(u64, u64)]) -> u32 {
+    let below = ranges.get(1..).unwrap_or_default();
+    let (mut all, mut past_6, mut past_14) = (0u64, 0u32, 0u32);
+    for (&(prev_lo, _), &(lo, hi)) in ranges.iter().zip(below) {
+        let (gap, len) = (prev_lo.wrapping_sub(hi).wrapping_sub(2), hi.wrapping_sub(lo));
+        all |= gap | len;
+        past_6 += u32::from(gap >= 1 << 6) + u32::from(len >= 1 << 6);
+        past_14 += u32::from(gap >= 1 << 14) + u32::from(len >= 1 << 14);
+    }
+    if all < 1 << 30 {
+        return 2 * below.len() as u32 + past_6 + 2 * past_14;
+    }
+    let mut n = 0;
+    let mut prev_lo = ranges[0].0;
+    for &(lo, hi) in below {
+        n += varint_len(prev_lo.saturating_sub(hi).saturating_sub(2)) + varint_len(hi.saturating_sub(lo));
+        prev_lo = lo;
     }
     n
 }
@@ -204,13 +234,13 @@ impl QuicProfile {
     /// Bytes of all frames of `p`, before padding.
     pub fn frames_len(&self, p: &Packet) -> u32 {
         let data = p.data.map_or(0, |d| quic_stream_header_len(d.offset, d.len) + d.len);
-        data + self.control_frames_len(p)
+        data + self.control_frames_len(p, None)
     }
     /// Bytes of the frames of `p` other than STREAM.
-    fn control_frames_len(&self, p: &Packet) -> u32 {
+    fn control_frames_len(&self, p: &Packet, ack_ranges: Option<u32>) -> u32 {
         let mut n = 0;
         if let Some(a) = &p.ack {
-            n += quic_ack_frame_len(a);
+            n += quic_ack_frame_len_with(a, ack_ranges.unwrap_or_else(|| ack_ranges_len(&a.ranges)));
         }
         if let Some(f) = &p.ack_frequency {
             n += quic_ack_frequency_len(f);
@@ -236,7 +266,7 @@ impl QuicProfile {
     }
     /// Largest stream payload that fits a packet whose other frames are those of `p`.
     pub fn max_stream_payload(&self, p: &Packet, offset: u64) -> u32 {
-        self.max_stream_payload_from(p.pn_len as u32 + self.control_frames_len(p), offset)
+        self.max_stream_payload_from(p.pn_len as u32 + self.control_frames_len(p, None), offset)
     }
     /// [`Self::max_stream_payload`] from the packet-number and other frames' bytes.
     fn max_stream_payload_from(&self, pn_and_control: u32, offset: u64) -> u32 {
@@ -334,8 +364,17 @@ impl Profile {
     }
     /// The framing of `p`: its bytes other than the stream payload, from one pass over its frames.
     pub fn framing(&self, p: &Packet) -> Framing {
+        self.framing_with(p, None)
+    }
+    /// [`Profile::framing`] of a packet whose ACK frame's ranges below the first take `ack_ranges_len`
+    /// bytes ([`ack_ranges_len`]), known from an earlier frame with the same lower ranges: a receiver
+    /// repeats up to 32 ranges in every ACK after a loss burst, and sizing them is most of its ACK's cost.
+    pub fn ack_framing(&self, p: &Packet, ack_ranges_len: u32) -> Framing {
+        self.framing_with(p, Some(ack_ranges_len))
+    }
+    fn framing_with(&self, p: &Packet, ack_ranges: Option<u32>) -> Framing {
         let extra = match self {
-            Profile::Quic(q) => q.control_frames_len(p),
+            Profile::Quic(q) => q.control_frames_len(p, ack_ranges),
             Profile::Tcp(t) => p.ack.as_ref().map_or(0, |a| {
                 let sack = t.sack_len(a);
                 sack + t.accecn_len(sack)
@@ -444,6 +483,55 @@ mod tests {
             ecn: None,
             sack_blocks: None,
         }
+    }
+
+    #[test]
+    fn ack_ranges_len_matches_a_varint_walk_at_every_bound_and_on_malformed_frames() {
+        let walk = |r: &[(u64, u64)]| -> u32 {
+            r.windows(2)
+                .map(|w| {
+                    varint_len(w[0].0.saturating_sub(w[1].1).saturating_sub(2))
+                        + varint_len(w[1].1.saturating_sub(w[1].0))
+                })
+                .sum()
+        };
+        let bounds = [
+            0,
+            1,
+            62,
+            63,
+            64,
+            65,
+            (1 << 14) - 1,
+            1 << 14,
+            (1 << 30) - 2,
+            (1 << 30) - 1,
+            1 << 30,
+            1 << 40,
+        ];
+        for &gap in &bounds {
+            for &len in &bounds {
+                // Four ranges below a top one, highest first: lengths and gaps at each bound.
+                let mut ranges = vec![(1u64 << 61, 1 << 61)];
+                for k in 0..4 {
+                    let above = ranges.last().unwrap().0;
+                    let hi = above - 2 - if k % 2 == 0 { gap } else { 1 };
+                    ranges.push((hi - if k % 2 == 1 { len } else { 3 }, hi));
+                }
+                assert_eq!(ack_ranges_len(&ranges), walk(&ranges), "gap {gap} len {len}");
+                // Out of order, overlapping or inverted: sized like the saturating walk, without a panic.
+                for bad in [
+                    vec![(5, 9), (7, 20)],
+                    vec![(5, 9), (4, 4)],
+                    vec![(5, 9), (3, 1)],
+                    vec![(gap, gap), (len, len)],
+                ] {
+                    assert_eq!(ack_ranges_len(&bad), walk(&bad), "{bad:?}");
+                }
+            }
+        }
+        assert_eq!(ack_ranges_len(&[]), 0);
+        assert_eq!(ack_ranges_len(&[(3, 7)]), 0);
     }
 
     #[test]
