@@ -169,6 +169,8 @@ impl Sender {
             self.af_resend = false;
             return self.last_af_frame;
         }
+        // The policy is checked first: most senders have none, and the window is a controller call.
+        self.ack_frequency.as_ref()?;
         let cwnd = self.cc.window();
         let af = self.ack_frequency.as_mut()?;
         af.set_in_slow_start(self.cc.ssthresh() == u64::MAX);
