@@ -272,6 +272,7 @@ impl Sender {
     }
 
     /// Pacing rate in bytes/s: the controller's, else RFC 9002 §7.7 `N · cwnd / smoothed_rtt`.
+    #[inline]
     fn pacing_rate(&self) -> f64 {
         self.cc.pacing_rate().unwrap_or_else(|| {
             let srtt = self.rtt.smoothed().max(Dur(1)).as_secs_f64();
