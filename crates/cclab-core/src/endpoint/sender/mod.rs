@@ -146,9 +146,6 @@ pub struct Sender {
     /// The loss-detection timer's deadline (clock reading): its inputs change only when a packet
     /// is sent, an ACK arrives or a timer fires, and each of those recomputes it.
     loss_deadline: Option<Time>,
-    /// What `poll_timeout` returns, recomputed at the end of every input and poll: the host asks
-    /// after every call into the endpoint, also before each timer it fires.
-    timeout: Option<Time>,
 }
 
 impl Sender {
@@ -227,12 +224,10 @@ impl Sender {
             peer_received: RangeSet::new(),
             peer_ack_due: None,
             loss_deadline: None,
-            timeout: None,
         };
         s.pump_source(t);
         s.stats.cwnd_max_bytes = s.cc.window();
         s.update_loss_deadline();
-        s.update_timeout();
         s
     }
 
@@ -277,6 +272,7 @@ impl Sender {
     }
 
     /// Pacing rate in bytes/s: the controller's, else RFC 9002 §7.7 `N · cwnd / smoothed_rtt`.
+    #[inline]
     fn pacing_rate(&self) -> f64 {
         self.cc.pacing_rate().unwrap_or_else(|| {
             let srtt = self.rtt.smoothed().max(Dur(1)).as_secs_f64();
@@ -299,8 +295,10 @@ impl Sender {
     }
 
     /// The earliest of the loss timer, the application's next write, the pacer's (or the
-    /// controller's) hold and the handshake's timer, as a true time.
-    fn update_timeout(&mut self) {
+    /// controller's) hold and the handshake's timer, as a true time. Worked out when asked, not
+    /// after every input and poll: the host asks once per touched endpoint and event, while an
+    /// event may poll an endpoint twice and feed it too.
+    fn next_timeout(&self) -> Option<Time> {
         // Pairwise rather than through an iterator over an array: that went through the stack and stalled on
         // store forwarding in profiles.
         let earliest = |a: Option<Time>, b: Option<Time>| match (a, b) {
@@ -312,7 +310,7 @@ impl Sender {
             earliest(self.loss_deadline, self.source.next_event()),
             self.blocked_until,
         );
-        self.timeout = earliest(wake, handshake).map(|t| self.clock.fire_time(t));
+        earliest(wake, handshake).map(|t| self.clock.fire_time(t))
     }
 
     fn trace(&mut self, ev: impl FnOnce() -> TraceEvent) {
@@ -342,7 +340,6 @@ impl Endpoint for Sender {
             }
         }
         self.update_loss_deadline();
-        self.update_timeout();
         if self.trace.is_on() {
             self.trace.push(TraceEvent::PacketReceived {
                 time: now,
@@ -358,18 +355,15 @@ impl Endpoint for Sender {
         }
         self.on_timeout(now);
         self.update_loss_deadline();
-        self.update_timeout();
     }
 
     fn poll_transmit(&mut self, now: Time) -> Option<Datagram> {
         // `send` re-arms the loss timer; a poll that sends nothing leaves it.
-        let d = self.transmit(now);
-        self.update_timeout();
-        d
+        self.transmit(now)
     }
 
     fn poll_timeout(&self) -> Option<Time> {
-        self.timeout
+        self.next_timeout()
     }
 
     fn poll_event(&mut self) -> Option<TraceEvent> {

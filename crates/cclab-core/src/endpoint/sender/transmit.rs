@@ -22,7 +22,23 @@ pub(super) const AF_BOUND: AckFrequencyFrame = AckFrequencyFrame {
 /// twice the number of packets since the largest acknowledged one, i.e. `2^(8·len) ≥ 2·n`.
 pub(crate) fn pn_len(pn: u64, largest_acked: Option<u64>) -> u8 {
     let n = largest_acked.map_or(pn + 1, |l| pn.saturating_sub(l)) as u128;
-    (1..=4u8).find(|&k| 1u128 << (8 * k as u32) >= 2 * n).unwrap_or(4)
+    // The four bounds compared in turn: a search over `k` cost a loop per packet.
+    match 2 * n {
+        m if m <= 1 << 8 => 1,
+        m if m <= 1 << 16 => 2,
+        m if m <= 1 << 24 => 3,
+        _ => 4,
+    }
+}
+
+/// What `transmit` already worked out for a data packet, handed to `send` so that it does not
+/// work it out a second time.
+#[derive(Clone, Copy)]
+struct Plan {
+    /// Encoded packet-number length of the packet.
+    pn_len: u8,
+    /// Largest payload at the chunk's offset of a packet with no frame but STREAM.
+    max: u32,
 }
 
 impl Sender {
@@ -52,7 +68,7 @@ impl Sender {
                     next = self.stream.peek();
                 }
             }
-            return Some(self.send(now, t, next));
+            return Some(self.send(now, t, next, None));
         }
         let Some(next) = self.stream.peek() else {
             let in_flight = self.sent.bytes_in_flight();
@@ -63,17 +79,21 @@ impl Sender {
             }
             return None;
         };
-        // Sized once for the window, the flow-control and the pacing checks (RFC 9000 §17.1 pn_len).
-        let plain = self
-            .profile
-            .data_framing(pn_len(self.sent.next_pn(), self.loss.largest_acked()));
-        let bytes = self.size_bound(&next, &plain);
+        // Sized once for the window, the flow-control and the pacing checks and the packet itself
+        // (RFC 9000 §17.1 pn_len).
+        let pn_len = pn_len(self.sent.next_pn(), self.loss.largest_acked());
+        let plain = self.profile.data_framing(pn_len);
+        let plan = Plan {
+            pn_len,
+            max: self.max_payload(&plain, next.offset),
+        };
+        let bytes = self.size_bound(&next, &plain, plan);
         if self.sent.bytes_in_flight() + bytes > self.cc.window() {
             // RFC 9002 §7: a packet must not take bytes in flight above the window.
             self.app_limited = false;
             return None;
         }
-        if self.flow_control_blocked(&next, &plain) {
+        if self.flow_control_blocked(&next, plan.max) {
             // RFC 9002 §7.8: a flow-control limit leaves the window underused, like the application.
             self.app_limited = true;
             self.rate.on_app_limited(self.sent.bytes_in_flight());
@@ -98,46 +118,43 @@ impl Sender {
                 return None;
             }
         }
-        Some(self.send(now, t, Some(next)))
+        Some(self.send(now, t, Some(next), Some(plan)))
     }
 
     /// Upper bound of the in-flight size of the next data packet, before its ACK_FREQUENCY
     /// frame (if any) is chosen: the real packet never counts more. `plain` frames a packet
     /// with nothing but data.
-    fn size_bound(&mut self, next: &NextChunk, plain: &Framing) -> u64 {
-        let framing = match self.af_bound.take() {
-            None => *plain,
-            Some(af) => {
-                let mut p = Packet {
-                    pn: self.sent.next_pn(),
-                    pn_len: pn_len(self.sent.next_pn(), self.loss.largest_acked()),
-                    ack_frequency: Some(af),
-                    ..Default::default()
-                };
-                let framing = self.profile.framing(&p);
-                self.af_bound = p.ack_frequency.take();
-                framing
-            }
-        };
-        let len = next.available.min(self.max_payload(&framing, next.offset) as u64) as u32;
-        let data = DataChunk {
+    fn size_bound(&mut self, next: &NextChunk, plain: &Framing, plan: Plan) -> u64 {
+        let chunk = |max: u32| DataChunk {
             offset: next.offset,
-            len,
+            len: next.available.min(max as u64) as u32,
             fin: false,
         };
-        framing.sizes(Some(data)).0 as u64
+        let Some(af) = self.af_bound.take() else {
+            return plain.sizes(Some(chunk(plan.max))).0 as u64;
+        };
+        let mut p = Packet {
+            pn: self.sent.next_pn(),
+            pn_len: plan.pn_len,
+            ack_frequency: Some(af),
+            ..Default::default()
+        };
+        let framing = self.profile.framing(&p);
+        self.af_bound = p.ack_frequency.take();
+        framing.sizes(Some(chunk(self.max_payload(&framing, next.offset)))).0 as u64
     }
 
     /// New data in `next` would pass the peer's flow-control limit: a full chunk must end within
     /// `receive_window` bytes of the acknowledged prefix. Retransmissions are below it already.
-    fn flow_control_blocked(&self, next: &NextChunk, plain: &Framing) -> bool {
+    /// `max` is the payload a packet with nothing but data can carry at `next.offset`.
+    fn flow_control_blocked(&self, next: &NextChunk, max: u32) -> bool {
         let Some(window) = self.receive_window else {
             return false;
         };
         if next.retransmission {
             return false;
         }
-        let len = next.available.min(self.max_payload(plain, next.offset) as u64);
+        let len = next.available.min(max as u64);
         next.offset + len > self.stream.acked_prefix() + window
     }
 
@@ -152,6 +169,8 @@ impl Sender {
             self.af_resend = false;
             return self.last_af_frame;
         }
+        // The policy is checked first: most senders have none, and the window is a controller call.
+        self.ack_frequency.as_ref()?;
         let cwnd = self.cc.window();
         let af = self.ack_frequency.as_mut()?;
         af.set_in_slow_start(self.cc.ssthresh() == u64::MAX);
@@ -177,12 +196,13 @@ impl Sender {
         }
     }
 
-    /// Builds, records and returns one ack-eliciting packet carrying `next` (or a PING).
-    fn send(&mut self, now: Time, t: Time, next: Option<NextChunk>) -> Datagram {
+    /// Builds, records and returns one ack-eliciting packet carrying `next` (or a PING); `plan`
+    /// is `transmit`'s sizing of a data packet (none for probes).
+    fn send(&mut self, now: Time, t: Time, next: Option<NextChunk>, plan: Option<Plan>) -> Datagram {
         let pn = self.sent.next_pn();
         let mut p = Packet {
             pn,
-            pn_len: pn_len(pn, self.loss.largest_acked()),
+            pn_len: plan.map_or_else(|| pn_len(pn, self.loss.largest_acked()), |s| s.pn_len),
             ..Default::default()
         };
         p.ack_frequency = self.next_ack_frequency(t).map(Box::new);
@@ -198,13 +218,17 @@ impl Sender {
         let retransmission = next.is_some_and(|n| n.retransmission);
         // The frames other than STREAM are known now: one pass over them sizes the payload and the packet.
         p.ping = next.is_none();
-        let framing = if p.ack.is_none() && p.ack_frequency.is_none() && !p.ping {
+        let plain = p.ack.is_none() && p.ack_frequency.is_none() && !p.ping;
+        let framing = if plain {
             self.profile.data_framing(p.pn_len)
         } else {
             self.profile.framing(&p)
         };
         if let Some(n) = next {
-            let max = self.max_payload(&framing, n.offset);
+            let max = match plan {
+                Some(s) if plain => s.max,
+                _ => self.max_payload(&framing, n.offset),
+            };
             p.data = Some(self.stream.take(&n, max));
         }
         let (bytes, size) = framing.sizes(p.data);
@@ -255,5 +279,17 @@ mod tests {
         assert_eq!(pn_len(0, None), 1);
         assert_eq!(pn_len(1 << 23, Some(0)), 3);
         assert_eq!(pn_len((1 << 23) + 1, Some(0)), 4);
+    }
+
+    #[test]
+    fn pn_len_matches_the_definition_around_every_bound() {
+        // The smallest k with 2^(8k) >= 2n, searched, against the comparisons `pn_len` makes.
+        let by_definition = |n: u128| (1..=4u8).find(|&k| 1u128 << (8 * k as u32) >= 2 * n).unwrap_or(4);
+        for edge in [0u64, 1 << 7, 1 << 15, 1 << 23, 1 << 31, u64::MAX / 2, u64::MAX - 3] {
+            for n in edge.saturating_sub(2)..=edge.saturating_add(2) {
+                assert_eq!(pn_len(n, Some(0)), by_definition(n as u128), "{n} unacked");
+                assert_eq!(pn_len(n, None), by_definition(n as u128 + 1), "{n} sent, none acked");
+            }
+        }
     }
 }
