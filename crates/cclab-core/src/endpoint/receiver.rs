@@ -163,6 +163,13 @@ impl Receiver {
         }
     }
 
+    /// Hands every pending trace event to `f`, oldest first (as repeated `poll_event`s would,
+    /// without a call and an `Option` per event).
+    #[inline]
+    pub fn drain_events(&mut self, f: impl FnMut(TraceEvent)) {
+        self.trace.drain(f);
+    }
+
     /// Packet numbers received (bounded by `max_ack_ranges` ranges for QUIC).
     pub fn received(&self) -> &RangeSet {
         &self.received

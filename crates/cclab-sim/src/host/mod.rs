@@ -225,9 +225,8 @@ impl Host {
     pub fn drain_events(&mut self, mut f: impl FnMut(FlowId, Side, TraceEvent)) {
         for &slot in &self.traced {
             let s = &mut self.slots[slot as usize];
-            while let Some(ev) = s.endpoint.poll_event() {
-                f(s.flow, s.side, ev);
-            }
+            let (flow, side) = (s.flow, s.side);
+            s.endpoint.drain_events(|ev| f(flow, side, ev));
         }
         self.traced.clear();
     }
