@@ -69,7 +69,12 @@ fn qlog_handoff_two_flows_on_shared_hosts_keep_each_trace_whole_and_ordered() {
         }
         let count = |recs: &[(f64, String)], name: &str| recs.iter().filter(|r| r.1 == name).count() as u64;
         // Every ACK the receiver sent is in its own trace, and every data packet reached it once at least.
-        assert_eq!(count(&receiver, "transport:packet_sent"), f.acks_sent, "flow {}", f.flow);
+        assert_eq!(
+            count(&receiver, "transport:packet_sent"),
+            f.acks_sent,
+            "flow {}",
+            f.flow
+        );
         let data_received = count(&receiver, "transport:packet_received");
         assert!(
             data_received >= f.data_packets_sent - f.lost_packets && data_received <= f.data_packets_sent,
@@ -78,7 +83,11 @@ fn qlog_handoff_two_flows_on_shared_hosts_keep_each_trace_whole_and_ordered() {
             f.data_packets_sent
         );
         // The sender sends data packets and, now and then, an ACK of the receiver's ACKs.
-        assert!(count(&sender, "transport:packet_sent") >= f.data_packets_sent, "flow {}", f.flow);
+        assert!(
+            count(&sender, "transport:packet_sent") >= f.data_packets_sent,
+            "flow {}",
+            f.flow
+        );
         assert!(count(&sender, "transport:packet_received") > 0, "flow {}", f.flow);
     }
     let _ = std::fs::remove_dir_all(&dir);

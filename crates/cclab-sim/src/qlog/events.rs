@@ -447,7 +447,7 @@ mod tests {
             }
             for ranges in [vec![], vec![(0, 0)], vec![(5, 9), (0, 2)]] {
                 let ack = Some(Box::new(AckFrame {
-                    ranges,
+                    ranges: ranges.into(),
                     ..Default::default()
                 }));
                 packets.push(Packet {
