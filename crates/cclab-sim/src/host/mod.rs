@@ -295,6 +295,7 @@ impl Host {
     }
 
     /// When the host next has work, if ever.
+    #[inline(always)]
     pub fn next_wake(&self, now: Time) -> Option<Time> {
         if self.job != Job::Idle {
             return Some(self.busy_until);
