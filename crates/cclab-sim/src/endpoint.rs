@@ -34,6 +34,23 @@ macro_rules! dispatch {
     };
 }
 
+impl AnyEndpoint {
+    /// Hands every pending trace event to `f`, oldest first; the built-in QUIC/TCP endpoints in one
+    /// pass over their trace, the others through `poll_event`.
+    #[inline]
+    pub fn drain_events(&mut self, mut f: impl FnMut(TraceEvent)) {
+        match self {
+            AnyEndpoint::Sender(e) => e.drain_events(f),
+            AnyEndpoint::Receiver(e) => e.drain_events(f),
+            _ => {
+                while let Some(ev) = self.poll_event() {
+                    f(ev);
+                }
+            }
+        }
+    }
+}
+
 impl Endpoint for AnyEndpoint {
     fn handle_datagram(&mut self, now: Time, dgram: Datagram) {
         dispatch!(self, e => e.handle_datagram(now, dgram))

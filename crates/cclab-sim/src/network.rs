@@ -46,7 +46,8 @@ pub struct FlowSpec {
 
 /// Watches a run: trace events, periodic ticks, cancellation.
 pub trait Observer {
-    /// A trace event of a flow whose `FlowSpec::trace` is set.
+    /// A trace event of a flow whose `FlowSpec::trace` is set; each endpoint's come in the order it
+    /// emitted them (events of different endpoints of a host may come grouped per endpoint).
     fn on_trace(&mut self, _flow: FlowId, _side: Side, _ev: TraceEvent) {}
     /// Called at every multiple of the tick interval given to [`Network::run`].
     fn on_tick(&mut self, _net: &Network) {}
@@ -349,9 +350,7 @@ impl Network {
         let mut out = std::mem::take(&mut self.scratch);
         let host = &mut self.hosts[h as usize];
         self.done += host.act(self.now, &mut out);
-        for (flow, side, ev) in host.drain_events() {
-            observer.on_trace(flow, side, ev);
-        }
+        host.drain_events(|flow, side, ev| observer.on_trace(flow, side, ev));
         for p in out.drain(..) {
             let r = &self.routes[p.route as usize];
             if r.from == Side::Receiver && p.is_pure_ack() {

@@ -167,6 +167,13 @@ impl Receiver {
         }
     }
 
+    /// Hands every pending trace event to `f`, oldest first (as repeated `poll_event`s would,
+    /// without a call and an `Option` per event).
+    #[inline]
+    pub fn drain_events(&mut self, f: impl FnMut(TraceEvent)) {
+        self.trace.drain(f);
+    }
+
     /// Packet numbers received (bounded by `max_ack_ranges` ranges for QUIC).
     pub fn received(&self) -> &RangeSet {
         &self.received
@@ -339,17 +346,12 @@ impl Receiver {
     }
 }
 
-impl Endpoint for Receiver {
-    fn handle_datagram(&mut self, now: Time, dgram: Datagram) {
+impl Receiver {
+    /// `handle_datagram` up to its trace event: the event then takes the packet, not a copy of it
+    /// (nothing here traces, so the event's place in the trace does not move).
+    fn receive(&mut self, now: Time, dgram: &Datagram) {
         self.last_now = now;
         let reading = self.clock.read(now);
-        if self.trace.is_on() {
-            self.trace.push(TraceEvent::PacketReceived {
-                time: now,
-                size: dgram.size,
-                packet: dgram.packet.clone(),
-            });
-        }
         let p = &dgram.packet;
         if self.violates(p) {
             self.stats.protocol_violations += 1;
@@ -429,6 +431,19 @@ impl Endpoint for Receiver {
             now_ack |= self.policy.on_immediate_ack();
         }
         self.ack_now |= now_ack;
+    }
+}
+
+impl Endpoint for Receiver {
+    fn handle_datagram(&mut self, now: Time, dgram: Datagram) {
+        self.receive(now, &dgram);
+        if self.trace.is_on() {
+            self.trace.push(TraceEvent::PacketReceived {
+                time: now,
+                size: dgram.size,
+                packet: dgram.packet,
+            });
+        }
     }
 
     fn handle_timeout(&mut self, now: Time) {

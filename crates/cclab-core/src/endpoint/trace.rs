@@ -115,6 +115,14 @@ impl TraceLog {
         self.events.pop_front()
     }
 
+    /// Hands every kept event to `f`, oldest first: what repeated `pop`s give, in one pass.
+    #[inline]
+    pub fn drain(&mut self, mut f: impl FnMut(TraceEvent)) {
+        while let Some(ev) = self.events.pop_front() {
+            f(ev);
+        }
+    }
+
     /// Turns tracing on or off; turning it off drops what was kept.
     pub fn set(&mut self, on: bool) {
         self.on = on;

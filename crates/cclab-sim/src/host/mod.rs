@@ -117,7 +117,9 @@ pub struct Host {
     max_rx: usize,
     /// Scratch list of slots whose timers are due.
     due: Vec<u16>,
-    events: Vec<(FlowId, Side, TraceEvent)>,
+    /// Tracing slots called since the last `drain_events`, in call order (no slot twice in a row):
+    /// their events stay in the endpoints until then, so each moves once, endpoint to observer.
+    traced: Vec<u16>,
     stats: HostStats,
     cpu: CpuConfig,
     busy_until: Time,
@@ -168,7 +170,7 @@ impl Host {
             wake: Wakeups::new(),
             due: Vec::new(),
             stale: SlotSet::default(),
-            events: Vec::new(),
+            traced: Vec::new(),
             stats: HostStats::default(),
             stalls: cfg.cpu.stall.as_ref().map(|s| Stalls::new(s, rng)),
             idle: (!cfg.cpu.idle_states.is_empty()).then(|| IdleStates::new(&cfg.cpu.idle_states)),
@@ -218,9 +220,15 @@ impl Host {
         self.rx_bytes
     }
 
-    /// Trace events collected since the last call.
-    pub fn drain_events(&mut self) -> std::vec::Drain<'_, (FlowId, Side, TraceEvent)> {
-        self.events.drain(..)
+    /// Hands the trace events emitted since the last call to `f`, each endpoint's in the order it
+    /// emitted them (one endpoint's all together: each endpoint has a trace of its own).
+    pub fn drain_events(&mut self, mut f: impl FnMut(FlowId, Side, TraceEvent)) {
+        for &slot in &self.traced {
+            let s = &mut self.slots[slot as usize];
+            let (flow, side) = (s.flow, s.side);
+            s.endpoint.drain_events(|ev| f(flow, side, ev));
+        }
+        self.traced.clear();
     }
 
     /// A datagram for `slot` arrives at `now`. Returns true if the host must run at `now`.
@@ -287,6 +295,7 @@ impl Host {
     }
 
     /// When the host next has work, if ever.
+    #[inline(always)]
     pub fn next_wake(&self, now: Time) -> Option<Time> {
         if self.job != Job::Idle {
             return Some(self.busy_until);
@@ -296,11 +305,10 @@ impl Host {
         Some(t.max(now + Dur(1)))
     }
 
-    fn collect_events(events: &mut Vec<(FlowId, Side, TraceEvent)>, s: &mut Slot) {
-        if s.tracing {
-            while let Some(ev) = s.endpoint.poll_event() {
-                events.push((s.flow, s.side, ev));
-            }
+    /// Notes that `slot`'s endpoint (`s`) may have emitted trace events for `drain_events`.
+    fn collect_events(traced: &mut Vec<u16>, slot: u16, s: &Slot) {
+        if s.tracing && traced.last() != Some(&slot) {
+            traced.push(slot);
         }
     }
 
@@ -347,7 +355,7 @@ impl Host {
             let s = &mut self.slots[slot as usize];
             if s.start <= now && s.endpoint.poll_timeout().is_some_and(|t| t <= now) {
                 s.endpoint.handle_timeout(now);
-                Self::collect_events(&mut self.events, s);
+                Self::collect_events(&mut self.traced, slot, s);
                 finished += Self::check_done(s);
             }
             // A start or a timer may let it send.
@@ -363,7 +371,7 @@ impl Host {
     fn receive(&mut self, now: Time, slot: u16, d: Datagram) -> usize {
         let s = &mut self.slots[slot as usize];
         s.endpoint.handle_datagram(now, d);
-        Self::collect_events(&mut self.events, s);
+        Self::collect_events(&mut self.traced, slot, s);
         let finished = Self::check_done(s);
         self.wake.mark_ready(slot);
         self.touched(slot as usize);
@@ -475,7 +483,7 @@ impl Host {
                         None => break,
                     }
                 }
-                Self::collect_events(&mut self.events, s);
+                Self::collect_events(&mut self.traced, cur as u16, s);
                 // Other endpoints promise nothing about when they can send, so they are always polled. Small
                 // hosts poll every endpoint as they always did: a poll that sends nothing still refills a paced
                 // sender's token bucket at the rate in force, and skipping it would change their results.
