@@ -6,6 +6,8 @@
 //! Topology of the transfer tests: sender and receiver joined by a fixed 5 ms one-way delay, no rate limit,
 //! and a deterministic drop rule on the forward direction (a burst in slow start, then every 50th datagram).
 
+mod receiver_util;
+
 use std::collections::VecDeque;
 
 use cclab_core::cc::{CcConfig, NewRenoConfig};
@@ -15,26 +17,14 @@ use cclab_core::endpoint::source::SourceConfig;
 use cclab_core::endpoint::Endpoint;
 use cclab_core::units::Bytes;
 use cclab_core::wire::packet::{DataChunk, Datagram, Ecn, FlowId, Packet};
-use cclab_core::wire::size::{Profile, QuicProfile, TcpProfile};
+use cclab_core::wire::size::Profile;
 use cclab_core::{Dur, Time};
+use receiver_util::{quic, tcp};
 
 const DELAY: Dur = Dur::from_millis(5);
 /// 64 KiB of credit: binding on a 10 ms RTT path without a rate limit.
 const WINDOW: u64 = 65_536;
 const SIZE: u64 = 1_000_000;
-
-fn quic() -> Profile {
-    Profile::Quic(QuicProfile::default())
-}
-
-fn tcp() -> Profile {
-    Profile::Tcp(TcpProfile {
-        mss: 1448,
-        timestamps: true,
-        ipv6: false,
-        accecn: false,
-    })
-}
 
 fn receiver(profile: Profile, window: Option<u64>) -> Receiver {
     let cfg = ReceiverConfig {

@@ -7,9 +7,8 @@ mod receiver_util;
 use cclab_core::ack::{AckPolicyConfig, RatioAfterConfig, RatioConfig, Rfc9000Config, TcpDelayedConfig};
 use cclab_core::endpoint::Endpoint;
 use cclab_core::wire::packet::{DataChunk, Ecn, Packet};
-use cclab_core::wire::size::{Profile, TcpProfile};
 use cclab_core::Dur;
-use receiver_util::{data, ms, quic, segment, us, Script};
+use receiver_util::{data, ms, quic, segment, tcp, us, Script};
 
 fn rfc9000() -> AckPolicyConfig {
     AckPolicyConfig::Rfc9000(Rfc9000Config::default())
@@ -109,15 +108,6 @@ fn ratio_after_switches_at_packet_100() {
     let mut expect: Vec<u64> = (0..50).map(|k| 2 * k + 1).collect();
     expect.extend((1..=10).map(|k| 99 + 10 * k));
     assert_eq!(s.largests(), expect);
-}
-
-fn tcp() -> Profile {
-    Profile::Tcp(TcpProfile {
-        mss: 1448,
-        timestamps: true,
-        ipv6: false,
-        accecn: false,
-    })
 }
 
 #[test]

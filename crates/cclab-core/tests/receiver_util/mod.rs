@@ -5,7 +5,7 @@ use cclab_core::ack::AckPolicyConfig;
 use cclab_core::endpoint::receiver::{Receiver, ReceiverConfig};
 use cclab_core::endpoint::Endpoint;
 use cclab_core::wire::packet::{AckFrame, AckFrequencyFrame, DataChunk, Datagram, Ecn, FlowId, Packet};
-use cclab_core::wire::size::{Profile, QuicProfile};
+use cclab_core::wire::size::{Profile, QuicProfile, TcpProfile};
 use cclab_core::{Dur, Time};
 
 /// Stream bytes per test packet.
@@ -13,6 +13,16 @@ pub const CHUNK: u32 = 1000;
 
 pub fn quic() -> Profile {
     Profile::Quic(QuicProfile::default())
+}
+
+/// TCP over IPv4 with timestamps, 1448-byte MSS (Linux's default on Ethernet).
+pub fn tcp() -> Profile {
+    Profile::Tcp(TcpProfile {
+        mss: 1448,
+        timestamps: true,
+        ipv6: false,
+        accecn: false,
+    })
 }
 
 pub fn us(x: u64) -> Time {
