@@ -112,6 +112,16 @@ impl Propagation {
         None
     }
 
+    /// The fixed propagation delay (the least any packet takes).
+    pub(super) fn delay(&self) -> Dur {
+        self.delay
+    }
+
+    /// Reordering may hold packets back outside the FIFO's arrival order.
+    pub(super) fn reorders(&self) -> bool {
+        self.reorder.is_some()
+    }
+
     /// Packets in flight.
     pub(super) fn len(&self) -> usize {
         self.fifo.len() + self.held.len()
