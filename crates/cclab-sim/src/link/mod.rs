@@ -253,6 +253,7 @@ impl Link {
     /// opportunity comes) and every cross-traffic packet, in time order, a departure first at
     /// equal times. Readers of the link's state at `now` (queue length, drops, busy time) call
     /// this first; calling it again, or for an earlier time, does nothing.
+    #[inline]
     pub fn catch_up(&mut self, now: Time) {
         while let Some(t) = self.cross.as_ref().map(CrossSource::next_time).filter(|&t| t <= now) {
             self.depart_until(t);
@@ -263,7 +264,7 @@ impl Link {
     }
 
     /// Every departure due by `t`.
-    #[inline]
+    #[inline(always)]
     fn depart_until(&mut self, t: Time) {
         if self.trace.is_some() {
             self.use_opportunities(t);
@@ -346,7 +347,11 @@ impl Link {
     /// a pending FIFO arrival (the packet being serialised, or the last one a trace link
     /// finished) comes first; but a packet held back by reordering is outside that order, and a
     /// trace link's first waiting packet has nothing ahead of it.
+    #[inline]
     fn waiting_bound(&self) -> Option<Time> {
+        if self.trace.is_none() && !self.prop.reorders() {
+            return None; // the common case, on every push and wake-up: one test
+        }
         match (&self.trace, self.trace_next) {
             (None, _) if self.prop.reorders() && self.queue.packets() > 0 => Some(self.busy_until + self.prop.delay()),
             (Some(trace), Some(k)) if self.prop.reorders() || self.prop.next_arrival().is_none() => {

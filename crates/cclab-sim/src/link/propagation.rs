@@ -113,11 +113,13 @@ impl Propagation {
     }
 
     /// The fixed propagation delay (the least any packet takes).
+    #[inline]
     pub(super) fn delay(&self) -> Dur {
         self.delay
     }
 
     /// Reordering may hold packets back outside the FIFO's arrival order.
+    #[inline]
     pub(super) fn reorders(&self) -> bool {
         self.reorder.is_some()
     }
