@@ -255,6 +255,15 @@ impl Link {
     /// this first; calling it again, or for an earlier time, does nothing.
     #[inline]
     pub fn catch_up(&mut self, now: Time) {
+        // Most pushes find the serialiser busy past `now` (or nothing queued): a test, not a call.
+        if self.cross.is_none() && self.trace.is_none() && (self.busy_until > now || self.queue.packets() == 0) {
+            return;
+        }
+        self.catch_up_due(now);
+    }
+
+    /// [`Link::catch_up`] when something may be due.
+    fn catch_up_due(&mut self, now: Time) {
         while let Some(t) = self.cross.as_ref().map(CrossSource::next_time).filter(|&t| t <= now) {
             self.depart_until(t);
             let p = self.cross.as_mut().expect("cross source exists").emit();
