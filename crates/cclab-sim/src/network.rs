@@ -297,16 +297,16 @@ impl Network {
         }
         let n_links = self.links.len() as u32;
         let n_hosts = self.hosts.len() as u32;
-        loop {
+        let stop = loop {
             if !self.flows.is_empty() && self.done == 2 * self.flows.len() {
-                return Stop::AllDone;
+                break Stop::AllDone;
             }
             let (t, actor) = match self.sched.pop_until(end) {
                 Ok(next) => next,
-                Err(None) => return Stop::Idle,
+                Err(None) => break Stop::Idle,
                 Err(Some(_)) => {
                     self.now = end;
-                    return Stop::TimeLimit;
+                    break Stop::TimeLimit;
                 }
             };
             // No event in the past: actors only ever schedule at or after now (checked when fuzzing).
@@ -318,17 +318,29 @@ impl Network {
             } else if actor < n_links + n_hosts {
                 self.act_host(actor - n_links, observer);
             } else {
+                self.catch_up_links();
                 observer.on_tick(self);
                 if let Some(step) = self.tick {
                     self.sched.schedule(actor, t + step);
                 }
                 if !observer.keep_going(self) {
-                    return Stop::Cancelled;
+                    break Stop::Cancelled;
                 }
             }
             if self.events & 0xffff == 0 && !observer.keep_going(self) {
-                return Stop::Cancelled;
+                break Stop::Cancelled;
             }
+        };
+        self.catch_up_links();
+        stop
+    }
+
+    /// Brings every link's lazy serialiser up to now ([`Link::catch_up`]), so that what readers
+    /// see of queues and counters is the state at now. Later pushes are at now or after, so this
+    /// changes nothing the simulation does.
+    fn catch_up_links(&mut self) {
+        for link in &mut self.links {
+            link.catch_up(self.now);
         }
     }
 

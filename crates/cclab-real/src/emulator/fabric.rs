@@ -62,7 +62,10 @@ impl Fabric {
     /// Runs every link due by `now`; packets that left the last link of their route go to
     /// `out`, each with its modelled release time in `enqueued`. A packet that leaves an inner
     /// link enters the next one at the modelled time it left, not at `now`, so a late wake-up
-    /// does not add to the path's delay.
+    /// does not add to the path's delay. Then every link's lazy serialiser catches up to `now`
+    /// ([`Link::catch_up`]), so that queues and counters read between calls (the time series,
+    /// drop counts) are those at `now`; every later push is at `now` or after (a packet still
+    /// propagating arrives after `now`).
     pub fn advance(&mut self, now: Time, out: &mut Vec<InFlight>) {
         while let Some(l) = (0..self.links.len()).find(|&l| self.links[l].next_wake().is_some_and(|t| t <= now)) {
             let mut moved = std::mem::take(&mut self.scratch);
@@ -78,6 +81,9 @@ impl Fabric {
                 }
             }
             self.scratch = moved;
+        }
+        for link in &mut self.links {
+            link.catch_up(now);
         }
     }
 

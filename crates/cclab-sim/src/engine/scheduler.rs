@@ -269,8 +269,13 @@ impl Scheduler {
     #[inline]
     fn flat_min(&self) -> Option<Entry> {
         // The minimum of the ranks, without tracking an index: the key holds the actor, and
-        // keys are unique, so the minimum is too.
-        let best = self.heap.iter().map(|e| e.rank()).min()?;
+        // keys are unique, so the minimum is too. A plain running minimum: `Iterator::min` carried
+        // an `Option` through every step (21 instructions more per pop with five actors). An empty
+        // or all-idle array leaves `u128::MAX`, whose time is `u64::MAX`: none.
+        let mut best = u128::MAX;
+        for e in &self.heap {
+            best = best.min(e.rank());
+        }
         let e = Entry {
             time: (best >> 64) as u64,
             key: best as u64,

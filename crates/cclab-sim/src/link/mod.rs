@@ -1,15 +1,29 @@
 //! A one-way link: ACK thinning → loss model → queue → serialiser → propagation.
 //!
 //! Push model (quiche's `port.h`/`link.cc`): a packet arrives with [`Link::push`]; the link is
-//! one actor whose single wake-up ([`Link::next_wake`]) is the earliest of "the serialiser is
-//! free and packets wait", "the head of the propagation FIFO arrives", "the next trace
-//! opportunity" and "the next cross-traffic packet". [`Link::act`] hands out the packets that
-//! reached the far end (the simulator calls [`Link::advance`], reschedules the link, then takes
-//! them one at a time with [`Link::pop_arrived`]). A push returns the wake-up it adds, which the
-//! simulator merges into the link's pending one (no full `next_wake` per packet). The serialiser takes `max(size·8/rate, per_packet_cost, 1/max_pps)` per
-//! packet. A packet's arrival time is fixed when its serialisation starts, so it joins the
-//! propagation FIFO at once: a link that is not backlogged costs one event per packet (its
-//! arrival). With `rate = "unlimited"` and no per-packet cost packets skip queue and serialiser.
+//! one actor whose single wake-up ([`Link::next_wake`]) is the earliest of "the head of the
+//! propagation FIFO arrives", "the next cross-traffic packet" and, only where the propagation
+//! stage may not yet hold an earlier arrival, the earliest time a waiting packet could arrive.
+//! [`Link::act`] hands out the packets that reached the far end (the simulator calls
+//! [`Link::advance`], reschedules the link, then takes them one at a time with
+//! [`Link::pop_arrived`]). A push returns the wake-up it adds, which the simulator merges into
+//! the link's pending one (no full `next_wake` per packet). The serialiser takes
+//! `max(size·8/rate, per_packet_cost, 1/max_pps)` per packet. With `rate = "unlimited"` and no
+//! per-packet cost packets skip queue and serialiser.
+//!
+//! The serialiser is lazy: it has no wake-up of its own. A packet's departure from the queue (the
+//! start of its serialisation) is due when the one ahead of it ends (`busy_until`); the link
+//! performs every departure due by `t` when it is next touched at `t` ([`Link::catch_up`]: a push,
+//! an arrival at the far end, a cross-traffic packet, or a reader such as the time-series
+//! sampler), each as a dequeue at its exact departure instant, so an AQM sees the time and
+//! sojourn it would see with a wake-up per departure. Departures and cross-traffic packets due
+//! by `t` are done in time order, a departure first at equal times, and a push at `t` comes after
+//! all of them: a packet arriving at the instant a serialisation ends finds the queue as that
+//! end leaves it, whatever order the simulator runs same-instant events in. The arrival time
+//! of a packet is fixed when its serialisation starts and never earlier than that of the packet
+//! ahead of it in the FIFO, so the packet being serialised, already in the propagation stage,
+//! arrives no later than anything still queued: waking at each arrival is enough, and a
+//! backlogged link costs one event per packet (its arrival), not two.
 
 mod config;
 mod cross;
@@ -146,12 +160,20 @@ impl Link {
         self.last_service.1
     }
 
-    /// A packet enters the link at `now`. Returns a time to merge into the link's pending wake-up
-    /// (the earlier wins, as in the scheduler): the earliest of what the packet added (its arrival,
-    /// or the serialiser's end it now waits for), or the whole [`Link::next_wake`] after a change
-    /// that is not just an addition. A push never moves an earlier wake-up the link asked for, so
-    /// the merged time is what requesting `next_wake()` gives, without recomputing it per packet.
+    /// A packet enters the link at `now`, after every departure due by `now` ([`Link::catch_up`]).
+    /// Returns a time to merge into the link's pending wake-up (the earlier wins, as in the
+    /// scheduler): what the packet added (its arrival when it goes straight to the wire), or the
+    /// whole [`Link::next_wake`] after a change that is not just an addition. A push never moves
+    /// an earlier wake-up the link asked for, so the merged time is what requesting `next_wake()`
+    /// gives, without recomputing it per packet.
     pub fn push(&mut self, now: Time, p: InFlight) -> Option<Time> {
+        self.catch_up(now);
+        self.offer(now, p)
+    }
+
+    /// `p` is offered at `now` to a link whose departures due by `now` are done: thinning, loss,
+    /// duplication, then [`Link::enter`].
+    fn offer(&mut self, now: Time, p: InFlight) -> Option<Time> {
         self.stats.offered_packets += 1;
         self.stats.offered_bytes += p.size();
         if self.thin_acks > 1 && p.route != CROSS_TRAFFIC && p.is_pure_ack() {
@@ -186,6 +208,7 @@ impl Link {
         if self.trace.is_none() && self.per_packet.0 == 0 && self.rate_bps.is_none() {
             return Some(self.prop.push(now, p));
         }
+        // Departures due by `now` are done: a non-empty queue means a busy serialiser.
         let idle = self.busy_until <= now && self.queue.packets() == 0;
         if self.trace.is_none() && idle && self.queue.is_passive() {
             self.stats.dequeued_packets += 1;
@@ -195,13 +218,11 @@ impl Link {
             return None;
         }
         match &self.trace {
-            // Waits for the serialiser: its end is the only new wake-up (the queue was empty, or
-            // that end was one already).
-            None if self.busy_until > now => Some(self.busy_until),
-            None => {
-                self.start_next(now);
-                self.next_wake()
-            }
+            // Waits behind the packet being serialised, which arrives no later than it will: no
+            // new wake-up, unless reordering may hold that packet back.
+            None if self.busy_until > now => self.waiting_bound(),
+            // An AQM sees the packet enter and leave at once.
+            None => self.start_next(now),
             Some(trace) => {
                 if self.trace_next.is_none() {
                     self.trace_next = Some(trace.first_at_or_after(now));
@@ -219,12 +240,47 @@ impl Link {
         self.prop.push(self.busy_until, p)
     }
 
-    /// The serialiser is free at `t`: starts the next queued packet, if any.
-    fn start_next(&mut self, t: Time) {
-        if let Some(p) = self.queue.dequeue(t) {
-            self.stats.dequeued_packets += 1;
-            self.stats.sojourn += t.saturating_since(p.enqueued);
-            self.transmit(t, p);
+    /// The serialiser is free at `t`: starts the next queued packet, if any; returns its arrival.
+    fn start_next(&mut self, t: Time) -> Option<Time> {
+        let p = self.queue.dequeue(t)?;
+        self.stats.dequeued_packets += 1;
+        self.stats.sojourn += t.saturating_since(p.enqueued);
+        Some(self.transmit(t, p))
+    }
+
+    /// Performs everything due by `now` that does not need a wake-up of its own: every
+    /// departure from the queue (at its own instant, as the serialiser frees up or a trace
+    /// opportunity comes) and every cross-traffic packet, in time order, a departure first at
+    /// equal times. Readers of the link's state at `now` (queue length, drops, busy time) call
+    /// this first; calling it again, or for an earlier time, does nothing.
+    #[inline]
+    pub fn catch_up(&mut self, now: Time) {
+        // Most pushes find the serialiser busy past `now` (or nothing queued): a test, not a call.
+        if self.cross.is_none() && self.trace.is_none() && (self.busy_until > now || self.queue.packets() == 0) {
+            return;
+        }
+        self.catch_up_due(now);
+    }
+
+    /// [`Link::catch_up`] when something may be due.
+    fn catch_up_due(&mut self, now: Time) {
+        while let Some(t) = self.cross.as_ref().map(CrossSource::next_time).filter(|&t| t <= now) {
+            self.depart_until(t);
+            let p = self.cross.as_mut().expect("cross source exists").emit();
+            self.offer(t, p);
+        }
+        self.depart_until(now);
+    }
+
+    /// Every departure due by `t`.
+    #[inline(always)]
+    fn depart_until(&mut self, t: Time) {
+        if self.trace.is_some() {
+            self.use_opportunities(t);
+        } else {
+            while self.busy_until <= t && self.queue.packets() > 0 {
+                self.start_next(self.busy_until);
+            }
         }
     }
 
@@ -240,17 +296,7 @@ impl Link {
     /// [`Link::pop_arrived`] to take. [`Link::next_wake`] leaves marked packets out, so the link
     /// can be rescheduled before they are taken.
     pub fn advance(&mut self, now: Time) {
-        while let Some(t) = self.cross.as_ref().map(CrossSource::next_time).filter(|&t| t <= now) {
-            let p = self.cross.as_mut().expect("cross source exists").emit();
-            self.push(t, p);
-        }
-        if self.trace.is_some() {
-            self.use_opportunities(now);
-        } else {
-            while self.busy_until <= now && self.queue.packets() > 0 {
-                self.start_next(self.busy_until);
-            }
-        }
+        self.catch_up(now);
         self.prop.mark_arrived(now);
     }
 
@@ -303,16 +349,34 @@ impl Link {
         }
     }
 
+    /// The earliest time a packet still waiting for the serialiser (or a trace opportunity)
+    /// could reach the far end, when the propagation stage may not already hold an arrival no
+    /// later than it. A waiting packet leaves no earlier than `busy_until` (or the next
+    /// opportunity) and then propagates for at least the delay. The FIFO keeps arrival order, so
+    /// a pending FIFO arrival (the packet being serialised, or the last one a trace link
+    /// finished) comes first; but a packet held back by reordering is outside that order, and a
+    /// trace link's first waiting packet has nothing ahead of it.
+    #[inline]
+    fn waiting_bound(&self) -> Option<Time> {
+        if self.trace.is_none() && !self.prop.reorders() {
+            return None; // the common case, on every push and wake-up: one test
+        }
+        match (&self.trace, self.trace_next) {
+            (None, _) if self.prop.reorders() && self.queue.packets() > 0 => Some(self.busy_until + self.prop.delay()),
+            (Some(trace), Some(k)) if self.prop.reorders() || self.prop.next_arrival().is_none() => {
+                Some(trace.time(k) + self.prop.delay())
+            }
+            _ => None,
+        }
+    }
+
     /// When the link next has something to do, if anything.
     pub fn next_wake(&self) -> Option<Time> {
         // A running minimum over raw times (`u64::MAX`: none), not over `Option`s: this runs after
         // every event and every push of the link.
         let mut t = self.prop.next_arrival().map_or(u64::MAX, |a| a.0);
-        match (&self.trace, self.trace_next) {
-            (Some(trace), Some(k)) => t = t.min(trace.time(k).0),
-            (Some(_), None) => {}
-            (None, _) if self.queue.packets() > 0 => t = t.min(self.busy_until.0),
-            (None, _) => {}
+        if let Some(b) = self.waiting_bound() {
+            t = t.min(b.0);
         }
         if let Some(cross) = &self.cross {
             t = t.min(cross.next_time().0);

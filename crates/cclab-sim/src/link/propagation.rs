@@ -89,10 +89,15 @@ impl Propagation {
     /// Marks every packet that has arrived by `now` for [`Propagation::pop_arrived`]. Packets
     /// pushed before they are all taken queue behind them.
     pub(super) fn mark_arrived(&mut self, now: Time) {
-        let f = self.fifo_arrived;
-        self.fifo_arrived += self.fifo.range(f..).take_while(|p| p.enqueued <= now).count();
-        let h = self.held.len() - self.held_arrived;
-        self.held_arrived += self.held[..h].iter().rev().take_while(|e| e.0 <= now).count();
+        // Indexing, not `VecDeque::range`: usually one packet is due, and building the range's two
+        // slices cost more than the look itself.
+        while self.fifo.get(self.fifo_arrived).is_some_and(|p| p.enqueued <= now) {
+            self.fifo_arrived += 1;
+        }
+        if self.held.len() > self.held_arrived {
+            let h = self.held.len() - self.held_arrived;
+            self.held_arrived += self.held[..h].iter().rev().take_while(|e| e.0 <= now).count();
+        }
     }
 
     /// The next marked packet, FIFO ones first, stamped with its arrival time in `enqueued` (a
@@ -110,6 +115,18 @@ impl Propagation {
             return Some(p);
         }
         None
+    }
+
+    /// The fixed propagation delay (the least any packet takes).
+    #[inline]
+    pub(super) fn delay(&self) -> Dur {
+        self.delay
+    }
+
+    /// Reordering may hold packets back outside the FIFO's arrival order.
+    #[inline]
+    pub(super) fn reorders(&self) -> bool {
+        self.reorder.is_some()
     }
 
     /// Packets in flight.
