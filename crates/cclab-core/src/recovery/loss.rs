@@ -142,14 +142,18 @@ impl LossDetection {
         let Some(largest) = self.largest_acked else {
             return false;
         };
+        let mut pn = sent.first_pn();
+        // Never past what was sent, whatever `largest` says: the scan stays within the sent record.
+        let end = largest.min(sent.next_pn());
+        if pn >= end {
+            // Nothing outstanding below the largest acknowledged (most ACKs): no threshold to work out.
+            return false;
+        }
         let loss_delay = self.loss_delay(rtt);
         // §7.6.1: (smoothed_rtt + max(4·rttvar, kGranularity) + max_ack_delay) · 3.
         let pc_duration = rtt.pto_base(max_ack_delay, GRANULARITY) * PERSISTENT_CONGESTION_THRESHOLD;
         let mut pc_start: Option<Time> = None;
         let mut persistent = false;
-        let mut pn = sent.first_pn();
-        // Never past what was sent, whatever `largest` says: the scan stays within the sent record.
-        let end = largest.min(sent.next_pn());
         while pn < end {
             let Some(&p) = sent.get(pn) else {
                 // A hole: acknowledged (or lost earlier) between two lost packets (§7.6.2).
@@ -220,5 +224,11 @@ mod tests {
         assert_eq!(got, vec![(0, LossTrigger::TimeThreshold)]);
         // Packet 1 (sent at 10 ms) is due at 100 ms.
         assert_eq!(l.timer(&s, &rtt, Dur::ZERO), Some((ms(100), LossTimer::TimeThreshold)));
+        // Once it is acknowledged nothing lies below the largest: the loss time is disarmed, the PTO armed.
+        s.remove(1);
+        l.on_ack(1);
+        assert!(!l.detect_lost(ms(95), &mut s, &rtt, Dur::ZERO, |pn, _, t| got.push((pn, t))));
+        assert_eq!(got.len(), 1);
+        assert!(matches!(l.timer(&s, &rtt, Dur::ZERO), None | Some((_, LossTimer::Pto))));
     }
 }

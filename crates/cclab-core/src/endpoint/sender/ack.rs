@@ -78,16 +78,20 @@ impl Sender {
         }
     }
 
-    /// RFC 9002 §A.9 `OnLossDetectionTimeout` (plus the application's write timer).
+    /// RFC 9002 §A.9 `OnLossDetectionTimeout` (plus the application's write timer); re-arms the
+    /// loss timer if it fired.
     pub(super) fn on_timeout(&mut self, now: Time) {
         let t = self.clock.read(now);
         self.pump_source(t);
+        // Every input re-arms `loss_deadline`, so it is the armed timer's deadline: the many wake-ups
+        // for the pacer (it binds at large BDPs) or the application cost no timer computation.
+        if self.loss_deadline.is_none_or(|d| d > t) {
+            return;
+        }
         let Some((deadline, kind)) = self.loss.timer(&self.sent, &self.rtt, self.pto_max_ack_delay()) else {
             return;
         };
-        if deadline > t {
-            return;
-        }
+        debug_assert!(deadline <= t, "loss_deadline is the armed timer");
         match kind {
             LossTimer::TimeThreshold => {
                 let prior_in_flight = self.sent.bytes_in_flight();
@@ -125,6 +129,7 @@ impl Sender {
                 }
             }
         }
+        self.update_loss_deadline();
     }
 
     /// Runs loss detection at clock reading `t` (true time `now`), collecting the lost packets

@@ -361,7 +361,6 @@ impl Endpoint for Sender {
             h.on_timeout(self.clock.read(now));
         }
         self.on_timeout(now);
-        self.update_loss_deadline();
     }
 
     fn poll_transmit(&mut self, now: Time) -> Option<Datagram> {
