@@ -193,7 +193,10 @@ fn sampler_kept_rows_match_the_streamed_csv_across_staged_blocks() {
     let mut kept = Vec::new();
     ts.to_csv(&mut kept).unwrap();
     assert_eq!(kept, partial);
-    assert_eq!(String::from_utf8(kept).unwrap(), String::from_utf8(sink.0.lock().unwrap().clone()).unwrap());
+    assert_eq!(
+        String::from_utf8(kept).unwrap(),
+        String::from_utf8(sink.0.lock().unwrap().clone()).unwrap()
+    );
 }
 
 #[test]

@@ -138,10 +138,19 @@ mod tests {
     fn rtt_histogram_span_grows_both_ways_and_keeps_every_quantile() {
         // Samples that widen the span below and above, far apart, and at both ends of the range: each
         // quantile must be the one a histogram of all 1,920 buckets gives (counted here directly).
-        let samples: Vec<u64> = [5_000_000u64, 4_000_000, 90_000_000, 1, 0, 3_000_000_000, u64::MAX, 20_000_000]
-            .into_iter()
-            .chain((0..500).map(|i| 1_000_000 + i * 997_331 % 80_000_000))
-            .collect();
+        let samples: Vec<u64> = [
+            5_000_000u64,
+            4_000_000,
+            90_000_000,
+            1,
+            0,
+            3_000_000_000,
+            u64::MAX,
+            20_000_000,
+        ]
+        .into_iter()
+        .chain((0..500).map(|i| 1_000_000 + i * 997_331 % 80_000_000))
+        .collect();
         let mut h = RttHistogram::default();
         let mut all = vec![0u64; BUCKETS];
         for &ns in &samples {
@@ -165,6 +174,10 @@ mod tests {
         for us in 20_000..=60_000u64 {
             narrow.record(Dur::from_micros(us));
         }
-        assert!(narrow.counts.len() <= 64, "{} buckets for 20-60 ms", narrow.counts.len());
+        assert!(
+            narrow.counts.len() <= 64,
+            "{} buckets for 20-60 ms",
+            narrow.counts.len()
+        );
     }
 }
