@@ -85,50 +85,56 @@ impl Default for ReceiverConfig {
 }
 
 /// The sans-IO data receiver of one flow.
+///
+/// The fields every data packet reads come first (`repr(C)` keeps the order) and the struct starts
+/// on a cache line: with thousands of flows each arrival finds the receiver cold, and those fields
+/// then take 7 lines, not all 10.
 #[derive(Debug)]
+#[repr(C, align(64))]
 pub struct Receiver {
-    flow: FlowId,
-    profile: Profile,
     clock: Clock,
     policy: Box<dyn AckPolicy>,
-    max_ack_ranges: usize,
-    ecn_reporting: bool,
-    pn_len: u8,
     /// Packet numbers received.
     received: RangeSet,
-    /// QUIC: which ACKs the sender has acknowledged, so ACK frames stop reporting what it knows
-    /// (RFC 9000 §13.2.4).
-    acked_acks: AckOfAck,
-    /// QUIC: `((received.revision(), acked_acks.floor()), bytes)` of the last ACK frame's ranges below the
-    /// first: while neither changed, the next frame's lower ranges are the same (the top range only grows).
-    ack_ranges_len: Option<((u64, Option<u64>), u32)>,
-    /// Clock reading when the largest packet number arrived (for the ACK Delay field).
-    largest_time: Time,
+    /// Stream bytes received, as inclusive offset ranges.
+    stream: RangeSet,
+    stats: EndpointStats,
+    trace: TraceLog,
     /// Largest ack-eliciting packet number received.
     largest_unacked: Option<u64>,
     /// Largest packet number reported in an ACK sent.
     largest_acked: Option<u64>,
     /// Clock reading of the first ack-eliciting packet not yet acknowledged.
     first_unacked: Option<Time>,
-    /// The policy asked for an ACK at once.
-    ack_now: bool,
-    /// The previous packet was CE-marked.
-    prev_ce: bool,
-    /// ECT(0), ECT(1), CE packets received.
-    ecn_counts: [u64; 3],
-    /// Stream bytes received, as inclusive offset ranges.
-    stream: RangeSet,
-    /// Stream length, once the FIN arrived.
-    fin_offset: Option<u64>,
+    /// Clock reading when the largest packet number arrived (for the ACK Delay field).
+    largest_time: Time,
     /// Flow-control credit past the contiguous prefix, bytes.
     receive_window: u64,
     next_pn: u64,
     /// True time of the latest input, for `poll_timeout` when an ACK is due at once.
     last_now: Time,
+    max_ack_ranges: usize,
+    profile: Profile,
+    flow: FlowId,
+    ecn_reporting: bool,
+    /// The policy asked for an ACK at once.
+    ack_now: bool,
+    /// The previous packet was CE-marked.
+    prev_ce: bool,
+    pn_len: u8,
+    // Below: fields read per ACK sent, at the end of the stream, with ECN, or in the handshake.
+    /// QUIC: `((received.revision(), acked_acks.floor()), bytes)` of the last ACK frame's ranges below the
+    /// first: while neither changed, the next frame's lower ranges are the same (the top range only grows).
+    ack_ranges_len: Option<((u64, Option<u64>), u32)>,
+    /// Stream length, once the FIN arrived.
+    fin_offset: Option<u64>,
+    /// ECT(0), ECT(1), CE packets received.
+    ecn_counts: [u64; 3],
+    /// QUIC: which ACKs the sender has acknowledged, so ACK frames stop reporting what it knows
+    /// (RFC 9000 §13.2.4).
+    acked_acks: AckOfAck,
     /// The server side of the handshake (QUIC and TCP profiles).
     handshake: Option<HandshakeServer>,
-    stats: EndpointStats,
-    trace: TraceLog,
 }
 
 impl Receiver {

@@ -91,15 +91,19 @@ pub struct HostStats {
 /// A host.
 ///
 /// The fields an event reads on a host that keeps up come first, in the order it reads them
-/// (`repr(C)` keeps that order): with thousands of hosts, each touches a few cache lines, not
-/// the whole struct. The CPU model's state follows.
-#[repr(C)]
+/// (`repr(C)` keeps that order), packed into the first four cache lines (`align(64)`: a host in
+/// the network's vector starts on a line, so those fields never straddle a fifth): with
+/// thousands of hosts, each event touches those lines, not the whole struct. The CPU model's
+/// state follows.
+#[repr(C, align(64))]
 pub struct Host {
     job: Job,
     /// Every job costs nothing and nothing else holds the core: `act` takes the loop in `free.rs`.
     free: bool,
     /// The next job should be a send job if one is possible.
     send_turn: bool,
+    /// Slot to poll first for the next send job.
+    next_slot: u32,
     /// Bytes of the datagrams waiting in `rx`, and the most it may hold.
     rx_bytes: u64,
     socket_buffer: u64,
@@ -110,16 +114,14 @@ pub struct Host {
     /// Slots called since their wake-up time was last read.
     stale: SlotSet,
     slots: Vec<Slot>,
-    /// Slot to poll first for the next send job.
-    next_slot: usize,
     /// Most datagrams per send job (GSO) and per receive job (GRO).
-    max_tx: usize,
-    max_rx: usize,
-    /// Scratch list of slots whose timers are due.
-    due: Vec<u16>,
+    max_tx: u32,
+    max_rx: u32,
     /// Tracing slots called since the last `drain_events`, in call order (no slot twice in a row):
     /// their events stay in the endpoints until then, so each moves once, endpoint to observer.
     traced: Vec<u16>,
+    /// Scratch list of slots whose timers are due.
+    due: Vec<u16>,
     stats: HostStats,
     cpu: CpuConfig,
     busy_until: Time,
@@ -133,6 +135,9 @@ pub struct Host {
     idle: Option<IdleStates>,
 }
 
+// The per-event fields end within the first four lines (see `Host`).
+const _: () = assert!(std::mem::offset_of!(Host, traced) + size_of::<Vec<u16>>() <= 256);
+
 /// Hosts with at most this many endpoints poll all of them for each send job (see `poll_send`).
 const POLL_ALL_MAX_SLOTS: usize = 16;
 
@@ -144,7 +149,7 @@ impl Host {
     /// A host with no endpoints; its stalls (if any) draw from `rng`.
     pub fn new(cfg: &HostConfig, rng: Rng) -> Host {
         let c = &cfg.cpu;
-        let batch = |b: &Option<BatchConfig>| b.as_ref().map_or(1, |b| b.max_segments.max(1) as usize);
+        let batch = |b: &Option<BatchConfig>| b.as_ref().map_or(1, |b| b.max_segments.max(1));
         let no_fixed = |b: &Option<BatchConfig>| b.as_ref().is_none_or(|b| b.fixed == Dur::ZERO);
         let free = [c.send_cost, c.recv_cost, c.ack_send_cost, c.ack_recv_cost] == [Dur::ZERO; 4]
             && no_fixed(&c.gso)
@@ -425,7 +430,7 @@ impl Host {
         } else if !self.rx.is_empty() {
             cost = fixed(&self.cpu.gro);
             // The job's datagrams leave the socket buffer's byte count now and the deque when the job ends.
-            for (_, d) in self.rx.iter().take(self.max_rx) {
+            for (_, d) in self.rx.iter().take(self.max_rx as usize) {
                 self.rx_bytes -= d.size as u64;
                 cost += if carries_data(d) {
                     self.cpu.recv_cost
@@ -461,7 +466,8 @@ impl Host {
         let n = self.slots.len();
         let first = out.len();
         // Ready slots from `next_slot` to the end, then from the start up to `next_slot`.
-        for (lo, hi) in [(self.next_slot, n), (0, self.next_slot)] {
+        let next = self.next_slot as usize;
+        for (lo, hi) in [(next, n), (0, next)] {
             let mut from = lo;
             while let Some(cur) = self.wake.next_ready(from, hi) {
                 from = cur + 1;
@@ -471,7 +477,7 @@ impl Host {
                     self.wake.unready(cur as u16);
                     continue;
                 }
-                while out.len() - first < self.max_tx {
+                while out.len() - first < self.max_tx as usize {
                     match s.endpoint.poll_transmit(now) {
                         Some(dgram) => out.push(InFlight {
                             dgram,
@@ -490,7 +496,7 @@ impl Host {
                 let always_polled = matches!(s.endpoint, AnyEndpoint::Custom(_)) || n <= POLL_ALL_MAX_SLOTS;
                 self.touched(cur);
                 if out.len() > first {
-                    self.next_slot = if cur + 1 == n { 0 } else { cur + 1 };
+                    self.next_slot = if cur + 1 == n { 0 } else { cur as u32 + 1 };
                     return Some(cur);
                 }
                 if !always_polled {
