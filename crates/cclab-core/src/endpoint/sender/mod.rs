@@ -279,11 +279,16 @@ impl Sender {
     }
 
     /// Pacing rate in bytes/s: the controller's, else RFC 9002 §7.7 `N · cwnd / smoothed_rtt`.
-    #[inline]
     fn pacing_rate(&self) -> f64 {
-        self.cc.pacing_rate().unwrap_or_else(|| {
+        self.pacing_rate_from(self.cc.pacing_rate(), self.cc.window())
+    }
+
+    /// `pacing_rate` from the controller's answers `cc_rate` and `window` (bytes), already read.
+    #[inline]
+    fn pacing_rate_from(&self, cc_rate: Option<f64>, window: u64) -> f64 {
+        cc_rate.unwrap_or_else(|| {
             let srtt = self.rtt.smoothed().max(Dur(1)).as_secs_f64();
-            self.pacing.gain * self.cc.window() as f64 / srtt
+            self.pacing.gain * window as f64 / srtt
         })
     }
 

@@ -79,6 +79,14 @@ impl Sender {
             }
             return None;
         };
+        let gate = self.cc.send_gate();
+        let in_flight = self.sent.bytes_in_flight();
+        if in_flight >= gate.window {
+            // RFC 9002 §7: a full window admits no packet, whatever its size; decided before sizing one,
+            // as about a third of the attempts of a bulk flow end here.
+            self.app_limited = false;
+            return None;
+        }
         // Sized once for the window, the flow-control and the pacing checks and the packet itself
         // (RFC 9000 §17.1 pn_len).
         let pn_len = pn_len(self.sent.next_pn(), self.loss.largest_acked());
@@ -88,7 +96,7 @@ impl Sender {
             max: self.max_payload(&plain, next.offset),
         };
         let bytes = self.size_bound(&next, &plain, plan);
-        if self.sent.bytes_in_flight() + bytes > self.cc.window() {
+        if in_flight + bytes > gate.window {
             // RFC 9002 §7: a packet must not take bytes in flight above the window.
             self.app_limited = false;
             return None;
@@ -99,18 +107,18 @@ impl Sender {
             self.rate.on_app_limited(self.sent.bytes_in_flight());
             return None;
         }
-        if let Some(until) = self.cc.pause_until().filter(|&p| p > t) {
+        if let Some(until) = gate.pause_until.filter(|&p| p > t) {
             self.blocked_until = Some(until);
             self.app_limited = false;
             return None;
         }
         if self.pacing.enabled {
-            let rate = self.pacing_rate();
+            let rate = self.pacing_rate_from(gate.pacing_rate, gate.window);
             // A controller that asks for a back-to-back train after its pause (picoquic's
             // `bandwidth_pause`) gets a bucket that can hold the whole train.
-            let train = self.cc.burst_allowance().unwrap_or(0) as f64;
+            let train = gate.burst_allowance.unwrap_or(0) as f64;
             let cap = self.pacer.capacity(&self.pacing, self.mss, rate, bytes).max(train);
-            self.pacer.set_quantum(self.cc.send_quantum());
+            self.pacer.set_quantum(gate.send_quantum);
             if let Some(at) = self.pacer.delay(t, bytes, rate, cap) {
                 // §7.8: a pacing delay alone does not make the sender application limited.
                 self.blocked_until = Some(at);
