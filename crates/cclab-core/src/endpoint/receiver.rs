@@ -192,8 +192,12 @@ impl Receiver {
 
     /// True time at which the delayed-ACK timer fires, if armed.
     fn ack_deadline(&self) -> Option<Time> {
-        self.first_unacked
-            .map(|t| self.clock.fire_time(t + self.policy.max_ack_delay()))
+        self.first_unacked.map(|t| self.deadline_after(t))
+    }
+
+    /// True time at which the delayed-ACK timer armed at clock reading `first_unacked` fires.
+    fn deadline_after(&self, first_unacked: Time) -> Time {
+        self.clock.fire_time(first_unacked + self.policy.max_ack_delay())
     }
 
     fn deliver(&mut self, now: Time, p: &Packet) {
@@ -466,8 +470,10 @@ impl Endpoint for Receiver {
                 return Some(d);
             }
         }
-        let deadline = self.ack_deadline()?;
-        if !self.ack_now && now < deadline {
+        let first_unacked = self.first_unacked?;
+        // The deadline only matters when the policy did not ask for an ACK at once (half the polls
+        // of a receiver that acknowledges every other packet).
+        if !self.ack_now && now < self.deadline_after(first_unacked) {
             return None;
         }
         Some(self.send_ack(now))
