@@ -219,7 +219,17 @@ pub fn quic_ack_frequency_len(f: &AckFrequencyFrame) -> u32 {
 /// Bytes of a STREAM frame header (type, stream id 0, offset if non-zero, length) for `len`
 /// bytes at `offset` (RFC 9000 §19.8).
 pub fn quic_stream_header_len(offset: u64, len: u32) -> u32 {
-    1 + 1 + if offset > 0 { varint_len(offset) } else { 0 } + varint_len(len as u64)
+    1 + 1 + stream_offset_len(offset) + varint_len(len as u64)
+}
+
+/// Bytes of a STREAM frame's Offset field (RFC 9000 §19.8: absent at offset 0): all a data packet's
+/// sizes depend on of its offset.
+pub const fn stream_offset_len(offset: u64) -> u32 {
+    if offset > 0 {
+        varint_len(offset)
+    } else {
+        0
+    }
 }
 
 impl QuicProfile {
@@ -561,7 +571,12 @@ mod tests {
                 ipv6,
                 ..Default::default()
             };
-            for ranges in [vec![(0, 0)], vec![(99_990, 100_000)], vec![(900, 1000), (10, 800)], many.clone()] {
+            for ranges in [
+                vec![(0, 0)],
+                vec![(99_990, 100_000)],
+                vec![(900, 1000), (10, 800)],
+                many.clone(),
+            ] {
                 for (delay, ecn) in [(0, None), (70_000_000_000, Some(Box::new([1, 0, 1 << 31])))] {
                     let frame = AckFrame {
                         ack_delay_ns: delay,
