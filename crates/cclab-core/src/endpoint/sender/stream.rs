@@ -228,6 +228,7 @@ impl SendStream {
     }
 
     /// Takes up to `max_len` bytes of the chunk `peek` returned.
+    #[inline]
     pub(super) fn take(&mut self, next: &NextChunk, max_len: u32) -> DataChunk {
         let len = next.available.min(max_len as u64) as u32;
         if next.retransmission {
