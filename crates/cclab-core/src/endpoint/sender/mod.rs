@@ -119,7 +119,7 @@ pub struct Sender {
     last_af_frame: Option<AckFrequencyFrame>,
     af_resend: bool,
     /// The sizes of a full data packet, for the packet-number and offset lengths last seen.
-    full_packet: Option<transmit::FullPacket>,
+    full_packet: transmit::FullPacket,
     /// The largest possible ACK_FREQUENCY frame when frames may be sent, lent to the packet
     /// `size_bound` sizes: boxed once, not on every send attempt.
     af_bound: Option<Box<AckFrequencyFrame>>,
@@ -208,7 +208,7 @@ impl Sender {
             receive_window: cfg.receive_window.map(|b| b.0),
             last_af_frame: None,
             af_resend: false,
-            full_packet: None,
+            full_packet: transmit::FullPacket::default(),
             af_bound: cfg.ack_frequency.is_some().then(|| Box::new(transmit::AF_BOUND)),
             handshake: cfg
                 .handshake

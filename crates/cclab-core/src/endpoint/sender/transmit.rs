@@ -47,10 +47,11 @@ struct Plan {
 /// packet-number length and one length of the stream offset field: all they depend on. Kept by
 /// the sender and worked out again only when either changes (the offset field grows at 2^6, 2^14
 /// and 2^30 bytes), not on each of the ~1.5 send attempts per packet.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(super) struct FullPacket {
-    /// `(pn_len, stream_offset_len(offset))` these values are for.
-    key: (u8, u32),
+    /// `(pn_len, stream_offset_len(offset))` these values are for; `(0, 0)` before the first (no
+    /// packet-number length is 0), so that no `Option` grows the sender's hot fields.
+    key: (u8, u8),
     /// Largest payload, bytes (at most the sender's mss).
     max: u32,
     /// `(in_flight_size, datagram_size)` of the packet carrying `max` bytes.
@@ -195,9 +196,10 @@ impl Sender {
     /// kept if it is for the same key.
     #[inline]
     fn full_packet(&mut self, plain: &Framing, pn_len: u8, offset: u64) -> FullPacket {
-        let key = (pn_len, stream_offset_len(offset));
+        // At most 8 (RFC 9000 §16).
+        let key = (pn_len, stream_offset_len(offset) as u8);
         match self.full_packet {
-            Some(f) if f.key == key => f,
+            f if f.key == key => f,
             _ => {
                 let max = self.max_payload(plain, offset);
                 let sizes = plain.sizes(Some(DataChunk {
@@ -206,7 +208,7 @@ impl Sender {
                     fin: false,
                 }));
                 let f = FullPacket { key, max, sizes };
-                self.full_packet = Some(f);
+                self.full_packet = f;
                 f
             }
         }
