@@ -99,8 +99,9 @@ impl Sender {
         let gate = self.cc.send_gate();
         let in_flight = self.sent.bytes_in_flight();
         if in_flight >= gate.window {
-            // RFC 9002 §7: a full window admits no packet, whatever its size; decided before sizing one,
-            // as about a third of the attempts of a bulk flow end here.
+            // RFC 9002 §7: a full window admits no packet, whatever its size, so no packet is sized.
+            // (Most window-blocked attempts of a NewReno bulk flow still size one: its window is rarely a
+            // whole number of packets, so they end at the check below.)
             self.app_limited = false;
             return None;
         }
