@@ -140,6 +140,22 @@ impl CcState {
     }
 }
 
+/// The controller's answers a sender needs before each data packet, read in one call
+/// ([`CongestionController::send_gate`]): the fields mean what the getters of the same name say.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SendGate {
+    /// Congestion window in bytes.
+    pub window: u64,
+    /// Until this instant the sender must not send, if any.
+    pub pause_until: Option<Time>,
+    /// Bytes the pacer's bucket may hold for a train after the pause, if any.
+    pub burst_allowance: Option<u64>,
+    /// Most bytes of one back-to-back aggregate, if any.
+    pub send_quantum: Option<u64>,
+    /// Pacing rate in bytes/s, if the controller sets it.
+    pub pacing_rate: Option<f64>,
+}
+
 /// A window-based (optionally paced) congestion controller.
 ///
 /// Required: `on_congestion_event`, `window`, `state`. All times are endpoint clock readings.
@@ -183,6 +199,18 @@ pub trait CongestionController: Send {
     /// `Some` turns ECN on whatever the sender's `ecn` option says; `None` (default) leaves it there.
     fn ecn_codepoint(&self) -> Option<Ecn> {
         None
+    }
+    /// `window`, `pause_until`, `burst_allowance`, `send_quantum` and `pacing_rate` together. The
+    /// sender asks them on every send attempt: through a `dyn` controller, one call instead of six, and the
+    /// default body, compiled for each controller, inlines its getters. Override only to compute them together.
+    fn send_gate(&self) -> SendGate {
+        SendGate {
+            window: self.window(),
+            pause_until: self.pause_until(),
+            burst_allowance: self.burst_allowance(),
+            send_quantum: self.send_quantum(),
+            pacing_rate: self.pacing_rate(),
+        }
     }
     /// Current state, for traces.
     fn state(&self) -> CcState;

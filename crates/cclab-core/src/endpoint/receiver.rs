@@ -198,8 +198,12 @@ impl Receiver {
 
     /// True time at which the delayed-ACK timer fires, if armed.
     fn ack_deadline(&self) -> Option<Time> {
-        self.first_unacked
-            .map(|t| self.clock.fire_time(t + self.policy.max_ack_delay()))
+        self.first_unacked.map(|t| self.deadline_after(t))
+    }
+
+    /// True time at which the delayed-ACK timer armed at clock reading `first_unacked` fires.
+    fn deadline_after(&self, first_unacked: Time) -> Time {
+        self.clock.fire_time(first_unacked + self.policy.max_ack_delay())
     }
 
     fn deliver(&mut self, now: Time, p: &Packet) {
@@ -309,22 +313,25 @@ impl Receiver {
         })
     }
 
+    /// Bytes of the ranges below the first of `frame`, just built ([`ack_ranges_len`]): the last frame's
+    /// while neither the ranges received nor the floor changed, as the lower ranges are then the same.
+    fn lower_ranges_len(&mut self, frame: &AckFrame) -> u32 {
+        let key = (self.received.revision(), self.acked_acks.floor());
+        match self.ack_ranges_len {
+            Some((k, n)) if k == key => n,
+            _ => {
+                let n = ack_ranges_len(&frame.ranges);
+                self.ack_ranges_len = Some((key, n));
+                n
+            }
+        }
+    }
+
     /// Builds and sends the ACK that is due. Out of line: `poll_transmit` is asked about twice per
     /// ACK sent, and its "nothing due" answer should not pay for this body's saved registers.
     #[inline(never)]
     fn send_ack(&mut self, now: Time) -> Datagram {
         let frame = self.ack_frame(now);
-        let ranges_len = matches!(self.profile, Profile::Quic(_)).then(|| {
-            let key = (self.received.revision(), self.acked_acks.floor());
-            match self.ack_ranges_len {
-                Some((k, n)) if k == key => n,
-                _ => {
-                    let n = ack_ranges_len(&frame.ranges);
-                    self.ack_ranges_len = Some((key, n));
-                    n
-                }
-            }
-        });
         self.largest_acked = self.largest_acked.max(frame.largest());
         // §13.2.4: about once per round trip a PING makes an ACK packet ack-eliciting, so the
         // sender's acknowledgement tells us which ranges it no longer needs.
@@ -340,9 +347,12 @@ impl Receiver {
             ..Default::default()
         };
         self.next_pn += 1;
-        let size = match ranges_len {
-            Some(n) => self.profile.ack_framing(&packet, n).sizes(packet.data).1,
-            None => self.profile.datagram_size(&packet),
+        let size = match (self.profile, packet.ack.as_deref()) {
+            (Profile::Quic(q), Some(frame)) => {
+                let ranges_len = self.lower_ranges_len(frame);
+                q.ack_packet_size(packet.pn_len, frame, ranges_len, packet.ping)
+            }
+            _ => self.profile.datagram_size(&packet),
         };
         self.policy.on_ack_sent();
         self.first_unacked = None;
@@ -466,8 +476,10 @@ impl Endpoint for Receiver {
                 return Some(d);
             }
         }
-        let deadline = self.ack_deadline()?;
-        if !self.ack_now && now < deadline {
+        let first_unacked = self.first_unacked?;
+        // The deadline only matters when the policy did not ask for an ACK at once (half the polls
+        // of a receiver that acknowledges every other packet).
+        if !self.ack_now && now < self.deadline_after(first_unacked) {
             return None;
         }
         Some(self.send_ack(now))

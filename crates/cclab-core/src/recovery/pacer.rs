@@ -43,8 +43,9 @@ impl Default for PacingConfig {
 pub struct Pacer {
     tokens: f64,
     last: Time,
-    /// Clock step (resolution or timer granularity, whichever is coarser).
-    step: Dur,
+    /// Clock step (resolution or timer granularity, whichever is coarser), in seconds: converted
+    /// once, as `capacity` needs it on every send attempt.
+    step_secs: f64,
     /// Send quantum in bytes; 0: packets leave one at a time.
     quantum: u64,
     /// The aggregate being sent: the clock reading it started at and the bytes it may still take.
@@ -61,7 +62,7 @@ impl Pacer {
         Pacer {
             tokens: f64::INFINITY,
             last: now,
-            step,
+            step_secs: step.as_secs_f64(),
             quantum: 0,
             aggregate: None,
         }
@@ -71,7 +72,7 @@ impl Pacer {
     /// (bytes/s) and one packet of `bytes`.
     pub fn capacity(&self, cfg: &PacingConfig, mss: u64, rate: f64, bytes: u64) -> f64 {
         let burst = (cfg.burst_packets * mss) as f64;
-        burst.max(rate * self.step.as_secs_f64()).max(bytes as f64)
+        burst.max(rate * self.step_secs).max(bytes as f64)
     }
 
     /// The controller's send quantum in bytes (`None`: one packet at a time).

@@ -219,7 +219,17 @@ pub fn quic_ack_frequency_len(f: &AckFrequencyFrame) -> u32 {
 /// Bytes of a STREAM frame header (type, stream id 0, offset if non-zero, length) for `len`
 /// bytes at `offset` (RFC 9000 §19.8).
 pub fn quic_stream_header_len(offset: u64, len: u32) -> u32 {
-    1 + 1 + if offset > 0 { varint_len(offset) } else { 0 } + varint_len(len as u64)
+    1 + 1 + stream_offset_len(offset) + varint_len(len as u64)
+}
+
+/// Bytes of a STREAM frame's Offset field (RFC 9000 §19.8: absent at offset 0): all a data packet's
+/// sizes depend on of its offset.
+pub const fn stream_offset_len(offset: u64) -> u32 {
+    if offset > 0 {
+        varint_len(offset)
+    } else {
+        0
+    }
 }
 
 impl QuicProfile {
@@ -234,13 +244,13 @@ impl QuicProfile {
     /// Bytes of all frames of `p`, before padding.
     pub fn frames_len(&self, p: &Packet) -> u32 {
         let data = p.data.map_or(0, |d| quic_stream_header_len(d.offset, d.len) + d.len);
-        data + self.control_frames_len(p, None)
+        data + self.control_frames_len(p)
     }
     /// Bytes of the frames of `p` other than STREAM.
-    fn control_frames_len(&self, p: &Packet, ack_ranges: Option<u32>) -> u32 {
+    fn control_frames_len(&self, p: &Packet) -> u32 {
         let mut n = 0;
         if let Some(a) = &p.ack {
-            n += quic_ack_frame_len_with(a, ack_ranges.unwrap_or_else(|| ack_ranges_len(&a.ranges)));
+            n += quic_ack_frame_len(a);
         }
         if let Some(f) = &p.ack_frequency {
             n += quic_ack_frequency_len(f);
@@ -261,12 +271,23 @@ impl QuicProfile {
         // One frames pass (an ACK frame walks its ranges), shared with the padding.
         self.packet_len_from(p.pn_len as u32 + self.frames_len(p))
     }
+    /// Size at the IP layer of a packet with packet-number length `pn_len` carrying `ack` and nothing
+    /// else but a PING if `ping`, whose ranges below the first take `ack_ranges_len` bytes ([`ack_ranges_len`]),
+    /// known from an earlier frame with the same lower ranges: a receiver repeats up to 32 ranges in every ACK
+    /// after a loss burst, and sizing them was most of its ACK's cost. The same as
+    /// [`Profile::datagram_size`] of that packet, without the pass over every frame a packet may carry
+    /// (`ack.sack_blocks` is TCP's and must be `None`).
+    pub fn ack_packet_size(&self, pn_len: u8, ack: &AckFrame, ack_ranges_len: u32, ping: bool) -> u32 {
+        debug_assert!(ack.sack_blocks.is_none(), "a QUIC ACK frame has no SACK count");
+        let frames = quic_ack_frame_len_with(ack, ack_ranges_len) + ping as u32;
+        self.ip_udp() + self.packet_len_from(pn_len as u32 + frames)
+    }
     fn packet_len_from(&self, pn_and_frames: u32) -> u32 {
         1 + self.dcid_len + pn_and_frames + Self::padding_for(pn_and_frames) + AEAD_TAG
     }
     /// Largest stream payload that fits a packet whose other frames are those of `p`.
     pub fn max_stream_payload(&self, p: &Packet, offset: u64) -> u32 {
-        self.max_stream_payload_from(p.pn_len as u32 + self.control_frames_len(p, None), offset)
+        self.max_stream_payload_from(p.pn_len as u32 + self.control_frames_len(p), offset)
     }
     /// [`Self::max_stream_payload`] from the packet-number and other frames' bytes.
     fn max_stream_payload_from(&self, pn_and_control: u32, offset: u64) -> u32 {
@@ -364,17 +385,8 @@ impl Profile {
     }
     /// The framing of `p`: its bytes other than the stream payload, from one pass over its frames.
     pub fn framing(&self, p: &Packet) -> Framing {
-        self.framing_with(p, None)
-    }
-    /// [`Profile::framing`] of a packet whose ACK frame's ranges below the first take `ack_ranges_len`
-    /// bytes ([`ack_ranges_len`]), known from an earlier frame with the same lower ranges: a receiver
-    /// repeats up to 32 ranges in every ACK after a loss burst, and sizing them is most of its ACK's cost.
-    pub fn ack_framing(&self, p: &Packet, ack_ranges_len: u32) -> Framing {
-        self.framing_with(p, Some(ack_ranges_len))
-    }
-    fn framing_with(&self, p: &Packet, ack_ranges: Option<u32>) -> Framing {
         let extra = match self {
-            Profile::Quic(q) => q.control_frames_len(p, ack_ranges),
+            Profile::Quic(q) => q.control_frames_len(p),
             Profile::Tcp(t) => p.ack.as_ref().map_or(0, |a| {
                 let sack = t.sack_len(a);
                 sack + t.accecn_len(sack)
@@ -547,6 +559,44 @@ mod tests {
         };
         assert_eq!(quic_ack_frame_len(p.ack.as_ref().unwrap()), 9);
         assert_eq!(prof.datagram_size(&p), 64);
+    }
+
+    #[test]
+    fn quic_ack_packet_size_matches_the_datagram_size_of_the_packet() {
+        // The receiver's shortcut against the pass over every frame: pn lengths, one to many ranges with
+        // gaps past the varint bounds, tiny to huge delays, ECN counts, PING, IPv4 and IPv6.
+        let many: Vec<(u64, u64)> = (0..40u64).rev().map(|i| (i * 20_000, i * 20_000 + i * 70)).collect();
+        for ipv6 in [false, true] {
+            let q = QuicProfile {
+                ipv6,
+                ..Default::default()
+            };
+            for ranges in [
+                vec![(0, 0)],
+                vec![(99_990, 100_000)],
+                vec![(900, 1000), (10, 800)],
+                many.clone(),
+            ] {
+                for (delay, ecn) in [(0, None), (70_000_000_000, Some(Box::new([1, 0, 1 << 31])))] {
+                    let frame = AckFrame {
+                        ack_delay_ns: delay,
+                        ecn,
+                        ..ack(ranges.clone())
+                    };
+                    for (pn_len, ping) in [(1, false), (2, true), (4, false), (4, true)] {
+                        let p = Packet {
+                            pn: 5,
+                            pn_len,
+                            ack: Some(Box::new(frame.clone())),
+                            ping,
+                            ..Default::default()
+                        };
+                        let size = q.ack_packet_size(pn_len, &frame, ack_ranges_len(&frame.ranges), ping);
+                        assert_eq!(size, Profile::Quic(q).datagram_size(&p), "{p:?}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -106,6 +106,8 @@ pub struct Sender {
     stream: SendStream,
     source: Source,
     stats: EndpointStats,
+    /// The sizes of a full data packet, for the packet-number and offset lengths last seen.
+    full_packet: transmit::FullPacket,
     cc_state: CcState,
     last_rate_sample: Option<RateSample>,
     trace: TraceLog,
@@ -212,6 +214,7 @@ impl Sender {
             receive_window: cfg.receive_window.map(|b| b.0),
             last_af_frame: None,
             af_resend: false,
+            full_packet: transmit::FullPacket::default(),
             af_bound: cfg.ack_frequency.is_some().then(|| Box::new(transmit::AF_BOUND)),
             handshake: cfg
                 .handshake
@@ -285,11 +288,16 @@ impl Sender {
     }
 
     /// Pacing rate in bytes/s: the controller's, else RFC 9002 §7.7 `N · cwnd / smoothed_rtt`.
-    #[inline]
     fn pacing_rate(&self) -> f64 {
-        self.cc.pacing_rate().unwrap_or_else(|| {
+        self.pacing_rate_from(self.cc.pacing_rate(), self.cc.window())
+    }
+
+    /// `pacing_rate` from the controller's answers `cc_rate` and `window` (bytes), already read.
+    #[inline]
+    fn pacing_rate_from(&self, cc_rate: Option<f64>, window: u64) -> f64 {
+        cc_rate.unwrap_or_else(|| {
             let srtt = self.rtt.smoothed().max(Dur(1)).as_secs_f64();
-            self.pacing.gain * self.cc.window() as f64 / srtt
+            self.pacing.gain * window as f64 / srtt
         })
     }
 

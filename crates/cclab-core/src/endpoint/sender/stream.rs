@@ -147,7 +147,18 @@ impl SendStream {
 
     /// The next chunk to send: lost data first (trimmed to what is still unacknowledged), then
     /// new data. `None` when there is nothing to send.
+    #[inline]
     pub(super) fn peek(&mut self) -> Option<NextChunk> {
+        // Inline for the common case of nothing to retransmit: the sender peeks on every send attempt.
+        if self.retransmit.is_empty() {
+            return self.peek_new();
+        }
+        self.peek_retransmission()
+    }
+
+    /// `peek` with lost data queued: the trimmed front, or the new data once every queued chunk
+    /// turned out acknowledged.
+    fn peek_retransmission(&mut self) -> Option<NextChunk> {
         if let Some(c) = self.retransmit.front().filter(|_| self.front_trimmed) {
             return Some(NextChunk {
                 offset: c.offset,
@@ -203,6 +214,12 @@ impl SendStream {
                 retransmission: true,
             });
         }
+        self.peek_new()
+    }
+
+    /// `peek` with nothing to retransmit.
+    #[inline]
+    fn peek_new(&self) -> Option<NextChunk> {
         self.has_new_data().then(|| NextChunk {
             offset: self.next_offset,
             available: self.written - self.next_offset,
@@ -211,6 +228,7 @@ impl SendStream {
     }
 
     /// Takes up to `max_len` bytes of the chunk `peek` returned.
+    #[inline]
     pub(super) fn take(&mut self, next: &NextChunk, max_len: u32) -> DataChunk {
         let len = next.available.min(max_len as u64) as u32;
         if next.retransmission {
