@@ -2,7 +2,7 @@
 //! crate 0.15 (draft-02) and draft-ietf-quic-qlog-quic-events-12 so strict readers parse
 //! every record as a typed event.
 
-use super::json::{str_room, Buf, Out, RANGE_ROOM, RS};
+use super::json::{str_room, Buf, Memo, Out, RANGE_ROOM, RS};
 use super::{QlogFormat, QlogParams, Vantage};
 use cclab_core::endpoint::Metrics;
 use cclab_core::wire::packet::Packet;
@@ -25,6 +25,25 @@ const IETF_QUIC_SCHEMA: &str = "urn:ietf:params:qlog:events:quic-12";
 pub(super) enum Dir {
     Sent,
     Received,
+}
+
+/// The packet fields that mostly repeat or count up from one record of a direction to the next
+/// (packet number, size, stream frame length, low end of the first ACK range), memoised.
+#[derive(Clone, Copy)]
+pub(super) struct PacketMemos {
+    pn: Memo,
+    size: Memo,
+    stream_len: Memo,
+    ack_lo: Memo,
+}
+
+impl PacketMemos {
+    pub(super) const NEW: PacketMemos = PacketMemos {
+        pn: Memo::ZERO,
+        size: Memo::ZERO,
+        stream_len: Memo::ZERO,
+        ack_lo: Memo::ZERO,
+    };
 }
 
 /// Per schema, each event's name with the JSON around it: `,"name":"<name>","data":{`, written
@@ -196,10 +215,28 @@ fn packet_header(o: &mut Out<'_>, pn: u64) {
     o.byte(b'}');
 }
 
+/// [`packet_header`] of a sent or received packet, its number through the direction's memo.
+#[inline(always)]
+fn packet_header_memo(o: &mut Out<'_>, m: &mut Memo, pn: u64) {
+    o.put("\"header\":{\"packet_type\":\"1RTT\",\"packet_number\":");
+    o.memo(m, pn);
+    o.byte(b'}');
+}
+
 /// `packet_sent` / `packet_received`: header, IP-layer length, frames. Inlined into each caller,
 /// which passes a constant `f`, so every fragment below is a constant.
 #[inline(always)]
-pub(super) fn packet(buf: &mut Buf, f: QlogFormat, dir: Dir, time_ns: u64, size: u32, p: &Packet, quic: bool) {
+#[allow(clippy::too_many_arguments)]
+pub(super) fn packet(
+    buf: &mut Buf,
+    f: QlogFormat,
+    dir: Dir,
+    m: &mut PacketMemos,
+    time_ns: u64,
+    size: u32,
+    p: &Packet,
+    quic: bool,
+) {
     let ranges = p.ack.as_ref().map_or(0, |a| a.ranges.len());
     let o = &mut buf.record(ranges * RANGE_ROOM);
     let n = names(f);
@@ -212,11 +249,11 @@ pub(super) fn packet(buf: &mut Buf, f: QlogFormat, dir: Dir, time_ns: u64, size:
             n.packet_received
         },
     );
-    packet_header(o, p.pn);
+    packet_header_memo(o, &mut m.pn, p.pn);
     o.put(",\"raw\":{\"length\":");
-    o.u64(size as u64);
+    o.memo(&mut m.size, size as u64);
     o.put("},\"frames\":[");
-    frames(o, f, p, quic);
+    frames(o, f, m, p, quic);
     o.put("]}}\n");
 }
 
@@ -233,7 +270,7 @@ fn padding(p: &Packet) -> u32 {
 
 /// Frames in codec order: ACK, ACK_FREQUENCY, IMMEDIATE_ACK, PING, STREAM, PADDING.
 #[inline(always)]
-fn frames(o: &mut Out<'_>, f: QlogFormat, p: &Packet, quic: bool) {
+fn frames(o: &mut Out<'_>, f: QlogFormat, m: &mut PacketMemos, p: &Packet, quic: bool) {
     let start = o.len();
     let sep = |o: &mut Out<'_>| {
         if o.len() > start {
@@ -251,7 +288,12 @@ fn frames(o: &mut Out<'_>, f: QlogFormat, p: &Packet, quic: bool) {
                 o.byte(b',');
             }
             o.byte(b'[');
-            o.u64(lo);
+            // The first (lowest) range mostly starts where it started in the last ACK.
+            if i == 0 {
+                o.memo(&mut m.ack_lo, lo);
+            } else {
+                o.u64(lo);
+            }
             // quic-events -12 writes a one-packet range as [n]; draft-02 readers want pairs.
             if lo != hi || f == QlogFormat::V03 {
                 o.byte(b',');
@@ -298,14 +340,14 @@ fn frames(o: &mut Out<'_>, f: QlogFormat, p: &Packet, quic: bool) {
         o.u64(d.offset);
         if f == QlogFormat::V03 {
             o.put(",\"length\":");
-            o.u64(d.len as u64);
+            o.memo(&mut m.stream_len, d.len as u64);
         }
         if d.fin {
             o.put(",\"fin\":true");
         }
         if f == QlogFormat::Ietf {
             o.put(",\"raw\":{\"payload_length\":");
-            o.u64(d.len as u64);
+            o.memo(&mut m.stream_len, d.len as u64);
             o.byte(b'}');
         }
         o.byte(b'}');

@@ -60,6 +60,14 @@ fn eight_digits(v: u32) -> u64 {
     x + u64::from_le_bytes(*b"00000000")
 }
 
+/// The point and six digits of the fraction of a millisecond in `ns`, as [`Out::word`] stores
+/// them: the eight digits of the fraction are "00dddddd"; drop the two zeros, put the point in front.
+#[inline(always)]
+fn fraction_word(ns: u64) -> u64 {
+    let frac = eight_digits((ns % 1_000_000) as u32);
+    ((frac >> 16) << 8) | b'.' as u64
+}
+
 /// The writer's bytes: a block kept at full length, of which the first `len` are text.
 pub(super) struct Buf {
     bytes: Vec<u8>,
@@ -67,16 +75,42 @@ pub(super) struct Buf {
     time: TimeCache,
 }
 
-/// The whole milliseconds of the last record time and their digits: they change about once per
-/// thousand records in a busy trace, so [`Out::time`] mostly copies them and formats only the
-/// fraction.
+/// The last record time and its digits: records come in bursts at one instant (the packets an
+/// ACK releases), and the whole milliseconds change about once per thousand records in a busy
+/// trace, so [`Out::time`] mostly copies digits and formats at most the fraction.
 struct TimeCache {
+    /// Nanoseconds of the last record time (`u64::MAX`: nothing cached yet).
+    ns: u64,
+    /// Its fraction of a millisecond, as [`Out::word`] stores it (point and six digits).
+    frac: u64,
     /// Whole milliseconds (`u64::MAX`: nothing cached yet).
     ms: u64,
     /// Their digits, as [`Out::word`] stores them.
     word: u64,
     /// Number of digits (at most 8; larger values are not cached).
     len: usize,
+}
+
+/// A number one field of a record shape last held, with its digits: most fields of consecutive
+/// packet records repeat (sizes, stream frame lengths, the low end of an ACK range) or count up
+/// by one (packet numbers), so [`Out::memo`] mostly copies digits instead of formatting them.
+#[derive(Clone, Copy)]
+pub(super) struct Memo {
+    /// The value; numbers of 9 or more digits are never kept.
+    v: u64,
+    /// Its digits, as [`Out::word`] stores them.
+    word: u64,
+    /// Number of digits (1 to 8).
+    len: usize,
+}
+
+impl Memo {
+    /// Holds 0.
+    pub(super) const ZERO: Memo = Memo {
+        v: 0,
+        word: b'0' as u64,
+        len: 1,
+    };
 }
 
 impl Buf {
@@ -86,6 +120,8 @@ impl Buf {
             bytes: vec![0; capacity],
             len: 0,
             time: TimeCache {
+                ns: u64::MAX,
+                frac: 0,
                 ms: u64::MAX,
                 word: 0,
                 len: 0,
@@ -194,6 +230,27 @@ impl Out<'_> {
         }
     }
 
+    /// Appends `v` in decimal through `m`, the field's memo: a repeated value copies its digits,
+    /// one more than the last adds one to the last digit unless that is a 9 (no carry to handle),
+    /// anything else is formatted and kept (below 10^8).
+    #[inline(always)]
+    pub(super) fn memo(&mut self, m: &mut Memo, v: u64) {
+        if v != m.v {
+            let last_digit = (m.word >> (8 * (m.len - 1))) as u8;
+            if v == m.v + 1 && last_digit < b'9' {
+                m.word += 1 << (8 * (m.len - 1));
+            } else if v < 100_000_000 {
+                let n = digit_count(v);
+                m.word = eight_digits(v as u32) >> (8 * (8 - n));
+                m.len = n;
+            } else {
+                return self.u64_long(v);
+            }
+            m.v = v;
+        }
+        self.word(m.word, m.len);
+    }
+
     /// [`Out::u64`] for 9 or more digits: the digits above the last eight, then those eight.
     #[inline(never)]
     fn u64_long(&mut self, v: u64) {
@@ -213,6 +270,11 @@ impl Out<'_> {
     /// cache while they stay the same.
     #[inline(always)]
     pub(super) fn time(&mut self, ns: u64) {
+        if ns == self.time.ns {
+            self.word(self.time.word, self.time.len);
+            self.word(self.time.frac, 7);
+            return;
+        }
         let ms = ns / 1_000_000;
         if ms != self.time.ms {
             if ms >= 100_000_000 {
@@ -221,22 +283,20 @@ impl Out<'_> {
                 return;
             }
             let n = digit_count(ms);
-            *self.time = TimeCache {
-                ms,
-                word: eight_digits(ms as u32) >> (8 * (8 - n)),
-                len: n,
-            };
+            self.time.ms = ms;
+            self.time.word = eight_digits(ms as u32) >> (8 * (8 - n));
+            self.time.len = n;
         }
+        self.time.ns = ns;
+        self.time.frac = fraction_word(ns);
         self.word(self.time.word, self.time.len);
-        self.ms_fraction(ns);
+        self.word(self.time.frac, 7);
     }
 
     /// The point and six digits of the fraction of a millisecond in `ns`.
     #[inline(always)]
     fn ms_fraction(&mut self, ns: u64) {
-        // Eight digits of the fraction are "00dddddd": drop the two zeros, put the point in front.
-        let frac = eight_digits((ns % 1_000_000) as u32);
-        self.word(((frac >> 16) << 8) | b'.' as u64, 7);
+        self.word(fraction_word(ns), 7);
     }
 
     /// Appends `s` as a JSON string literal, escaped per RFC 8259 §7 (at most 2 + 6 × `s.len()`
@@ -344,6 +404,50 @@ mod tests {
         let plain = text(0, |o| times.iter().for_each(|&t| o.ms(t)));
         assert_eq!(cached, plain);
         assert!(plain.starts_with("0.0000000.999999"));
+    }
+
+    #[test]
+    fn memo_matches_u64_as_values_repeat_count_up_and_jump() {
+        // Repeats, +1 without and with a carry (9 → 10, 99 → 100, 10^8 - 1 → 10^8), jumps down,
+        // beyond the memo's 8 digits and back, and a +1 from a value that was never kept.
+        let values = [
+            0,
+            0,
+            1,
+            2,
+            9,
+            10,
+            10,
+            11,
+            99,
+            100,
+            101,
+            1500,
+            1500,
+            7,
+            99_999_998,
+            99_999_999,
+            100_000_000,
+            100_000_001,
+            5,
+            u64::MAX,
+            0,
+            1,
+        ];
+        let mut m = Memo::ZERO;
+        let memo = text(0, |o| {
+            values.iter().for_each(|&v| {
+                o.memo(&mut m, v);
+                o.byte(b' ');
+            })
+        });
+        let plain = text(0, |o| {
+            values.iter().for_each(|&v| {
+                o.u64(v);
+                o.byte(b' ');
+            })
+        });
+        assert_eq!(memo, plain);
     }
 
     #[test]
