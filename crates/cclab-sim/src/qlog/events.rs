@@ -2,7 +2,7 @@
 //! crate 0.15 (draft-02) and draft-ietf-quic-qlog-quic-events-12 so strict readers parse
 //! every record as a typed event.
 
-use super::json::{str_room, Buf, Memo, Out, RANGE_ROOM, RS};
+use super::json::{str_room, Buf, Memo, MsMemo, Out, RANGE_ROOM, RS};
 use super::{QlogFormat, QlogParams, Vantage};
 use cclab_core::endpoint::Metrics;
 use cclab_core::wire::packet::Packet;
@@ -28,13 +28,14 @@ pub(super) enum Dir {
 }
 
 /// The packet fields that mostly repeat or count up from one record of a direction to the next
-/// (packet number, size, stream frame length, low end of the first ACK range), memoised.
+/// (packet number, size, stream frame length, low end of the first ACK range, ACK delay), memoised.
 #[derive(Clone, Copy)]
 pub(super) struct PacketMemos {
     pn: Memo,
     size: Memo,
     stream_len: Memo,
     ack_lo: Memo,
+    ack_delay: MsMemo,
 }
 
 impl PacketMemos {
@@ -43,11 +44,12 @@ impl PacketMemos {
         size: Memo::ZERO,
         stream_len: Memo::ZERO,
         ack_lo: Memo::ZERO,
+        ack_delay: MsMemo::EMPTY,
     };
 }
 
 /// Per schema, each event's name with the JSON around it: `,"name":"<name>","data":{`, written
-/// after the time as one precomputed fragment.
+/// after the time as one precomputed fragment (for packets, with the header up to the number).
 struct Names {
     parameters_set: &'static str,
     recovery_parameters_set: &'static str,
@@ -59,11 +61,23 @@ struct Names {
     congestion_state_updated: &'static str,
 }
 
+/// `,"name":"<name>","data":{"header":{"packet_type":"1RTT","packet_number":`: a packet record
+/// from its name to its number, one fragment.
+macro_rules! packet_open {
+    ($name:literal) => {
+        concat!(
+            ",\"name\":\"",
+            $name,
+            "\",\"data\":{\"header\":{\"packet_type\":\"1RTT\",\"packet_number\":"
+        )
+    };
+}
+
 const V03_NAMES: Names = Names {
     parameters_set: r#","name":"transport:parameters_set","data":{"#,
     recovery_parameters_set: r#","name":"recovery:parameters_set","data":{"#,
-    packet_sent: r#","name":"transport:packet_sent","data":{"#,
-    packet_received: r#","name":"transport:packet_received","data":{"#,
+    packet_sent: packet_open!("transport:packet_sent"),
+    packet_received: packet_open!("transport:packet_received"),
     packet_lost: r#","name":"recovery:packet_lost","data":{"#,
     loss_timer_updated: r#","name":"recovery:loss_timer_updated","data":{"#,
     metrics_updated: r#","name":"recovery:metrics_updated","data":{"#,
@@ -73,8 +87,8 @@ const V03_NAMES: Names = Names {
 const IETF_NAMES: Names = Names {
     parameters_set: r#","name":"quic:parameters_set","data":{"#,
     recovery_parameters_set: r#","name":"quic:recovery_parameters_set","data":{"#,
-    packet_sent: r#","name":"quic:packet_sent","data":{"#,
-    packet_received: r#","name":"quic:packet_received","data":{"#,
+    packet_sent: packet_open!("quic:packet_sent"),
+    packet_received: packet_open!("quic:packet_received"),
     packet_lost: r#","name":"quic:packet_lost","data":{"#,
     loss_timer_updated: r#","name":"quic:loss_timer_updated","data":{"#,
     metrics_updated: r#","name":"quic:recovery_metrics_updated","data":{"#,
@@ -215,18 +229,9 @@ fn packet_header(o: &mut Out<'_>, pn: u64) {
     o.byte(b'}');
 }
 
-/// [`packet_header`] of a sent or received packet, its number through the direction's memo.
-#[inline(always)]
-fn packet_header_memo(o: &mut Out<'_>, m: &mut Memo, pn: u64) {
-    o.put("\"header\":{\"packet_type\":\"1RTT\",\"packet_number\":");
-    o.memo(m, pn);
-    o.byte(b'}');
-}
-
 /// `packet_sent` / `packet_received`: header, IP-layer length, frames. Inlined into each caller,
 /// which passes a constant `f`, so every fragment below is a constant.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 pub(super) fn packet(
     buf: &mut Buf,
     f: QlogFormat,
@@ -249,12 +254,15 @@ pub(super) fn packet(
             n.packet_received
         },
     );
-    packet_header_memo(o, &mut m.pn, p.pn);
-    o.put(",\"raw\":{\"length\":");
+    o.memo(&mut m.pn, p.pn);
+    o.put("},\"raw\":{\"length\":");
     o.memo(&mut m.size, size as u64);
-    o.put("},\"frames\":[");
-    frames(o, f, m, p, quic);
-    o.put("]}}\n");
+    // The frames leave their closing brace to what follows: the next frame's opener or the end.
+    if frames(o, f, m, p, quic) {
+        o.put("}]}}\n");
+    } else {
+        o.put("},\"frames\":[]}}\n");
+    }
 }
 
 /// Padding of a QUIC packet (RFC 9001 §5.4.2: pn_len + frames ≥ 4). An ACK frame (≥ 5 bytes) or
@@ -268,26 +276,33 @@ fn padding(p: &Packet) -> u32 {
     }
 }
 
-/// Frames in codec order: ACK, ACK_FREQUENCY, IMMEDIATE_ACK, PING, STREAM, PADDING.
-#[inline(always)]
-fn frames(o: &mut Out<'_>, f: QlogFormat, m: &mut PacketMemos, p: &Packet, quic: bool) {
-    let start = o.len();
-    let sep = |o: &mut Out<'_>| {
-        if o.len() > start {
-            o.byte(b',');
+/// The text that opens a frame: after the packet's `raw` object for the first frame
+/// (`},"frames":[{…`), after the previous frame (whose closing brace it writes) for the others
+/// (`},{…`). One fragment each way, so a common packet is a few constant stores and its numbers.
+macro_rules! frame_open {
+    ($first:expr, $frame:literal) => {
+        if $first {
+            concat!("},\"frames\":[{", $frame)
+        } else {
+            concat!("},{", $frame)
         }
     };
+}
+
+/// Frames in codec order: ACK, ACK_FREQUENCY, IMMEDIATE_ACK, PING, STREAM, PADDING, each left
+/// open (no closing brace). Returns whether any frame was written.
+#[inline(always)]
+fn frames(o: &mut Out<'_>, f: QlogFormat, m: &mut PacketMemos, p: &Packet, quic: bool) -> bool {
+    let mut first = true;
     if let Some(ack) = &p.ack {
-        sep(o);
-        o.put("{\"frame_type\":\"ack\",\"ack_delay\":");
-        o.ms(ack.ack_delay_ns);
-        o.put(",\"acked_ranges\":[");
+        o.put(frame_open!(first, "\"frame_type\":\"ack\",\"ack_delay\":"));
+        first = false;
+        o.ms_memo(&mut m.ack_delay, ack.ack_delay_ns);
         // Ascending, as qlog examples and quiche write them; ranges are stored highest first.
+        let mut sep = ",\"acked_ranges\":[[";
         for (i, &(lo, hi)) in ack.ranges.iter().rev().enumerate() {
-            if i > 0 {
-                o.byte(b',');
-            }
-            o.byte(b'[');
+            o.put(sep);
+            sep = "],[";
             // The first (lowest) range mostly starts where it started in the last ACK.
             if i == 0 {
                 o.memo(&mut m.ack_lo, lo);
@@ -299,22 +314,24 @@ fn frames(o: &mut Out<'_>, f: QlogFormat, m: &mut PacketMemos, p: &Packet, quic:
                 o.byte(b',');
                 o.u64(hi);
             }
-            o.byte(b']');
         }
-        o.byte(b']');
+        o.put(if ack.ranges.is_empty() {
+            ",\"acked_ranges\":[]"
+        } else {
+            "]]"
+        });
         if let Some(&[ect0, ect1, ce]) = ack.ecn.as_deref() {
             for (k, v) in [("ect1", ect1), ("ect0", ect0), ("ce", ce)] {
                 o.key(false, k);
                 o.u64(v);
             }
         }
-        o.byte(b'}');
     }
     // Neither schema has a typed ACK_FREQUENCY or IMMEDIATE_ACK frame: they are typed
     // `unknown` frames carrying the frame type, plus the draft's field names as extensions.
     if let Some(af) = &p.ack_frequency {
-        sep(o);
-        unknown_frame(o, f, ACK_FREQUENCY_TYPE);
+        unknown_frame(o, f, first, ACK_FREQUENCY_TYPE);
+        first = false;
         o.key(false, "sequence_number");
         o.u64(af.sequence);
         o.key(false, "ack_eliciting_threshold");
@@ -323,20 +340,21 @@ fn frames(o: &mut Out<'_>, f: QlogFormat, m: &mut PacketMemos, p: &Packet, quic:
         o.ms(af.request_max_ack_delay_us * 1_000);
         o.key(false, "reordering_threshold");
         o.u64(af.reordering_threshold);
-        o.byte(b'}');
     }
     if p.immediate_ack {
-        sep(o);
-        unknown_frame(o, f, IMMEDIATE_ACK_TYPE);
-        o.byte(b'}');
+        unknown_frame(o, f, first, IMMEDIATE_ACK_TYPE);
+        first = false;
     }
     if p.ping {
-        sep(o);
-        o.put("{\"frame_type\":\"ping\"}");
+        o.put(frame_open!(first, "\"frame_type\":\"ping\""));
+        first = false;
     }
     if let Some(d) = &p.data {
-        sep(o);
-        o.put("{\"frame_type\":\"stream\",\"stream_id\":0,\"offset\":");
+        o.put(frame_open!(
+            first,
+            "\"frame_type\":\"stream\",\"stream_id\":0,\"offset\":"
+        ));
+        first = false;
         o.u64(d.offset);
         if f == QlogFormat::V03 {
             o.put(",\"length\":");
@@ -350,28 +368,31 @@ fn frames(o: &mut Out<'_>, f: QlogFormat, m: &mut PacketMemos, p: &Packet, quic:
             o.memo(&mut m.stream_len, d.len as u64);
             o.byte(b'}');
         }
-        o.byte(b'}');
     }
     // Padding depends only on the packet-number length and the frames (RFC 9001 §5.4.2), not
     // on the profile's other parameters.
     let pad = if quic { padding(p) } else { 0 };
     if pad > 0 {
-        sep(o);
         o.put(match f {
-            QlogFormat::V03 => "{\"frame_type\":\"padding\",\"payload_length\":",
-            QlogFormat::Ietf => "{\"frame_type\":\"padding\",\"raw\":{\"payload_length\":",
+            QlogFormat::V03 => frame_open!(first, "\"frame_type\":\"padding\",\"payload_length\":"),
+            QlogFormat::Ietf => frame_open!(first, "\"frame_type\":\"padding\",\"raw\":{\"payload_length\":"),
         });
+        first = false;
         o.u64(pad as u64);
-        o.put(if f == QlogFormat::Ietf { "}}" } else { "}" });
+        if f == QlogFormat::Ietf {
+            o.byte(b'}');
+        }
     }
+    !first
 }
 
-/// Opens `{"frame_type":"unknown",<type field>:ty` (left open for extension fields).
+/// Opens `{"frame_type":"unknown",<type field>:ty` (left open for extension fields), as
+/// [`frame_open!`] does.
 #[inline(always)]
-fn unknown_frame(o: &mut Out<'_>, f: QlogFormat, ty: u64) {
+fn unknown_frame(o: &mut Out<'_>, f: QlogFormat, first: bool, ty: u64) {
     o.put(match f {
-        QlogFormat::V03 => "{\"frame_type\":\"unknown\",\"raw_frame_type\":",
-        QlogFormat::Ietf => "{\"frame_type\":\"unknown\",\"frame_type_bytes\":",
+        QlogFormat::V03 => frame_open!(first, "\"frame_type\":\"unknown\",\"raw_frame_type\":"),
+        QlogFormat::Ietf => frame_open!(first, "\"frame_type\":\"unknown\",\"frame_type_bytes\":"),
     });
     o.u64(ty);
 }

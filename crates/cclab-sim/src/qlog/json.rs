@@ -72,23 +72,37 @@ fn fraction_word(ns: u64) -> u64 {
 pub(super) struct Buf {
     bytes: Vec<u8>,
     len: usize,
-    time: TimeCache,
+    /// Record times.
+    time: MsMemo,
 }
 
-/// The last record time and its digits: records come in bursts at one instant (the packets an
-/// ACK releases), and the whole milliseconds change about once per thousand records in a busy
-/// trace, so [`Out::time`] mostly copies digits and formats at most the fraction.
-struct TimeCache {
-    /// Nanoseconds of the last record time (`u64::MAX`: nothing cached yet).
+/// A time in milliseconds one field last held, with its digits: record times come in bursts at
+/// one instant (the packets an ACK releases) and their whole milliseconds change about once per
+/// thousand records in a busy trace; ACK delays mostly repeat. [`Out::ms_memo`] then copies
+/// digits and formats at most the fraction.
+#[derive(Clone, Copy)]
+pub(super) struct MsMemo {
+    /// Nanoseconds last written (`u64::MAX`: nothing kept yet).
     ns: u64,
     /// Its fraction of a millisecond, as [`Out::word`] stores it (point and six digits).
     frac: u64,
-    /// Whole milliseconds (`u64::MAX`: nothing cached yet).
+    /// Whole milliseconds (`u64::MAX`: nothing kept yet).
     ms: u64,
     /// Their digits, as [`Out::word`] stores them.
     word: u64,
-    /// Number of digits (at most 8; larger values are not cached).
+    /// Number of digits (at most 8; larger values are not kept).
     len: usize,
+}
+
+impl MsMemo {
+    /// Holds nothing yet.
+    pub(super) const EMPTY: MsMemo = MsMemo {
+        ns: u64::MAX,
+        frac: 0,
+        ms: u64::MAX,
+        word: 0,
+        len: 0,
+    };
 }
 
 /// A number one field of a record shape last held, with its digits: most fields of consecutive
@@ -119,13 +133,7 @@ impl Buf {
         Buf {
             bytes: vec![0; capacity],
             len: 0,
-            time: TimeCache {
-                ns: u64::MAX,
-                frac: 0,
-                ms: u64::MAX,
-                word: 0,
-                len: 0,
-            },
+            time: MsMemo::EMPTY,
         }
     }
 
@@ -173,7 +181,7 @@ pub(super) struct Out<'a> {
     at: usize,
     /// The buffer's text length.
     len: &'a mut usize,
-    time: &'a mut TimeCache,
+    time: &'a mut MsMemo,
 }
 
 impl Drop for Out<'_> {
@@ -184,12 +192,6 @@ impl Drop for Out<'_> {
 }
 
 impl Out<'_> {
-    /// Bytes written into this record so far.
-    #[inline]
-    pub(super) fn len(&self) -> usize {
-        self.at
-    }
-
     /// Appends a fragment of JSON text.
     #[inline]
     pub(super) fn put(&mut self, s: &str) {
@@ -266,31 +268,36 @@ impl Out<'_> {
         self.ms_fraction(ns);
     }
 
-    /// [`Out::ms`] for record times, which rise slowly: the whole milliseconds come from the
-    /// cache while they stay the same.
+    /// [`Out::ms`] for record times, through the buffer's [`MsMemo`].
     #[inline(always)]
     pub(super) fn time(&mut self, ns: u64) {
-        if ns == self.time.ns {
-            self.word(self.time.word, self.time.len);
-            self.word(self.time.frac, 7);
-            return;
-        }
-        let ms = ns / 1_000_000;
-        if ms != self.time.ms {
-            if ms >= 100_000_000 {
-                self.u64_long(ms);
-                self.ms_fraction(ns);
-                return;
+        let mut memo = *self.time;
+        self.ms_memo(&mut memo, ns);
+        *self.time = memo;
+    }
+
+    /// [`Out::ms`] through `m`, the field's memo: the same time copies its digits, the same
+    /// whole milliseconds copy theirs and format only the fraction.
+    #[inline(always)]
+    pub(super) fn ms_memo(&mut self, m: &mut MsMemo, ns: u64) {
+        if ns != m.ns {
+            let ms = ns / 1_000_000;
+            if ms != m.ms {
+                if ms >= 100_000_000 {
+                    self.u64_long(ms);
+                    self.ms_fraction(ns);
+                    return;
+                }
+                let n = digit_count(ms);
+                m.ms = ms;
+                m.word = eight_digits(ms as u32) >> (8 * (8 - n));
+                m.len = n;
             }
-            let n = digit_count(ms);
-            self.time.ms = ms;
-            self.time.word = eight_digits(ms as u32) >> (8 * (8 - n));
-            self.time.len = n;
+            m.ns = ns;
+            m.frac = fraction_word(ns);
         }
-        self.time.ns = ns;
-        self.time.frac = fraction_word(ns);
-        self.word(self.time.word, self.time.len);
-        self.word(self.time.frac, 7);
+        self.word(m.word, m.len);
+        self.word(m.frac, 7);
     }
 
     /// The point and six digits of the fraction of a millisecond in `ns`.
