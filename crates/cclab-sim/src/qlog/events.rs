@@ -5,6 +5,7 @@
 use super::json::{str_room, Buf, Memo, MsMemo, Out, RANGE_ROOM, RS};
 use super::{QlogFormat, QlogParams, Vantage};
 use cclab_core::endpoint::Metrics;
+use cclab_core::time::Dur;
 use cclab_core::wire::packet::Packet;
 use cclab_core::wire::size::{Profile, QuicProfile, ACK_DELAY_EXPONENT, ACK_FREQUENCY_TYPE, IMMEDIATE_ACK_TYPE};
 
@@ -425,52 +426,61 @@ pub(super) fn nofeedback_expired(buf: &mut Buf, f: QlogFormat, time_ns: u64) {
     close(o);
 }
 
-/// Reads one metric as an integer (ns for RTTs).
-type MetricField = fn(&Metrics) -> u64;
-
 /// `metrics_updated` with the fields that differ from `last` (all set fields when `last` is
 /// `None`); writes nothing when none changed. Unset values (RTTs before a sample, pacing rate
 /// 0, ssthresh `u64::MAX`) are never written.
+#[inline(always)]
 pub(super) fn metrics(buf: &mut Buf, f: QlogFormat, time_ns: u64, m: &Metrics, last: Option<&Metrics>) {
-    let changed = |get: MetricField| match last {
-        None => true,
-        Some(l) => get(l) != get(m),
-    };
-    let rtts: [(&str, MetricField); 3] = [
-        ("min_rtt", |m| m.min_rtt.as_nanos()),
-        ("smoothed_rtt", |m| m.smoothed_rtt.as_nanos()),
-        ("latest_rtt", |m| m.latest_rtt.as_nanos()),
+    let l = last.copied().unwrap_or(Metrics {
+        // Values no set metric has, so that every set field counts as changed.
+        cwnd: u64::MAX,
+        bytes_in_flight: u64::MAX,
+        smoothed_rtt: Dur(u64::MAX),
+        min_rtt: Dur(u64::MAX),
+        latest_rtt: Dur(u64::MAX),
+        pacing_rate_bps: 0,
+        delivery_rate_bps: 0,
+        ssthresh: u64::MAX,
+    });
+    let rtt = |v: Dur, old: Dur| v.0 > 0 && v != old;
+    // cwnd and bytes in flight are always set; MAX only marks an unbounded window.
+    let count = |v: u64, old: u64, unset: u64| v != unset && v != old;
+    let write = [
+        rtt(m.min_rtt, l.min_rtt),
+        rtt(m.smoothed_rtt, l.smoothed_rtt),
+        rtt(m.latest_rtt, l.latest_rtt),
+        count(m.cwnd, l.cwnd, u64::MAX),
+        count(m.bytes_in_flight, l.bytes_in_flight, u64::MAX),
+        count(m.ssthresh, l.ssthresh, u64::MAX),
+        count(m.pacing_rate_bps, l.pacing_rate_bps, 0),
     ];
-    let counts: [(&str, MetricField, u64); 4] = [
-        // cwnd and bytes in flight are always set; MAX only marks an unbounded window.
-        ("congestion_window", |m| m.cwnd, u64::MAX),
-        ("bytes_in_flight", |m| m.bytes_in_flight, u64::MAX),
-        ("ssthresh", |m| m.ssthresh, u64::MAX),
-        ("pacing_rate", |m| m.pacing_rate_bps, 0),
-    ];
-    let rtts = rtts.map(|(key, get)| (key, get(m), get(m) > 0 && changed(get)));
-    let counts = counts.map(|(key, get, unset)| (key, get(m), get(m) != unset && changed(get)));
     // Most updates change nothing that is written: decide before opening a record.
-    if !rtts.iter().chain(&counts).any(|&(_, _, write)| write) {
+    if !write.contains(&true) {
         return;
     }
     let o = &mut buf.record(0);
     open(o, time_ns, names(f).metrics_updated);
+    // Each key with its separator as one fragment: none before the first field written.
     let mut first = true;
-    for (key, ns, write) in rtts {
-        if write {
-            o.key(first, key);
-            o.ms(ns);
-            first = false;
-        }
+    macro_rules! field {
+        ($i:expr, $key:literal, $put:expr) => {
+            if write[$i] {
+                o.put(if std::mem::replace(&mut first, false) {
+                    concat!("\"", $key, "\":")
+                } else {
+                    concat!(",\"", $key, "\":")
+                });
+                $put;
+            }
+        };
     }
-    for (key, v, write) in counts {
-        if write {
-            o.key(first, key);
-            o.u64(v);
-            first = false;
-        }
-    }
+    field!(0, "min_rtt", o.ms(m.min_rtt.0));
+    field!(1, "smoothed_rtt", o.ms(m.smoothed_rtt.0));
+    field!(2, "latest_rtt", o.ms(m.latest_rtt.0));
+    field!(3, "congestion_window", o.u64(m.cwnd));
+    field!(4, "bytes_in_flight", o.u64(m.bytes_in_flight));
+    field!(5, "ssthresh", o.u64(m.ssthresh));
+    field!(6, "pacing_rate", o.u64(m.pacing_rate_bps));
     close(o);
 }
 
