@@ -52,8 +52,8 @@ impl core::str::FromStr for QlogCompression {
 pub enum QlogSink {
     /// Bytes straight to the file (the writer already sends them in large chunks).
     Plain(File),
-    /// Bytes through a gzip encoder into the file.
-    Gzip(GzEncoder<File>),
+    /// Bytes through a gzip encoder into the file (boxed: zlib-rs's stream state is ~230 bytes).
+    Gzip(Box<GzEncoder<File>>),
 }
 
 impl QlogSink {
@@ -62,7 +62,7 @@ impl QlogSink {
         let f = File::create(path)?;
         Ok(match compression {
             QlogCompression::None => QlogSink::Plain(f),
-            QlogCompression::Gzip => QlogSink::Gzip(GzEncoder::new(f, flate2::Compression::new(GZIP_LEVEL))),
+            QlogCompression::Gzip => QlogSink::Gzip(Box::new(GzEncoder::new(f, flate2::Compression::new(GZIP_LEVEL)))),
         })
     }
 
