@@ -95,6 +95,27 @@ pub(super) struct MsMemo {
 }
 
 impl MsMemo {
+    /// Makes the memo hold `ns`; false when its whole milliseconds have more than 8 digits
+    /// (then nothing is kept and the caller formats them).
+    #[inline(always)]
+    fn hold(&mut self, ns: u64) -> bool {
+        if ns != self.ns {
+            let ms = ns / 1_000_000;
+            if ms != self.ms {
+                if ms >= 100_000_000 {
+                    return false;
+                }
+                let n = digit_count(ms);
+                self.ms = ms;
+                self.word = eight_digits(ms as u32) >> (8 * (8 - n));
+                self.len = n;
+            }
+            self.ns = ns;
+            self.frac = fraction_word(ns);
+        }
+        true
+    }
+
     /// Holds nothing yet.
     pub(super) const EMPTY: MsMemo = MsMemo {
         ns: u64::MAX,
@@ -271,33 +292,24 @@ impl Out<'_> {
     /// [`Out::ms`] for record times, through the buffer's [`MsMemo`].
     #[inline(always)]
     pub(super) fn time(&mut self, ns: u64) {
-        let mut memo = *self.time;
-        self.ms_memo(&mut memo, ns);
-        *self.time = memo;
+        if self.time.hold(ns) {
+            self.word(self.time.word, self.time.len);
+            self.word(self.time.frac, 7);
+        } else {
+            self.ms(ns);
+        }
     }
 
     /// [`Out::ms`] through `m`, the field's memo: the same time copies its digits, the same
     /// whole milliseconds copy theirs and format only the fraction.
     #[inline(always)]
     pub(super) fn ms_memo(&mut self, m: &mut MsMemo, ns: u64) {
-        if ns != m.ns {
-            let ms = ns / 1_000_000;
-            if ms != m.ms {
-                if ms >= 100_000_000 {
-                    self.u64_long(ms);
-                    self.ms_fraction(ns);
-                    return;
-                }
-                let n = digit_count(ms);
-                m.ms = ms;
-                m.word = eight_digits(ms as u32) >> (8 * (8 - n));
-                m.len = n;
-            }
-            m.ns = ns;
-            m.frac = fraction_word(ns);
+        if m.hold(ns) {
+            self.word(m.word, m.len);
+            self.word(m.frac, 7);
+        } else {
+            self.ms(ns);
         }
-        self.word(m.word, m.len);
-        self.word(m.frac, 7);
     }
 
     /// The point and six digits of the fraction of a millisecond in `ns`.
