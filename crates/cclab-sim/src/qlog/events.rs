@@ -2,9 +2,10 @@
 //! crate 0.15 (draft-02) and draft-ietf-quic-qlog-quic-events-12 so strict readers parse
 //! every record as a typed event.
 
-use super::json::{str_room, Buf, Out, RANGE_ROOM, RS};
+use super::json::{str_room, Buf, Memo, MsMemo, Out, RANGE_ROOM, RS};
 use super::{QlogFormat, QlogParams, Vantage};
 use cclab_core::endpoint::Metrics;
+use cclab_core::time::Dur;
 use cclab_core::wire::packet::Packet;
 use cclab_core::wire::size::{Profile, QuicProfile, ACK_DELAY_EXPONENT, ACK_FREQUENCY_TYPE, IMMEDIATE_ACK_TYPE};
 
@@ -27,8 +28,29 @@ pub(super) enum Dir {
     Received,
 }
 
+/// The packet fields that mostly repeat or count up from one record of a direction to the next
+/// (packet number, size, stream frame length, low end of the first ACK range, ACK delay), memoised.
+#[derive(Clone, Copy)]
+pub(super) struct PacketMemos {
+    pn: Memo,
+    size: Memo,
+    stream_len: Memo,
+    ack_lo: Memo,
+    ack_delay: MsMemo,
+}
+
+impl PacketMemos {
+    pub(super) const NEW: PacketMemos = PacketMemos {
+        pn: Memo::ZERO,
+        size: Memo::ZERO,
+        stream_len: Memo::ZERO,
+        ack_lo: Memo::ZERO,
+        ack_delay: MsMemo::EMPTY,
+    };
+}
+
 /// Per schema, each event's name with the JSON around it: `,"name":"<name>","data":{`, written
-/// after the time as one precomputed fragment.
+/// after the time as one precomputed fragment (for packets, with the header up to the number).
 struct Names {
     parameters_set: &'static str,
     recovery_parameters_set: &'static str,
@@ -40,11 +62,23 @@ struct Names {
     congestion_state_updated: &'static str,
 }
 
+/// `,"name":"<name>","data":{"header":{"packet_type":"1RTT","packet_number":`: a packet record
+/// from its name to its number, one fragment.
+macro_rules! packet_open {
+    ($name:literal) => {
+        concat!(
+            ",\"name\":\"",
+            $name,
+            "\",\"data\":{\"header\":{\"packet_type\":\"1RTT\",\"packet_number\":"
+        )
+    };
+}
+
 const V03_NAMES: Names = Names {
     parameters_set: r#","name":"transport:parameters_set","data":{"#,
     recovery_parameters_set: r#","name":"recovery:parameters_set","data":{"#,
-    packet_sent: r#","name":"transport:packet_sent","data":{"#,
-    packet_received: r#","name":"transport:packet_received","data":{"#,
+    packet_sent: packet_open!("transport:packet_sent"),
+    packet_received: packet_open!("transport:packet_received"),
     packet_lost: r#","name":"recovery:packet_lost","data":{"#,
     loss_timer_updated: r#","name":"recovery:loss_timer_updated","data":{"#,
     metrics_updated: r#","name":"recovery:metrics_updated","data":{"#,
@@ -54,8 +88,8 @@ const V03_NAMES: Names = Names {
 const IETF_NAMES: Names = Names {
     parameters_set: r#","name":"quic:parameters_set","data":{"#,
     recovery_parameters_set: r#","name":"quic:recovery_parameters_set","data":{"#,
-    packet_sent: r#","name":"quic:packet_sent","data":{"#,
-    packet_received: r#","name":"quic:packet_received","data":{"#,
+    packet_sent: packet_open!("quic:packet_sent"),
+    packet_received: packet_open!("quic:packet_received"),
     packet_lost: r#","name":"quic:packet_lost","data":{"#,
     loss_timer_updated: r#","name":"quic:loss_timer_updated","data":{"#,
     metrics_updated: r#","name":"quic:recovery_metrics_updated","data":{"#,
@@ -199,7 +233,16 @@ fn packet_header(o: &mut Out<'_>, pn: u64) {
 /// `packet_sent` / `packet_received`: header, IP-layer length, frames. Inlined into each caller,
 /// which passes a constant `f`, so every fragment below is a constant.
 #[inline(always)]
-pub(super) fn packet(buf: &mut Buf, f: QlogFormat, dir: Dir, time_ns: u64, size: u32, p: &Packet, quic: bool) {
+pub(super) fn packet(
+    buf: &mut Buf,
+    f: QlogFormat,
+    dir: Dir,
+    m: &mut PacketMemos,
+    time_ns: u64,
+    size: u32,
+    p: &Packet,
+    quic: bool,
+) {
     let ranges = p.ack.as_ref().map_or(0, |a| a.ranges.len());
     let o = &mut buf.record(ranges * RANGE_ROOM);
     let n = names(f);
@@ -212,12 +255,15 @@ pub(super) fn packet(buf: &mut Buf, f: QlogFormat, dir: Dir, time_ns: u64, size:
             n.packet_received
         },
     );
-    packet_header(o, p.pn);
-    o.put(",\"raw\":{\"length\":");
-    o.u64(size as u64);
-    o.put("},\"frames\":[");
-    frames(o, f, p, quic);
-    o.put("]}}\n");
+    o.memo(&mut m.pn, p.pn);
+    o.put("},\"raw\":{\"length\":");
+    o.memo(&mut m.size, size as u64);
+    // The frames leave their closing brace to what follows: the next frame's opener or the end.
+    if frames(o, f, m, p, quic) {
+        o.put("}]}}\n");
+    } else {
+        o.put("},\"frames\":[]}}\n");
+    }
 }
 
 /// Padding of a QUIC packet (RFC 9001 §5.4.2: pn_len + frames ≥ 4). An ACK frame (≥ 5 bytes) or
@@ -231,48 +277,62 @@ fn padding(p: &Packet) -> u32 {
     }
 }
 
-/// Frames in codec order: ACK, ACK_FREQUENCY, IMMEDIATE_ACK, PING, STREAM, PADDING.
-#[inline(always)]
-fn frames(o: &mut Out<'_>, f: QlogFormat, p: &Packet, quic: bool) {
-    let start = o.len();
-    let sep = |o: &mut Out<'_>| {
-        if o.len() > start {
-            o.byte(b',');
+/// The text that opens a frame: after the packet's `raw` object for the first frame
+/// (`},"frames":[{…`), after the previous frame (whose closing brace it writes) for the others
+/// (`},{…`). One fragment each way, so a common packet is a few constant stores and its numbers.
+macro_rules! frame_open {
+    ($first:expr, $frame:literal) => {
+        if $first {
+            concat!("},\"frames\":[{", $frame)
+        } else {
+            concat!("},{", $frame)
         }
     };
+}
+
+/// Frames in codec order: ACK, ACK_FREQUENCY, IMMEDIATE_ACK, PING, STREAM, PADDING, each left
+/// open (no closing brace). Returns whether any frame was written.
+#[inline(always)]
+fn frames(o: &mut Out<'_>, f: QlogFormat, m: &mut PacketMemos, p: &Packet, quic: bool) -> bool {
+    let mut first = true;
     if let Some(ack) = &p.ack {
-        sep(o);
-        o.put("{\"frame_type\":\"ack\",\"ack_delay\":");
-        o.ms(ack.ack_delay_ns);
-        o.put(",\"acked_ranges\":[");
+        o.put(frame_open!(first, "\"frame_type\":\"ack\",\"ack_delay\":"));
+        first = false;
+        o.ms_memo(&mut m.ack_delay, ack.ack_delay_ns);
         // Ascending, as qlog examples and quiche write them; ranges are stored highest first.
+        let mut sep = ",\"acked_ranges\":[[";
         for (i, &(lo, hi)) in ack.ranges.iter().rev().enumerate() {
-            if i > 0 {
-                o.byte(b',');
+            o.put(sep);
+            sep = "],[";
+            // The first (lowest) range mostly starts where it started in the last ACK.
+            if i == 0 {
+                o.memo(&mut m.ack_lo, lo);
+            } else {
+                o.u64(lo);
             }
-            o.byte(b'[');
-            o.u64(lo);
             // quic-events -12 writes a one-packet range as [n]; draft-02 readers want pairs.
             if lo != hi || f == QlogFormat::V03 {
                 o.byte(b',');
                 o.u64(hi);
             }
-            o.byte(b']');
         }
-        o.byte(b']');
+        o.put(if ack.ranges.is_empty() {
+            ",\"acked_ranges\":[]"
+        } else {
+            "]]"
+        });
         if let Some(&[ect0, ect1, ce]) = ack.ecn.as_deref() {
             for (k, v) in [("ect1", ect1), ("ect0", ect0), ("ce", ce)] {
                 o.key(false, k);
                 o.u64(v);
             }
         }
-        o.byte(b'}');
     }
     // Neither schema has a typed ACK_FREQUENCY or IMMEDIATE_ACK frame: they are typed
     // `unknown` frames carrying the frame type, plus the draft's field names as extensions.
     if let Some(af) = &p.ack_frequency {
-        sep(o);
-        unknown_frame(o, f, ACK_FREQUENCY_TYPE);
+        unknown_frame(o, f, first, ACK_FREQUENCY_TYPE);
+        first = false;
         o.key(false, "sequence_number");
         o.u64(af.sequence);
         o.key(false, "ack_eliciting_threshold");
@@ -281,55 +341,59 @@ fn frames(o: &mut Out<'_>, f: QlogFormat, p: &Packet, quic: bool) {
         o.ms(af.request_max_ack_delay_us * 1_000);
         o.key(false, "reordering_threshold");
         o.u64(af.reordering_threshold);
-        o.byte(b'}');
     }
     if p.immediate_ack {
-        sep(o);
-        unknown_frame(o, f, IMMEDIATE_ACK_TYPE);
-        o.byte(b'}');
+        unknown_frame(o, f, first, IMMEDIATE_ACK_TYPE);
+        first = false;
     }
     if p.ping {
-        sep(o);
-        o.put("{\"frame_type\":\"ping\"}");
+        o.put(frame_open!(first, "\"frame_type\":\"ping\""));
+        first = false;
     }
     if let Some(d) = &p.data {
-        sep(o);
-        o.put("{\"frame_type\":\"stream\",\"stream_id\":0,\"offset\":");
+        o.put(frame_open!(
+            first,
+            "\"frame_type\":\"stream\",\"stream_id\":0,\"offset\":"
+        ));
+        first = false;
         o.u64(d.offset);
         if f == QlogFormat::V03 {
             o.put(",\"length\":");
-            o.u64(d.len as u64);
+            o.memo(&mut m.stream_len, d.len as u64);
         }
         if d.fin {
             o.put(",\"fin\":true");
         }
         if f == QlogFormat::Ietf {
             o.put(",\"raw\":{\"payload_length\":");
-            o.u64(d.len as u64);
+            o.memo(&mut m.stream_len, d.len as u64);
             o.byte(b'}');
         }
-        o.byte(b'}');
     }
     // Padding depends only on the packet-number length and the frames (RFC 9001 §5.4.2), not
     // on the profile's other parameters.
     let pad = if quic { padding(p) } else { 0 };
     if pad > 0 {
-        sep(o);
         o.put(match f {
-            QlogFormat::V03 => "{\"frame_type\":\"padding\",\"payload_length\":",
-            QlogFormat::Ietf => "{\"frame_type\":\"padding\",\"raw\":{\"payload_length\":",
+            QlogFormat::V03 => frame_open!(first, "\"frame_type\":\"padding\",\"payload_length\":"),
+            QlogFormat::Ietf => frame_open!(first, "\"frame_type\":\"padding\",\"raw\":{\"payload_length\":"),
         });
+        first = false;
         o.u64(pad as u64);
-        o.put(if f == QlogFormat::Ietf { "}}" } else { "}" });
+        if f == QlogFormat::Ietf {
+            o.byte(b'}');
+        }
     }
+    !first
 }
 
-/// Opens `{"frame_type":"unknown",<type field>:ty` (left open for extension fields).
+/// Opens `{"frame_type":"unknown",<type field>:ty` (left open for extension fields), as
+/// [`frame_open!`] does.
 #[inline(always)]
-fn unknown_frame(o: &mut Out<'_>, f: QlogFormat, ty: u64) {
+fn unknown_frame(o: &mut Out<'_>, f: QlogFormat, first: bool, ty: u64) {
     o.put(match f {
-        QlogFormat::V03 => "{\"frame_type\":\"unknown\",\"raw_frame_type\":",
-        QlogFormat::Ietf => "{\"frame_type\":\"unknown\",\"frame_type_bytes\":",
+        QlogFormat::V03 => frame_open!(first, "\"frame_type\":\"unknown\",\"raw_frame_type\":"),
+        QlogFormat::Ietf => frame_open!(first, "\"frame_type\":\"unknown\",\"frame_type_bytes\":"),
     });
     o.u64(ty);
 }
@@ -362,52 +426,61 @@ pub(super) fn nofeedback_expired(buf: &mut Buf, f: QlogFormat, time_ns: u64) {
     close(o);
 }
 
-/// Reads one metric as an integer (ns for RTTs).
-type MetricField = fn(&Metrics) -> u64;
-
 /// `metrics_updated` with the fields that differ from `last` (all set fields when `last` is
 /// `None`); writes nothing when none changed. Unset values (RTTs before a sample, pacing rate
 /// 0, ssthresh `u64::MAX`) are never written.
+#[inline(always)]
 pub(super) fn metrics(buf: &mut Buf, f: QlogFormat, time_ns: u64, m: &Metrics, last: Option<&Metrics>) {
-    let changed = |get: MetricField| match last {
-        None => true,
-        Some(l) => get(l) != get(m),
-    };
-    let rtts: [(&str, MetricField); 3] = [
-        ("min_rtt", |m| m.min_rtt.as_nanos()),
-        ("smoothed_rtt", |m| m.smoothed_rtt.as_nanos()),
-        ("latest_rtt", |m| m.latest_rtt.as_nanos()),
+    let l = last.copied().unwrap_or(Metrics {
+        // Values no set metric has, so that every set field counts as changed.
+        cwnd: u64::MAX,
+        bytes_in_flight: u64::MAX,
+        smoothed_rtt: Dur(u64::MAX),
+        min_rtt: Dur(u64::MAX),
+        latest_rtt: Dur(u64::MAX),
+        pacing_rate_bps: 0,
+        delivery_rate_bps: 0,
+        ssthresh: u64::MAX,
+    });
+    let rtt = |v: Dur, old: Dur| v.0 > 0 && v != old;
+    // cwnd and bytes in flight are always set; MAX only marks an unbounded window.
+    let count = |v: u64, old: u64, unset: u64| v != unset && v != old;
+    let write = [
+        rtt(m.min_rtt, l.min_rtt),
+        rtt(m.smoothed_rtt, l.smoothed_rtt),
+        rtt(m.latest_rtt, l.latest_rtt),
+        count(m.cwnd, l.cwnd, u64::MAX),
+        count(m.bytes_in_flight, l.bytes_in_flight, u64::MAX),
+        count(m.ssthresh, l.ssthresh, u64::MAX),
+        count(m.pacing_rate_bps, l.pacing_rate_bps, 0),
     ];
-    let counts: [(&str, MetricField, u64); 4] = [
-        // cwnd and bytes in flight are always set; MAX only marks an unbounded window.
-        ("congestion_window", |m| m.cwnd, u64::MAX),
-        ("bytes_in_flight", |m| m.bytes_in_flight, u64::MAX),
-        ("ssthresh", |m| m.ssthresh, u64::MAX),
-        ("pacing_rate", |m| m.pacing_rate_bps, 0),
-    ];
-    let rtts = rtts.map(|(key, get)| (key, get(m), get(m) > 0 && changed(get)));
-    let counts = counts.map(|(key, get, unset)| (key, get(m), get(m) != unset && changed(get)));
     // Most updates change nothing that is written: decide before opening a record.
-    if !rtts.iter().chain(&counts).any(|&(_, _, write)| write) {
+    if !write.contains(&true) {
         return;
     }
     let o = &mut buf.record(0);
     open(o, time_ns, names(f).metrics_updated);
+    // Each key with its separator as one fragment: none before the first field written.
     let mut first = true;
-    for (key, ns, write) in rtts {
-        if write {
-            o.key(first, key);
-            o.ms(ns);
-            first = false;
-        }
+    macro_rules! field {
+        ($i:expr, $key:literal, $put:expr) => {
+            if write[$i] {
+                o.put(if std::mem::replace(&mut first, false) {
+                    concat!("\"", $key, "\":")
+                } else {
+                    concat!(",\"", $key, "\":")
+                });
+                $put;
+            }
+        };
     }
-    for (key, v, write) in counts {
-        if write {
-            o.key(first, key);
-            o.u64(v);
-            first = false;
-        }
-    }
+    field!(0, "min_rtt", o.ms(m.min_rtt.0));
+    field!(1, "smoothed_rtt", o.ms(m.smoothed_rtt.0));
+    field!(2, "latest_rtt", o.ms(m.latest_rtt.0));
+    field!(3, "congestion_window", o.u64(m.cwnd));
+    field!(4, "bytes_in_flight", o.u64(m.bytes_in_flight));
+    field!(5, "ssthresh", o.u64(m.ssthresh));
+    field!(6, "pacing_rate", o.u64(m.pacing_rate_bps));
     close(o);
 }
 

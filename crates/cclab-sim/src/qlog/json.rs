@@ -60,23 +60,92 @@ fn eight_digits(v: u32) -> u64 {
     x + u64::from_le_bytes(*b"00000000")
 }
 
+/// The point and six digits of the fraction of a millisecond in `ns`, as [`Out::word`] stores
+/// them: the eight digits of the fraction are "00dddddd"; drop the two zeros, put the point in front.
+#[inline(always)]
+fn fraction_word(ns: u64) -> u64 {
+    let frac = eight_digits((ns % 1_000_000) as u32);
+    ((frac >> 16) << 8) | b'.' as u64
+}
+
 /// The writer's bytes: a block kept at full length, of which the first `len` are text.
 pub(super) struct Buf {
     bytes: Vec<u8>,
     len: usize,
-    time: TimeCache,
+    /// Record times.
+    time: MsMemo,
 }
 
-/// The whole milliseconds of the last record time and their digits: they change about once per
-/// thousand records in a busy trace, so [`Out::time`] mostly copies them and formats only the
-/// fraction.
-struct TimeCache {
-    /// Whole milliseconds (`u64::MAX`: nothing cached yet).
+/// A time in milliseconds one field last held, with its digits: record times come in bursts at
+/// one instant (the packets an ACK releases) and their whole milliseconds change about once per
+/// thousand records in a busy trace; ACK delays mostly repeat. [`Out::ms_memo`] then copies
+/// digits and formats at most the fraction.
+#[derive(Clone, Copy)]
+pub(super) struct MsMemo {
+    /// Nanoseconds last written (`u64::MAX`: nothing kept yet).
+    ns: u64,
+    /// Its fraction of a millisecond, as [`Out::word`] stores it (point and six digits).
+    frac: u64,
+    /// Whole milliseconds (`u64::MAX`: nothing kept yet).
     ms: u64,
     /// Their digits, as [`Out::word`] stores them.
     word: u64,
-    /// Number of digits (at most 8; larger values are not cached).
+    /// Number of digits (at most 8; larger values are not kept).
     len: usize,
+}
+
+impl MsMemo {
+    /// Makes the memo hold `ns`; false when its whole milliseconds have more than 8 digits
+    /// (then nothing is kept and the caller formats them).
+    #[inline(always)]
+    fn hold(&mut self, ns: u64) -> bool {
+        if ns != self.ns {
+            let ms = ns / 1_000_000;
+            if ms != self.ms {
+                if ms >= 100_000_000 {
+                    return false;
+                }
+                let n = digit_count(ms);
+                self.ms = ms;
+                self.word = eight_digits(ms as u32) >> (8 * (8 - n));
+                self.len = n;
+            }
+            self.ns = ns;
+            self.frac = fraction_word(ns);
+        }
+        true
+    }
+
+    /// Holds nothing yet.
+    pub(super) const EMPTY: MsMemo = MsMemo {
+        ns: u64::MAX,
+        frac: 0,
+        ms: u64::MAX,
+        word: 0,
+        len: 0,
+    };
+}
+
+/// A number one field of a record shape last held, with its digits: most fields of consecutive
+/// packet records repeat (sizes, stream frame lengths, the low end of an ACK range) or count up
+/// by one (packet numbers), so [`Out::memo`] mostly copies digits instead of formatting them.
+#[derive(Clone, Copy)]
+pub(super) struct Memo {
+    /// The value; numbers of 9 or more digits are never kept.
+    v: u64,
+    /// Its digits, as [`Out::word`] stores them.
+    word: u64,
+    /// Number of digits (1 to 8).
+    len: usize,
+}
+
+impl Memo {
+    /// Holds 0.
+    pub(super) const ZERO: Memo = Memo {
+        v: 0,
+        word: b'0' as u64,
+        len: 1,
+    };
 }
 
 impl Buf {
@@ -85,11 +154,7 @@ impl Buf {
         Buf {
             bytes: vec![0; capacity],
             len: 0,
-            time: TimeCache {
-                ms: u64::MAX,
-                word: 0,
-                len: 0,
-            },
+            time: MsMemo::EMPTY,
         }
     }
 
@@ -137,7 +202,7 @@ pub(super) struct Out<'a> {
     at: usize,
     /// The buffer's text length.
     len: &'a mut usize,
-    time: &'a mut TimeCache,
+    time: &'a mut MsMemo,
 }
 
 impl Drop for Out<'_> {
@@ -148,12 +213,6 @@ impl Drop for Out<'_> {
 }
 
 impl Out<'_> {
-    /// Bytes written into this record so far.
-    #[inline]
-    pub(super) fn len(&self) -> usize {
-        self.at
-    }
-
     /// Appends a fragment of JSON text.
     #[inline]
     pub(super) fn put(&mut self, s: &str) {
@@ -194,6 +253,27 @@ impl Out<'_> {
         }
     }
 
+    /// Appends `v` in decimal through `m`, the field's memo: a repeated value copies its digits,
+    /// one more than the last adds one to the last digit unless that is a 9 (no carry to handle),
+    /// anything else is formatted and kept (below 10^8).
+    #[inline(always)]
+    pub(super) fn memo(&mut self, m: &mut Memo, v: u64) {
+        if v != m.v {
+            let last_digit = (m.word >> (8 * (m.len - 1))) as u8;
+            if v == m.v + 1 && last_digit < b'9' {
+                m.word += 1 << (8 * (m.len - 1));
+            } else if v < 100_000_000 {
+                let n = digit_count(v);
+                m.word = eight_digits(v as u32) >> (8 * (8 - n));
+                m.len = n;
+            } else {
+                return self.u64_long(v);
+            }
+            m.v = v;
+        }
+        self.word(m.word, m.len);
+    }
+
     /// [`Out::u64`] for 9 or more digits: the digits above the last eight, then those eight.
     #[inline(never)]
     fn u64_long(&mut self, v: u64) {
@@ -209,34 +289,33 @@ impl Out<'_> {
         self.ms_fraction(ns);
     }
 
-    /// [`Out::ms`] for record times, which rise slowly: the whole milliseconds come from the
-    /// cache while they stay the same.
+    /// [`Out::ms`] for record times, through the buffer's [`MsMemo`].
     #[inline(always)]
     pub(super) fn time(&mut self, ns: u64) {
-        let ms = ns / 1_000_000;
-        if ms != self.time.ms {
-            if ms >= 100_000_000 {
-                self.u64_long(ms);
-                self.ms_fraction(ns);
-                return;
-            }
-            let n = digit_count(ms);
-            *self.time = TimeCache {
-                ms,
-                word: eight_digits(ms as u32) >> (8 * (8 - n)),
-                len: n,
-            };
+        if self.time.hold(ns) {
+            self.word(self.time.word, self.time.len);
+            self.word(self.time.frac, 7);
+        } else {
+            self.ms(ns);
         }
-        self.word(self.time.word, self.time.len);
-        self.ms_fraction(ns);
+    }
+
+    /// [`Out::ms`] through `m`, the field's memo: the same time copies its digits, the same
+    /// whole milliseconds copy theirs and format only the fraction.
+    #[inline(always)]
+    pub(super) fn ms_memo(&mut self, m: &mut MsMemo, ns: u64) {
+        if m.hold(ns) {
+            self.word(m.word, m.len);
+            self.word(m.frac, 7);
+        } else {
+            self.ms(ns);
+        }
     }
 
     /// The point and six digits of the fraction of a millisecond in `ns`.
     #[inline(always)]
     fn ms_fraction(&mut self, ns: u64) {
-        // Eight digits of the fraction are "00dddddd": drop the two zeros, put the point in front.
-        let frac = eight_digits((ns % 1_000_000) as u32);
-        self.word(((frac >> 16) << 8) | b'.' as u64, 7);
+        self.word(fraction_word(ns), 7);
     }
 
     /// Appends `s` as a JSON string literal, escaped per RFC 8259 §7 (at most 2 + 6 × `s.len()`
@@ -344,6 +423,50 @@ mod tests {
         let plain = text(0, |o| times.iter().for_each(|&t| o.ms(t)));
         assert_eq!(cached, plain);
         assert!(plain.starts_with("0.0000000.999999"));
+    }
+
+    #[test]
+    fn memo_matches_u64_as_values_repeat_count_up_and_jump() {
+        // Repeats, +1 without and with a carry (9 → 10, 99 → 100, 10^8 - 1 → 10^8), jumps down,
+        // beyond the memo's 8 digits and back, and a +1 from a value that was never kept.
+        let values = [
+            0,
+            0,
+            1,
+            2,
+            9,
+            10,
+            10,
+            11,
+            99,
+            100,
+            101,
+            1500,
+            1500,
+            7,
+            99_999_998,
+            99_999_999,
+            100_000_000,
+            100_000_001,
+            5,
+            u64::MAX,
+            0,
+            1,
+        ];
+        let mut m = Memo::ZERO;
+        let memo = text(0, |o| {
+            values.iter().for_each(|&v| {
+                o.memo(&mut m, v);
+                o.byte(b' ');
+            })
+        });
+        let plain = text(0, |o| {
+            values.iter().for_each(|&v| {
+                o.u64(v);
+                o.byte(b' ');
+            })
+        });
+        assert_eq!(memo, plain);
     }
 
     #[test]

@@ -145,6 +145,8 @@ pub struct QlogWriter<W: Write> {
     /// Metrics last written: `metrics_updated` carries only fields that changed (qlog's
     /// convention, and what keeps files small).
     last_metrics: Option<Metrics>,
+    /// Memoised packet fields of sent (`[0]`) and received (`[1]`) packets.
+    memos: [events::PacketMemos; 2],
 }
 
 impl<W: Write> QlogWriter<W> {
@@ -157,6 +159,7 @@ impl<W: Write> QlogWriter<W> {
             format: params.format,
             quic: matches!(params.profile, Profile::Quic(_)),
             last_metrics: None,
+            memos: [events::PacketMemos::NEW; 2],
         };
         events::header(&mut w.buf, w.format, vantage, title, &params.profile);
         events::parameters(&mut w.buf, w.format, params);
@@ -184,6 +187,7 @@ impl<W: Write> QlogWriter<W> {
                 &mut self.buf,
                 f,
                 events::Dir::Sent,
+                &mut self.memos[0],
                 time.as_nanos(),
                 *size,
                 packet,
@@ -193,6 +197,7 @@ impl<W: Write> QlogWriter<W> {
                 &mut self.buf,
                 f,
                 events::Dir::Received,
+                &mut self.memos[1],
                 time.as_nanos(),
                 *size,
                 packet,

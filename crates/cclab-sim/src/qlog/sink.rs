@@ -19,7 +19,11 @@ pub enum QlogCompression {
 }
 
 /// Level 1 of 9: most of the size gain for a fraction of the CPU of the default 6 (measured in
-/// `cclab-bench --qlog`); qlog's repeated keys compress well even at the fastest level.
+/// `cclab-bench --qlog`); qlog's repeated keys compress well even at the fastest level. The
+/// encoder is zlib-rs (flate2 feature `zlib-rs`), whose level 1 is zlib-ng's quick deflate: on a
+/// 10 Gbit/s trace ~60 % of miniz_oxide's level-1 CPU for ~20 % more bytes (level 2 would be
+/// miniz's CPU for 11 % fewer bytes). Its output depends on the input alone: the CPU-specific
+/// code paths (AVX2 match comparison, hash sliding) compute the same values as the portable ones.
 const GZIP_LEVEL: u32 = 1;
 
 impl QlogCompression {
@@ -48,8 +52,8 @@ impl core::str::FromStr for QlogCompression {
 pub enum QlogSink {
     /// Bytes straight to the file (the writer already sends them in large chunks).
     Plain(File),
-    /// Bytes through a gzip encoder into the file.
-    Gzip(GzEncoder<File>),
+    /// Bytes through a gzip encoder into the file (boxed: zlib-rs's stream state is ~230 bytes).
+    Gzip(Box<GzEncoder<File>>),
 }
 
 impl QlogSink {
@@ -58,7 +62,7 @@ impl QlogSink {
         let f = File::create(path)?;
         Ok(match compression {
             QlogCompression::None => QlogSink::Plain(f),
-            QlogCompression::Gzip => QlogSink::Gzip(GzEncoder::new(f, flate2::Compression::new(GZIP_LEVEL))),
+            QlogCompression::Gzip => QlogSink::Gzip(Box::new(GzEncoder::new(f, flate2::Compression::new(GZIP_LEVEL)))),
         })
     }
 
