@@ -18,9 +18,10 @@ use cclab_core::endpoint::Endpoint;
 use cclab_core::time::{Dur, Time};
 use cclab_core::units::Bytes;
 use cclab_core::wire::packet::FlowId;
+use cclab_sim::endpoint::AnyEndpoint;
 use cclab_sim::host::{BatchConfig, CpuConfig, HostConfig};
 use cclab_sim::network::{FlowSpec, Network};
-use common::{link, log, Cbr, Sink, WindowSender};
+use common::{flow, link, log, pair, AckEvery, Cbr, Sink, WindowSender};
 
 const END: Time = Time(1_000_000_000);
 const COUNT: u64 = 300;
@@ -39,16 +40,15 @@ fn two_sources_one_receiver(receiver: &HostConfig, hand_off: bool) -> Processed 
         let fwd = net.add_link(&l, 1);
         let s = net.add_host(&HostConfig::default(), 1);
         let arrivals = log();
-        let flow = FlowId(k);
         net.add_flow(FlowSpec {
-            sender: cclab_sim::endpoint::AnyEndpoint::Custom(Box::new(Cbr::new(
-                flow,
+            sender: AnyEndpoint::Custom(Box::new(Cbr::new(
+                FlowId(k),
                 1250,
                 Dur::from_micros(10),
                 COUNT,
                 Time::ZERO,
             ))),
-            receiver: cclab_sim::endpoint::AnyEndpoint::Custom(Box::new(Sink::new(arrivals.clone()))),
+            receiver: AnyEndpoint::Custom(Box::new(Sink::new(arrivals.clone()))),
             sender_host: s,
             receiver_host: d,
             forward: vec![fwd],
@@ -94,9 +94,16 @@ fn host_hand_off_processes_each_datagram_when_the_wake_up_path_does() {
         }
         assert_eq!(handed, woken, "{name}: per-datagram processing times");
         // One host wake-up fewer per instant with arrivals (at most: a busy host is not handed anything).
-        assert!(handed_events < woken_events, "{name}: {handed_events} vs {woken_events} events");
+        assert!(
+            handed_events < woken_events,
+            "{name}: {handed_events} vs {woken_events} events"
+        );
         if name == "free" {
-            assert_eq!(woken_events - handed_events, COUNT, "{name}: one wake-up per arrival instant");
+            assert_eq!(
+                woken_events - handed_events,
+                COUNT,
+                "{name}: one wake-up per arrival instant"
+            );
         }
     }
 }
@@ -149,17 +156,22 @@ fn host_hand_off_keeps_a_cpu_bound_senders_ack_processing() {
             socket_buffer: None,
         };
         let l = link(1_000_000_000, Dur::from_micros(200));
-        let (mut net, s, d, f, r) = common::pair(&l, &l, &sender_host, &HostConfig::default());
+        let (mut net, s, d, f, r) = pair(&l, &l, &sender_host, &HostConfig::default());
         net.set_hand_off(hand_off);
-        let id = common::flow(
+        let id = flow(
             &mut net,
             (s, d, f, r),
             WindowSender::new(FlowId(0), 1250, 20, 2_000),
-            common::AckEvery::new(FlowId(0), 2, 64, 2_000),
+            AckEvery::new(FlowId(0), 2, 64, 2_000),
         );
         net.run(END, None, &mut ());
         let st = net.endpoints(id).0.stats();
-        (st.completion_time, st.bytes_delivered, net.hosts()[s.0 as usize].stats().busy, net.events())
+        (
+            st.completion_time,
+            st.bytes_delivered,
+            net.hosts()[s.0 as usize].stats().busy,
+            net.events(),
+        )
     };
     let (woken, handed) = (run(false), run(true));
     assert!(woken.0.is_some(), "the transfer completes");
