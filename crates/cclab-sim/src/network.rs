@@ -320,7 +320,8 @@ impl Network {
             // would have had (after every arrival of that event) but without the event: lo100 -120
             // instructions a data packet. One place calls each actor kind, so that each stays
             // inlined here.
-            let (t, actor) = if let Some(h) = self.handed_off.take() {
+            let handed_off = self.handed_off.take();
+            let (t, actor) = if let Some(h) = handed_off {
                 // A wake-up it had pending is taken by this run, as if popped.
                 self.sched.cancel(self.host_actor(h));
                 (self.now, n_links + h)
@@ -337,9 +338,6 @@ impl Network {
                 debug_assert!(t >= self.now, "event at {t:?} before now {:?}", self.now);
                 self.now = t;
                 self.events += 1;
-                if self.events & 0xffff == 0 && !observer.keep_going(self) {
-                    break Stop::Cancelled;
-                }
                 (t, actor)
             };
             if actor < n_links {
@@ -355,6 +353,9 @@ impl Network {
                 if !observer.keep_going(self) {
                     break Stop::Cancelled;
                 }
+            }
+            if handed_off.is_none() && self.events & 0xffff == 0 && !observer.keep_going(self) {
+                break Stop::Cancelled;
             }
         };
         self.catch_up_links();
