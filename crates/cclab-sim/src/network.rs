@@ -4,8 +4,9 @@
 //! drive it with [`Network::run`]. Each link and each host is one actor with one pending
 //! wake-up; packets move between them by direct calls at the current instant (push model),
 //! never as events of their own; a host that allows it ([`Host::hand_off`]) even runs within the
-//! link event that delivered to it, instead of in a wake-up at the same instant. A flow's data take its forward route (a list of links) from
-//! the sender's host to the receiver's, and its ACKs the reverse route.
+//! link event that delivered to it, instead of in a wake-up at the same instant. A flow's data
+//! take its forward route (a list of links) from the sender's host to the receiver's, and its
+//! ACKs the reverse route.
 
 use crate::endpoint::AnyEndpoint;
 use crate::engine::{ActorId, Scheduler};
@@ -317,7 +318,7 @@ impl Network {
                 break Stop::AllDone;
             }
             // The host the last link event handed datagrams to runs first, at now, as the wake-up it
-            // would have had (after every arrival of that event) but without the event: lo100 -120
+            // would have had (after every arrival of that event) but without the event: lo100 -115
             // instructions a data packet. One place calls each actor kind, so that each stays
             // inlined here.
             let handed_off = self.handed_off.take();

@@ -257,11 +257,11 @@ impl Host {
     /// returns true, instead of in a wake-up event of its own at the same instant.
     ///
     /// Only the order of same-instant events changes: the host does at `now` what its wake-up
-    /// would have done at `now`. The exception would be arrivals at the same instant from other
-    /// events, which the wake-up took together and a hand-off takes one by one; that changes
-    /// nothing for a host without receive batches (GRO) and without a socket-buffer limit (each
-    /// arrival then finds the same datagrams ahead of it, and none is dropped), so only such
-    /// hosts allow it. A host whose CPU costs nothing takes batches at the same instant anyway.
+    /// would have done at `now`, except with arrivals at `now` from other events, which the
+    /// wake-up took together and hand-offs take one by one. That changes nothing for a host
+    /// without receive batches (GRO) and without a socket-buffer limit (each arrival finds the
+    /// same datagrams ahead of it, and none is dropped), so only such hosts allow it; a host
+    /// whose CPU costs nothing handles every batch at `now` either way, so it allows it with GRO.
     #[inline]
     pub fn hand_off(&self) -> bool {
         self.hand_off
