@@ -102,6 +102,8 @@ pub struct Host {
     free: bool,
     /// The next job should be a send job if one is possible.
     send_turn: bool,
+    /// An arrival that finds the host idle may be handled within the arriving event (see `hand_off`).
+    hand_off: bool,
     /// Slot to poll first for the next send job.
     next_slot: u32,
     /// Bytes of the datagrams waiting in `rx`, and the most it may hold.
@@ -156,12 +158,14 @@ impl Host {
             && no_fixed(&c.gro)
             && c.stall.is_none()
             && c.idle_states.is_empty();
+        let socket_buffer = cfg.socket_buffer.map_or(u64::MAX, |b| b.0);
         Host {
             cpu: cfg.cpu.clone(),
             free,
+            hand_off: socket_buffer == u64::MAX && (free || batch(&c.gro) == 1),
             max_tx: batch(&c.gso),
             max_rx: batch(&c.gro),
-            socket_buffer: cfg.socket_buffer.map_or(u64::MAX, |b| b.0),
+            socket_buffer,
             slots: Vec::new(),
             rx: RxQueue::default(),
             rx_bytes: 0,
@@ -247,6 +251,20 @@ impl Host {
         self.rx_bytes += size;
         self.rx.push_back(slot, d);
         self.job == Job::Idle
+    }
+
+    /// The host may run at once, within the event that delivered to it, when [`Host::deliver`]
+    /// returns true, instead of in a wake-up event of its own at the same instant.
+    ///
+    /// Only the order of same-instant events changes: the host does at `now` what its wake-up
+    /// would have done at `now`, except with arrivals at `now` from other events, which the
+    /// wake-up took together and hand-offs take one by one. That changes nothing for a host
+    /// without receive batches (GRO) and without a socket-buffer limit (each arrival finds the
+    /// same datagrams ahead of it, and none is dropped), so only such hosts allow it; a host
+    /// whose CPU costs nothing handles every batch at `now` either way, so it allows it with GRO.
+    #[inline]
+    pub fn hand_off(&self) -> bool {
+        self.hand_off
     }
 
     /// Runs the event loop at `now`; sent datagrams are appended to `out`. Returns the number
