@@ -18,9 +18,8 @@ use cclab_core::endpoint::Endpoint;
 use cclab_core::time::{Dur, Time};
 use cclab_core::units::Bytes;
 use cclab_core::wire::packet::FlowId;
-use cclab_sim::endpoint::AnyEndpoint;
 use cclab_sim::host::{BatchConfig, CpuConfig, HostConfig};
-use cclab_sim::network::{FlowSpec, Network};
+use cclab_sim::network::Network;
 use common::{flow, link, log, pair, AckEvery, Cbr, Sink, WindowSender};
 
 const END: Time = Time(1_000_000_000);
@@ -40,22 +39,13 @@ fn two_sources_one_receiver(receiver: &HostConfig, hand_off: bool) -> Processed 
         let fwd = net.add_link(&l, 1);
         let s = net.add_host(&HostConfig::default(), 1);
         let arrivals = log();
-        net.add_flow(FlowSpec {
-            sender: AnyEndpoint::Custom(Box::new(Cbr::new(
-                FlowId(k),
-                1250,
-                Dur::from_micros(10),
-                COUNT,
-                Time::ZERO,
-            ))),
-            receiver: AnyEndpoint::Custom(Box::new(Sink::new(arrivals.clone()))),
-            sender_host: s,
-            receiver_host: d,
-            forward: vec![fwd],
-            reverse: vec![ret],
-            start: Time::ZERO,
-            trace: false,
-        });
+        let id = flow(
+            &mut net,
+            (s, d, fwd, ret),
+            Cbr::new(FlowId(k), 1250, Dur::from_micros(10), COUNT, Time::ZERO),
+            Sink::new(arrivals.clone()),
+        );
+        assert_eq!(id, FlowId(k));
         logs.push(arrivals);
     }
     net.run(END, None, &mut ());
