@@ -140,7 +140,9 @@ impl TraceLog {
     }
 
     /// A copy of `p` for a trace event, its ACK frame copied into a box a drained event left: the copy of
-    /// every ACK a receiver sends then costs no allocation here and no free at the drain.
+    /// every ACK a receiver sends then costs no allocation here and no free at the drain. Field by field and
+    /// inlined, a data packet's copy is also cheaper than the derived `clone`, a call per packet.
+    #[inline]
     pub fn copy_packet(&mut self, p: &Packet) -> Packet {
         let ack = p.ack.as_deref().map(|src| match self.spare_acks.pop() {
             Some(mut b) => {
