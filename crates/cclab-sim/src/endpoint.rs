@@ -38,13 +38,13 @@ impl AnyEndpoint {
     /// Hands every pending trace event to `f`, oldest first; the built-in QUIC/TCP endpoints in one
     /// pass over their trace, the others through `poll_event`.
     #[inline]
-    pub fn drain_events(&mut self, mut f: impl FnMut(TraceEvent)) {
+    pub fn drain_events(&mut self, mut f: impl FnMut(&TraceEvent)) {
         match self {
             AnyEndpoint::Sender(e) => e.drain_events(f),
             AnyEndpoint::Receiver(e) => e.drain_events(f),
             _ => {
                 while let Some(ev) = self.poll_event() {
-                    f(ev);
+                    f(&ev);
                 }
             }
         }

@@ -50,7 +50,7 @@ pub struct FlowSpec {
 pub trait Observer {
     /// A trace event of a flow whose `FlowSpec::trace` is set; each endpoint's come in the order it
     /// emitted them (events of different endpoints of a host may come grouped per endpoint).
-    fn on_trace(&mut self, _flow: FlowId, _side: Side, _ev: TraceEvent) {}
+    fn on_trace(&mut self, _flow: FlowId, _side: Side, _ev: &TraceEvent) {}
     /// Called at every multiple of the tick interval given to [`Network::run`].
     fn on_tick(&mut self, _net: &Network) {}
     /// Called every 65,536 events and every tick; false stops the run.

@@ -102,10 +102,11 @@ pub(crate) fn emit_ack(
     stats.datagrams_sent += 1;
     stats.bytes_sent += size as u64;
     if trace.is_on() {
+        let copy = trace.copy_packet(&packet);
         trace.push(TraceEvent::PacketSent {
             time: now,
             size,
-            packet: packet.clone(),
+            packet: copy,
         });
     }
     Datagram {

@@ -176,7 +176,7 @@ impl Receiver {
     /// Hands every pending trace event to `f`, oldest first (as repeated `poll_event`s would,
     /// without a call and an `Option` per event).
     #[inline]
-    pub fn drain_events(&mut self, f: impl FnMut(TraceEvent)) {
+    pub fn drain_events(&mut self, f: impl FnMut(&TraceEvent)) {
         self.trace.drain(f);
     }
 

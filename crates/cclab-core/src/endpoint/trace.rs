@@ -4,7 +4,7 @@ use std::collections::VecDeque;
 
 use crate::cc::CcState;
 use crate::time::{Dur, Time};
-use crate::wire::packet::Packet;
+use crate::wire::packet::{AckFrame, Packet};
 
 /// Congestion-control metrics at one instant (qlog `recovery:metrics_updated`).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -88,11 +88,20 @@ pub enum TraceEvent {
     },
 }
 
+/// ACK frame boxes a `TraceLog` keeps from drained events for `copy_packet`: a receiver has at most a few
+/// ACKs traced between two drains, and a sender, which gets boxes with every ACK it receives but seldom
+/// sends an ACK, keeps no more than this.
+const SPARE_ACK_BOXES: usize = 4;
+
 /// An endpoint's trace events, kept only while tracing is on (off by default: no cost when nobody listens).
 #[derive(Clone, Debug, Default)]
 pub struct TraceLog {
     on: bool,
     events: VecDeque<TraceEvent>,
+    /// ACK frame boxes of drained events, reused by `copy_packet`: boxes, not frames, since a packet's
+    /// frame is a box, and keeping the box is what saves its allocation.
+    #[allow(clippy::vec_box)]
+    spare_acks: Vec<Box<AckFrame>>,
 }
 
 impl TraceLog {
@@ -115,11 +124,46 @@ impl TraceLog {
         self.events.pop_front()
     }
 
-    /// Hands every kept event to `f`, oldest first: what repeated `pop`s give, in one pass.
+    /// Shows every kept event to `f`, oldest first, dropping each after: what repeated `pop`s give, in
+    /// one pass. By reference, as the qlog writer only reads them: passing each ~100-byte event by value
+    /// through the host's and the observer's calls copied it again at every call.
     #[inline]
-    pub fn drain(&mut self, mut f: impl FnMut(TraceEvent)) {
-        while let Some(ev) = self.events.pop_front() {
-            f(ev);
+    pub fn drain(&mut self, mut f: impl FnMut(&TraceEvent)) {
+        while let Some(mut ev) = self.events.pop_front() {
+            f(&ev);
+            if let TraceEvent::PacketSent { packet, .. } | TraceEvent::PacketReceived { packet, .. } = &mut ev {
+                if let Some(ack) = packet.ack.take() {
+                    if self.spare_acks.len() < SPARE_ACK_BOXES {
+                        self.spare_acks.push(ack);
+                    }
+                }
+            }
+        }
+    }
+
+    /// A copy of `p` for a trace event, its ACK frame copied into a box a drained event left: the copy of
+    /// every ACK a receiver sends then costs no allocation here and no free at the drain. Field by field and
+    /// inlined, a data packet's copy is also cheaper than the derived `clone`, a call per packet.
+    #[inline]
+    pub fn copy_packet(&mut self, p: &Packet) -> Packet {
+        let ack = p.ack.as_deref().map(|src| match self.spare_acks.pop() {
+            Some(mut b) => {
+                (*b).clone_from(src);
+                b
+            }
+            None => Box::new(src.clone()),
+        });
+        Packet {
+            pn: p.pn,
+            pn_len: p.pn_len,
+            data: p.data,
+            ack,
+            ack_frequency: p.ack_frequency.clone(),
+            immediate_ack: p.immediate_ack,
+            ping: p.ping,
+            ccval: p.ccval,
+            tfrc: p.tfrc.clone(),
+            handshake: p.handshake.clone(),
         }
     }
 
@@ -128,6 +172,7 @@ impl TraceLog {
         self.on = on;
         if !on {
             self.events.clear();
+            self.spare_acks.clear();
         }
     }
 }

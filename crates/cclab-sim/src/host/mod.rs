@@ -231,7 +231,7 @@ impl Host {
 
     /// Hands the trace events emitted since the last call to `f`, each endpoint's in the order it
     /// emitted them (one endpoint's all together: each endpoint has a trace of its own).
-    pub fn drain_events(&mut self, mut f: impl FnMut(FlowId, Side, TraceEvent)) {
+    pub fn drain_events(&mut self, mut f: impl FnMut(FlowId, Side, &TraceEvent)) {
         for &slot in &self.traced {
             let s = &mut self.slots[slot as usize];
             let (flow, side) = (s.flow, s.side);

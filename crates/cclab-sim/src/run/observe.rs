@@ -60,19 +60,19 @@ impl RunObserver {
 }
 
 impl Observer for RunObserver {
-    fn on_trace(&mut self, flow: FlowId, side: Side, ev: TraceEvent) {
+    fn on_trace(&mut self, flow: FlowId, side: Side, ev: &TraceEvent) {
         if self.io_error.is_some() {
             return;
         }
         if let Some((start, end)) = self.qlog_window {
-            let t = event_time(&ev);
+            let t = event_time(ev);
             if t < start || t >= end {
                 return;
             }
         }
         if let Some(files) = self.qlogs.get_mut(flow.0 as usize).and_then(Option::as_mut) {
             let (w, path) = &mut files[(side == Side::Receiver) as usize];
-            if let Err(e) = w.write_event(&ev) {
+            if let Err(e) = w.write_event(ev) {
                 self.io_error = Some((path.clone(), e));
             }
         }

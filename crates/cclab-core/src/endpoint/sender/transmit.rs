@@ -307,11 +307,14 @@ impl Sender {
         st.bytes_sent += size as u64;
         st.data_packets_sent += p.data.is_some() as u64;
         st.retransmitted_packets += retransmission as u64;
-        self.trace(|| TraceEvent::PacketSent {
-            time: now,
-            size,
-            packet: p.clone(),
-        });
+        if self.trace.is_on() {
+            let copy = self.trace.copy_packet(&p);
+            self.trace.push(TraceEvent::PacketSent {
+                time: now,
+                size,
+                packet: copy,
+            });
+        }
         Datagram {
             flow: self.flow,
             size,
