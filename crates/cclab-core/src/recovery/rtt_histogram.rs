@@ -195,7 +195,13 @@ mod tests {
         // Runs of samples in one bucket count like single ones, pending or added.
         let mut runs = RttHistogram::default();
         let mut one_by_one = vec![0u64; BUCKETS];
-        for (ns, n) in [(20_000_000u64, 3), (90_000_000, 1), (20_100_000, 4), (5_000_000, 2), (90_000_000, 7)] {
+        for (ns, n) in [
+            (20_000_000u64, 3),
+            (90_000_000, 1),
+            (20_100_000, 4),
+            (5_000_000, 2),
+            (90_000_000, 7),
+        ] {
             for _ in 0..n {
                 runs.record(Dur(ns));
                 one_by_one[bucket(ns)] += 1;
@@ -213,7 +219,11 @@ mod tests {
         assert_eq!(runs.quantile(0.0), mid(5_000_000));
         runs.flush_run();
         let counted: Vec<u64> = (0..BUCKETS)
-            .map(|i| i.checked_sub(runs.first).and_then(|j| runs.counts.get(j)).map_or(0, |&n| n as u64))
+            .map(|i| {
+                i.checked_sub(runs.first)
+                    .and_then(|j| runs.counts.get(j))
+                    .map_or(0, |&n| n as u64)
+            })
             .collect();
         assert_eq!(counted, one_by_one);
         // A narrow RTT range allocates a few dozen buckets, not all of them.
