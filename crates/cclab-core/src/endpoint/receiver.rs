@@ -191,6 +191,11 @@ impl Receiver {
         &self.stream
     }
 
+    /// `stats().bytes_delivered` alone, without copying the other counters (for time-series samples).
+    pub fn bytes_delivered(&self) -> u64 {
+        self.stats.bytes_delivered
+    }
+
     /// The ACK policy in use.
     pub fn policy(&self) -> &dyn AckPolicy {
         self.policy.as_ref()

@@ -94,14 +94,18 @@ pub enum TraceEvent {
 const SPARE_ACK_BOXES: usize = 4;
 
 /// An endpoint's trace events, kept only while tracing is on (off by default: no cost when nobody listens).
+///
+/// The queues are boxed: an endpoint reads only `on` per packet, and inline they would spread its hot
+/// fields over one more cache line (24 bytes here, not 64), which counts with thousands of flows.
 #[derive(Clone, Debug, Default)]
 pub struct TraceLog {
     on: bool,
-    events: VecDeque<TraceEvent>,
+    #[allow(clippy::box_collection)]
+    events: Box<VecDeque<TraceEvent>>,
     /// ACK frame boxes of drained events, reused by `copy_packet`: boxes, not frames, since a packet's
     /// frame is a box, and keeping the box is what saves its allocation.
-    #[allow(clippy::vec_box)]
-    spare_acks: Vec<Box<AckFrame>>,
+    #[allow(clippy::vec_box, clippy::box_collection)]
+    spare_acks: Box<Vec<Box<AckFrame>>>,
 }
 
 impl TraceLog {

@@ -94,27 +94,38 @@ struct Epoch {
 }
 
 /// CUBIC controller state. Windows in bytes (f64 so per-ACK fractions accumulate).
+///
+/// What an ACK or a send reads comes first (`repr(C)` keeps the order) and the struct starts on a
+/// cache line: with thousands of flows every event finds the controller cold, and the state then
+/// spans 4 lines, not 7. Of the config only what the window arithmetic reads is kept, inline; the
+/// slow-start config lives on as `slow_start`'s state.
 #[derive(Clone, Debug)]
+#[repr(C, align(64))]
 pub struct Cubic {
-    cfg: CubicConfig,
+    cwnd: f64,
+    ssthresh: u64,
+    w_est: f64,
     mss: f64,
     /// C scaled to bytes/s³.
     c: f64,
     alpha: f64,
-    cwnd: f64,
-    ssthresh: u64,
+    /// β_cubic (`CubicConfig::beta`).
+    beta: f64,
     /// W_max; `None` while undefined (before any congestion event, after persistent congestion).
     w_max: Option<f64>,
     /// cwnd_prior, set on each congestion event.
     cwnd_prior: Option<f64>,
-    w_est: f64,
     epoch: Option<Epoch>,
     /// congestion_recovery_start_time (RFC 9002 §7.3.2).
     recovery_start: Option<Time>,
-    in_recovery: bool,
-    app_limited: bool,
     /// When the current app-limited period began, to be cut out of `t`.
     app_limited_since: Option<EpochStart>,
+    in_recovery: bool,
+    app_limited: bool,
+    fast_convergence: bool,
+    reno_friendly: RenoFriendly,
+    time_source: TimeSource,
+    rtt_source: RttSource,
     slow_start: SlowStart,
 }
 
@@ -125,6 +136,7 @@ impl Cubic {
             mss: mss as f64,
             c: cfg.c * mss as f64,
             alpha: window::alpha(cfg.beta),
+            beta: cfg.beta,
             // RFC 9002 §7.2: min(10·max_datagram_size, max(14720, 2·max_datagram_size)).
             cwnd: (10 * mss).min(14_720.max(2 * mss)) as f64,
             ssthresh: u64::MAX,
@@ -136,8 +148,11 @@ impl Cubic {
             in_recovery: false,
             app_limited: false,
             app_limited_since: None,
+            fast_convergence: cfg.fast_convergence,
+            reno_friendly: cfg.reno_friendly,
+            time_source: cfg.time_source,
+            rtt_source: cfg.rtt_source,
             slow_start: SlowStart::new(&cfg.slow_start, mss),
-            cfg: cfg.clone(),
         }
     }
 
@@ -167,13 +182,13 @@ impl Cubic {
         let cwnd = self.cwnd;
         // RFC 9438 §4.7 fast convergence: W_max = cwnd·(1+β)/2 when the last peak was not reached.
         self.w_max = Some(match self.w_max {
-            Some(w) if self.cfg.fast_convergence && cwnd < w => cwnd * (1.0 + self.cfg.beta) / 2.0,
+            Some(w) if self.fast_convergence && cwnd < w => cwnd * (1.0 + self.beta) / 2.0,
             _ => cwnd,
         });
         self.cwnd_prior = Some(cwnd);
         // RFC 9438 §4.6: ssthresh = cwnd·β (cwnd, not flight size: allowed for QUIC, with §7.8's
         // no growth while app-limited); cwnd = max(ssthresh, kMinimumWindow), in whole bytes.
-        let reduced = (cwnd * self.cfg.beta).max(self.min_window()).round();
+        let reduced = (cwnd * self.beta).max(self.min_window()).round();
         self.ssthresh = reduced as u64;
         self.cwnd = reduced;
         self.epoch = None;
@@ -213,11 +228,11 @@ impl Cubic {
             epoch.start.skip(since, ev);
             self.epoch = Some(epoch);
         }
-        let t = epoch.start.elapsed(self.cfg.time_source, ev);
-        let rtt = window::rtt_secs(self.cfg.rtt_source, ev);
+        let t = epoch.start.elapsed(self.time_source, ev);
+        let rtt = window::rtt_secs(self.rtt_source, ev);
         let w_max = self.w_max.unwrap_or(self.cwnd);
         let w_cubic = window::w_cubic(t, epoch.k, w_max, self.c);
-        let w_est = match self.cfg.reno_friendly {
+        let w_est = match self.reno_friendly {
             RenoFriendly::PerAck => {
                 // RFC 9438 §4.3 Eq. 4 in bytes: W_est += α·acked·MSS/cwnd; α = 1 once W_est ≥ cwnd_prior.
                 let reached = self.cwnd_prior.is_some_and(|p| self.w_est >= p);
@@ -226,7 +241,7 @@ impl Cubic {
                 Some(self.w_est)
             }
             RenoFriendly::TimeBased => {
-                self.w_est = window::w_est_time_based(w_max, self.cfg.beta, self.alpha, t, rtt, self.mss);
+                self.w_est = window::w_est_time_based(w_max, self.beta, self.alpha, t, rtt, self.mss);
                 Some(self.w_est)
             }
             RenoFriendly::Off => None,
