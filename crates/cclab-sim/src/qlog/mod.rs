@@ -23,7 +23,7 @@ pub use sink::{QlogCompression, QlogSink};
 
 use cclab_core::endpoint::{Metrics, TraceEvent};
 use cclab_core::time::Dur;
-use cclab_core::wire::packet::FlowId;
+use cclab_core::wire::packet::{FlowId, Packet};
 use cclab_core::wire::size::{Profile, QuicProfile};
 use serde::Deserialize;
 use std::io::{self, Write};
@@ -183,26 +183,42 @@ impl<W: Write> QlogWriter<W> {
     #[inline(always)]
     fn append(&mut self, f: QlogFormat, ev: &TraceEvent) {
         match ev {
-            TraceEvent::PacketSent { time, size, packet } => events::packet(
-                &mut self.buf,
-                f,
-                events::Dir::Sent,
-                &mut self.memos[0],
-                time.as_nanos(),
-                *size,
-                packet,
-                self.quic,
-            ),
-            TraceEvent::PacketReceived { time, size, packet } => events::packet(
-                &mut self.buf,
-                f,
-                events::Dir::Received,
-                &mut self.memos[1],
-                time.as_nanos(),
-                *size,
-                packet,
-                self.quic,
-            ),
+            TraceEvent::PacketSent { time, size, packet } => match f {
+                QlogFormat::V03 => packet_record::<false, true>(
+                    &mut self.buf,
+                    &mut self.memos,
+                    self.quic,
+                    time.as_nanos(),
+                    *size,
+                    packet,
+                ),
+                QlogFormat::Ietf => packet_record::<true, true>(
+                    &mut self.buf,
+                    &mut self.memos,
+                    self.quic,
+                    time.as_nanos(),
+                    *size,
+                    packet,
+                ),
+            },
+            TraceEvent::PacketReceived { time, size, packet } => match f {
+                QlogFormat::V03 => packet_record::<false, false>(
+                    &mut self.buf,
+                    &mut self.memos,
+                    self.quic,
+                    time.as_nanos(),
+                    *size,
+                    packet,
+                ),
+                QlogFormat::Ietf => packet_record::<true, false>(
+                    &mut self.buf,
+                    &mut self.memos,
+                    self.quic,
+                    time.as_nanos(),
+                    *size,
+                    packet,
+                ),
+            },
             TraceEvent::PacketLost { time, pn, trigger } => {
                 events::packet_lost(&mut self.buf, f, time.as_nanos(), *pn, trigger)
             }
@@ -234,6 +250,27 @@ impl<W: Write> QlogWriter<W> {
         self.buf.clear();
         r
     }
+}
+
+/// A packet record, out of line: one copy per schema (`IETF`) and direction (`SENT`), so that its
+/// fragments are constants, and small enough a function that the record's cursor stays in a
+/// register (inlined into `write_event` with every other event, it was kept on the stack).
+#[inline(never)]
+fn packet_record<const IETF: bool, const SENT: bool>(
+    buf: &mut Buf,
+    memos: &mut [events::PacketMemos; 2],
+    quic: bool,
+    time_ns: u64,
+    size: u32,
+    packet: &Packet,
+) {
+    let f = if IETF { QlogFormat::Ietf } else { QlogFormat::V03 };
+    let (dir, m) = if SENT {
+        (events::Dir::Sent, &mut memos[0])
+    } else {
+        (events::Dir::Received, &mut memos[1])
+    };
+    events::packet(buf, f, dir, m, time_ns, size, packet, quic);
 }
 
 impl<W: Write> Drop for QlogWriter<W> {
