@@ -60,22 +60,25 @@ fn eight_digits(v: u32) -> u64 {
     x + u64::from_le_bytes(*b"00000000")
 }
 
-/// The digits of `v` ≥ 10^8 as [`Out::word`] stores them: the leading group (its length is
-/// returned), then eight digits each, the middle group only used when `v` ≥ 10^16. Out of line
-/// and free of the record's [`Out`]: a method taking `&mut Out` here would make every record's
-/// cursor live in memory instead of a register, for numbers that are almost never this long.
+/// The digits of `v` ≥ 10^16 as [`Out::word`] stores them: the leading group (its length is
+/// returned), then eight digits twice. Out of line and free of the record's [`Out`]: a method
+/// taking `&mut Out` here would make every record's cursor live in memory instead of a
+/// register, for numbers that are almost never this long.
 #[inline(never)]
 fn long_words(v: u64) -> ([u64; 3], usize) {
     let low = eight_digits((v % 100_000_000) as u32);
     let high = v / 100_000_000;
-    let (top, middle) = if high >= 100_000_000 {
-        (high / 100_000_000, eight_digits((high % 100_000_000) as u32))
-    } else {
-        (high, 0)
-    };
-    // `top` < 10^8 here: u64::MAX / 10^16 has four digits.
+    // `top` < 10^4: u64::MAX / 10^16 has four digits.
+    let top = high / 100_000_000;
     let n = digit_count(top);
-    ([eight_digits(top as u32) >> (8 * (8 - n)), middle, low], n)
+    (
+        [
+            eight_digits(top as u32) >> (8 * (8 - n)),
+            eight_digits((high % 100_000_000) as u32),
+            low,
+        ],
+        n,
+    )
 }
 
 /// A fragment of at most 8 bytes as [`Out::word`] stores it, for fragments chosen at run time.
@@ -331,15 +334,21 @@ impl Out<'_> {
         self.word(m.word, m.len);
     }
 
-    /// [`Out::u64`] for 9 or more digits, as up to three words of [`long_words`].
+    /// [`Out::u64`] for 9 or more digits: up to 16 (stream offsets past 100 MB) inline, as the
+    /// digits above the last eight and then those eight; longer ones as [`long_words`].
     #[inline(always)]
     fn u64_long(&mut self, v: u64) {
-        let (words, top_len) = long_words(v);
-        self.word(words[0], top_len);
-        if v >= 10_000_000_000_000_000 {
+        if v < 10_000_000_000_000_000 {
+            let high = v / 100_000_000;
+            let n = digit_count(high);
+            self.word(eight_digits(high as u32) >> (8 * (8 - n)), n);
+            self.word(eight_digits((v % 100_000_000) as u32), 8);
+        } else {
+            let (words, top_len) = long_words(v);
+            self.word(words[0], top_len);
             self.word(words[1], 8);
+            self.word(words[2], 8);
         }
-        self.word(words[2], 8);
     }
 
     /// Appends `ns` nanoseconds as milliseconds with six decimals, so every nanosecond shows
