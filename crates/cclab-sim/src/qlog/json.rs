@@ -60,6 +60,40 @@ fn eight_digits(v: u32) -> u64 {
     x + u64::from_le_bytes(*b"00000000")
 }
 
+/// The digits of `v` ≥ 10^16 as [`Out::word`] stores them: the leading group (its length is
+/// returned), then eight digits twice. Out of line and free of the record's [`Out`]: a method
+/// taking `&mut Out` here would make every record's cursor live in memory instead of a
+/// register, for numbers that are almost never this long.
+#[inline(never)]
+fn long_words(v: u64) -> ([u64; 3], usize) {
+    let low = eight_digits((v % 100_000_000) as u32);
+    let high = v / 100_000_000;
+    // `top` < 10^4: u64::MAX / 10^16 has four digits.
+    let top = high / 100_000_000;
+    let n = digit_count(top);
+    (
+        [
+            eight_digits(top as u32) >> (8 * (8 - n)),
+            eight_digits((high % 100_000_000) as u32),
+            low,
+        ],
+        n,
+    )
+}
+
+/// A fragment of at most 8 bytes as [`Out::word`] stores it, for fragments chosen at run time.
+pub(super) const fn word_of(s: &str) -> u64 {
+    let b = s.as_bytes();
+    assert!(b.len() <= 8);
+    let mut w = [0u8; 8];
+    let mut i = 0;
+    while i < b.len() {
+        w[i] = b[i];
+        i += 1;
+    }
+    u64::from_le_bytes(w)
+}
+
 /// The point and six digits of the fraction of a millisecond in `ns`, as [`Out::word`] stores
 /// them: the eight digits of the fraction are "00dddddd"; drop the two zeros, put the point in front.
 #[inline(always)]
@@ -182,7 +216,8 @@ impl Buf {
             self.grow(room);
         }
         Out {
-            b: &mut self.bytes[self.len..],
+            base: self.bytes[self.len..].as_mut_ptr(),
+            room,
             at: 0,
             len: &mut self.len,
             time: &mut self.time,
@@ -197,8 +232,19 @@ impl Buf {
 
 /// A record being written into room made for it by [`Buf::record`]; dropping it adds the record
 /// to the buffer's text.
+///
+/// Appends are unchecked copies: a bounds check per fragment and number was a fifth of a
+/// record's instructions. What makes them sound is the record size bound: every record writer
+/// writes fixed text and at most twenty-digit numbers, which fit in [`RECORD_ROOM`], plus
+/// variable parts (ranges, strings) for which it asks `extra` room. The bound is asserted when
+/// the record ends (one comparison per record) and in debug builds at every append, and
+/// `qlog_shapes` writes the largest records.
 pub(super) struct Out<'a> {
-    b: &'a mut [u8],
+    /// Start of the room [`Buf::record`] made in the buffer (which `len` keeps borrowed).
+    base: *mut u8,
+    /// Bytes of room at `base`.
+    room: usize,
+    /// Bytes written.
     at: usize,
     /// The buffer's text length.
     len: &'a mut usize,
@@ -208,41 +254,55 @@ pub(super) struct Out<'a> {
 impl Drop for Out<'_> {
     #[inline(always)]
     fn drop(&mut self) {
+        assert!(
+            self.at <= self.room,
+            "qlog record of {} bytes overran its room",
+            self.at
+        );
         *self.len += self.at;
     }
 }
 
 impl Out<'_> {
+    /// Copies `n` bytes from `src` to the end of the record (`n` ≤ `src`'s length).
+    #[inline(always)]
+    fn copy(&mut self, src: *const u8, n: usize) {
+        debug_assert!(self.at + n <= self.room, "qlog record overran its room");
+        // SAFETY: `base` points at `room` writable bytes of the buffer, borrowed for the life of
+        // `self`; `at + n` stays within them (the record size bound in the type's doc).
+        unsafe { std::ptr::copy_nonoverlapping(src, self.base.add(self.at), n) };
+    }
+
     /// Appends a fragment of JSON text.
-    #[inline]
+    #[inline(always)]
     pub(super) fn put(&mut self, s: &str) {
         self.bytes(s.as_bytes());
     }
 
     /// Appends raw bytes.
-    #[inline]
+    #[inline(always)]
     pub(super) fn bytes(&mut self, s: &[u8]) {
-        self.b[self.at..self.at + s.len()].copy_from_slice(s);
+        self.copy(s.as_ptr(), s.len());
         self.at += s.len();
     }
 
     /// Appends one byte.
-    #[inline]
+    #[inline(always)]
     pub(super) fn byte(&mut self, c: u8) {
-        self.b[self.at] = c;
+        self.copy(&c, 1);
         self.at += 1;
     }
 
     /// Appends the first `n` bytes of `word` (in `to_le_bytes` order) with one 8-byte store; the
     /// bytes past `n` land in the room after the text and are overwritten by what follows.
     #[inline(always)]
-    fn word(&mut self, word: u64, n: usize) {
-        self.b[self.at..self.at + 8].copy_from_slice(&word.to_le_bytes());
+    pub(super) fn word(&mut self, word: u64, n: usize) {
+        self.copy(word.to_le_bytes().as_ptr(), 8);
         self.at += n;
     }
 
     /// Appends an unsigned integer in decimal.
-    #[inline]
+    #[inline(always)]
     pub(super) fn u64(&mut self, v: u64) {
         if v < 100_000_000 {
             let n = digit_count(v);
@@ -274,11 +334,21 @@ impl Out<'_> {
         self.word(m.word, m.len);
     }
 
-    /// [`Out::u64`] for 9 or more digits: the digits above the last eight, then those eight.
-    #[inline(never)]
+    /// [`Out::u64`] for 9 or more digits: up to 16 (stream offsets past 100 MB) inline, as the
+    /// digits above the last eight and then those eight; longer ones as [`long_words`].
+    #[inline(always)]
     fn u64_long(&mut self, v: u64) {
-        self.u64(v / 100_000_000);
-        self.word(eight_digits((v % 100_000_000) as u32), 8);
+        if v < 10_000_000_000_000_000 {
+            let high = v / 100_000_000;
+            let n = digit_count(high);
+            self.word(eight_digits(high as u32) >> (8 * (8 - n)), n);
+            self.word(eight_digits((v % 100_000_000) as u32), 8);
+        } else {
+            let (words, top_len) = long_words(v);
+            self.word(words[0], top_len);
+            self.word(words[1], 8);
+            self.word(words[2], 8);
+        }
     }
 
     /// Appends `ns` nanoseconds as milliseconds with six decimals, so every nanosecond shows

@@ -23,7 +23,7 @@ pub use sink::{QlogCompression, QlogSink};
 
 use cclab_core::endpoint::{Metrics, TraceEvent};
 use cclab_core::time::Dur;
-use cclab_core::wire::packet::FlowId;
+use cclab_core::wire::packet::{FlowId, Packet};
 use cclab_core::wire::size::{Profile, QuicProfile};
 use serde::Deserialize;
 use std::io::{self, Write};
@@ -167,6 +167,10 @@ impl<W: Write> QlogWriter<W> {
     }
 
     /// Appends one event (a `Metrics` event in which nothing changed writes nothing).
+    ///
+    /// Only the dispatch: each kind of record is written out of line, so this inlines into its
+    /// caller and a record costs one call, not two.
+    #[inline]
     pub fn write_event(&mut self, ev: &TraceEvent) -> io::Result<()> {
         // One copy of the writers per schema, each with its format a constant: their fragments
         // then compile to constant stores instead of table lookups and copies of unknown length.
@@ -183,35 +187,55 @@ impl<W: Write> QlogWriter<W> {
     #[inline(always)]
     fn append(&mut self, f: QlogFormat, ev: &TraceEvent) {
         match ev {
-            TraceEvent::PacketSent { time, size, packet } => events::packet(
-                &mut self.buf,
-                f,
-                events::Dir::Sent,
-                &mut self.memos[0],
-                time.as_nanos(),
-                *size,
-                packet,
-                self.quic,
-            ),
-            TraceEvent::PacketReceived { time, size, packet } => events::packet(
-                &mut self.buf,
-                f,
-                events::Dir::Received,
-                &mut self.memos[1],
-                time.as_nanos(),
-                *size,
-                packet,
-                self.quic,
-            ),
+            TraceEvent::PacketSent { time, size, packet } => match f {
+                QlogFormat::V03 => packet_record::<false, true>(
+                    &mut self.buf,
+                    &mut self.memos,
+                    self.quic,
+                    time.as_nanos(),
+                    *size,
+                    packet,
+                ),
+                QlogFormat::Ietf => packet_record::<true, true>(
+                    &mut self.buf,
+                    &mut self.memos,
+                    self.quic,
+                    time.as_nanos(),
+                    *size,
+                    packet,
+                ),
+            },
+            TraceEvent::PacketReceived { time, size, packet } => match f {
+                QlogFormat::V03 => packet_record::<false, false>(
+                    &mut self.buf,
+                    &mut self.memos,
+                    self.quic,
+                    time.as_nanos(),
+                    *size,
+                    packet,
+                ),
+                QlogFormat::Ietf => packet_record::<true, false>(
+                    &mut self.buf,
+                    &mut self.memos,
+                    self.quic,
+                    time.as_nanos(),
+                    *size,
+                    packet,
+                ),
+            },
             TraceEvent::PacketLost { time, pn, trigger } => {
                 events::packet_lost(&mut self.buf, f, time.as_nanos(), *pn, trigger)
             }
             TraceEvent::PtoExpired { time } => events::pto_expired(&mut self.buf, f, time.as_nanos()),
             TraceEvent::NofeedbackExpired { time } => events::nofeedback_expired(&mut self.buf, f, time.as_nanos()),
-            TraceEvent::Metrics { time, metrics } => {
-                events::metrics(&mut self.buf, f, time.as_nanos(), metrics, self.last_metrics.as_ref());
-                self.last_metrics = Some(*metrics);
-            }
+            TraceEvent::Metrics { time, metrics } => match f {
+                QlogFormat::V03 => {
+                    metrics_record::<false>(&mut self.buf, &mut self.last_metrics, time.as_nanos(), metrics)
+                }
+                QlogFormat::Ietf => {
+                    metrics_record::<true>(&mut self.buf, &mut self.last_metrics, time.as_nanos(), metrics)
+                }
+            },
             TraceEvent::CongestionState { time, old, new } => {
                 events::congestion_state(&mut self.buf, f, time.as_nanos(), old.name(), new.name())
             }
@@ -226,6 +250,7 @@ impl<W: Write> QlogWriter<W> {
         Ok(out)
     }
 
+    #[cold]
     fn flush_buf(&mut self) -> io::Result<()> {
         let r = match self.out.as_mut() {
             Some(out) => out.write_all(self.buf.text()),
@@ -234,6 +259,36 @@ impl<W: Write> QlogWriter<W> {
         self.buf.clear();
         r
     }
+}
+
+/// A packet record, out of line: one copy per schema (`IETF`) and direction (`SENT`), so that its
+/// fragments are constants, and small enough a function that the record's cursor stays in a
+/// register (inlined into `write_event` with every other event, it was kept on the stack).
+#[inline(never)]
+fn packet_record<const IETF: bool, const SENT: bool>(
+    buf: &mut Buf,
+    memos: &mut [events::PacketMemos; 2],
+    quic: bool,
+    time_ns: u64,
+    size: u32,
+    packet: &Packet,
+) {
+    let f = if IETF { QlogFormat::Ietf } else { QlogFormat::V03 };
+    let (dir, m) = if SENT {
+        (events::Dir::Sent, &mut memos[0])
+    } else {
+        (events::Dir::Received, &mut memos[1])
+    };
+    events::packet(buf, f, dir, m, time_ns, size, packet, quic);
+}
+
+/// A `metrics_updated` record (if any field changed since `last`, which it then holds), out of
+/// line like [`packet_record`]: one copy per schema.
+#[inline(never)]
+fn metrics_record<const IETF: bool>(buf: &mut Buf, last: &mut Option<Metrics>, time_ns: u64, m: &Metrics) {
+    let f = if IETF { QlogFormat::Ietf } else { QlogFormat::V03 };
+    events::metrics(buf, f, time_ns, m, last.as_ref());
+    *last = Some(*m);
 }
 
 impl<W: Write> Drop for QlogWriter<W> {
