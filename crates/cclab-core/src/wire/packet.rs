@@ -41,8 +41,8 @@ pub struct DataChunk {
 const INLINE_RANGES: usize = 4;
 
 /// The ranges of an ACK frame, a slice (`Deref`) of inclusive `(smallest, largest)` pairs. Up to
-/// `INLINE_RANGES` live inside the frame, so the boxed frame is the only allocation of a typical ACK (the
-/// receiver allocates one per ACK and the sender frees it); more go to the heap together.
+/// `INLINE_RANGES` live inside the frame, so the boxed frame is the only allocation of a typical ACK (and
+/// the box is reused, `wire::ack_box`); more go to the heap together.
 #[derive(Clone, Default)]
 pub struct AckRanges {
     /// Number of ranges in `inline`, when `heap` is unused.
@@ -67,6 +67,15 @@ impl AckRanges {
             self.heap.reserve(8 * INLINE_RANGES);
             self.heap.extend_from_slice(&self.inline);
             self.heap.push(r);
+        }
+    }
+
+    /// Removes every range, back to the inline storage.
+    #[inline]
+    pub fn clear(&mut self) {
+        self.len = 0;
+        if self.heap.capacity() > 0 {
+            self.heap = Vec::new();
         }
     }
 }

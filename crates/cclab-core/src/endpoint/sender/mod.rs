@@ -27,7 +27,7 @@ use crate::recovery::rtt_histogram::RttHistogram;
 use crate::recovery::sent::SentPackets;
 use crate::time::{Dur, Time};
 use crate::units::Bytes;
-use crate::wire::packet::{AckFrequencyFrame, Datagram, Ecn, FlowId};
+use crate::wire::packet::{AckFrame, AckFrequencyFrame, Datagram, Ecn, FlowId};
 use crate::wire::size::Profile;
 use serde::Deserialize;
 
@@ -367,6 +367,9 @@ impl Endpoint for Sender {
                 size: dgram.size,
                 packet: dgram.packet,
             });
+        } else if let Some(ack) = dgram.packet.ack {
+            // The receiver's next ACK reuses the box (`wire::ack_box`).
+            AckFrame::recycle(ack);
         }
     }
 
