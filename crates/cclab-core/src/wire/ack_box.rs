@@ -79,7 +79,10 @@ mod tests {
 
     fn full(ranges: usize) -> Box<AckFrame> {
         Box::new(AckFrame {
-            ranges: (0..ranges as u64).rev().map(|k| (10 * k, 10 * k + 5)).collect::<AckRanges>(),
+            ranges: (0..ranges as u64)
+                .rev()
+                .map(|k| (10 * k, 10 * k + 5))
+                .collect::<AckRanges>(),
             ack_delay_ns: 7,
             ecn: Some(Box::new([1, 2, 3])),
             sack_blocks: Some(3),
