@@ -82,6 +82,8 @@ impl AckRanges {
 
 impl AckRanges {
     /// Appends `lowest_first` highest first: one copy, without a per-range capacity check once on the heap.
+    /// Inlined: a receiver's ACK frame copies one or two short runs of ranges into the inline storage.
+    #[inline]
     pub fn extend_rev(&mut self, lowest_first: &[(u64, u64)]) {
         let n = self.len as usize;
         if self.heap.capacity() == 0 && n + lowest_first.len() <= INLINE_RANGES {
@@ -91,6 +93,13 @@ impl AckRanges {
             self.len += lowest_first.len() as u32;
             return;
         }
+        self.extend_rev_spill(lowest_first);
+    }
+
+    /// `extend_rev` past the inline storage, out of line as it is rare.
+    #[inline(never)]
+    fn extend_rev_spill(&mut self, lowest_first: &[(u64, u64)]) {
+        let n = self.len as usize;
         if self.heap.capacity() == 0 {
             self.heap.reserve((n + lowest_first.len()).max(8 * INLINE_RANGES));
             self.heap.extend_from_slice(&self.inline[..n]);
