@@ -108,6 +108,7 @@ pub struct Sender {
     stats: EndpointStats,
     /// The sizes of a full data packet, for the packet-number and offset lengths last seen.
     full_packet: transmit::FullPacket,
+    /// The controller state last traced (kept up to date only while tracing).
     cc_state: CcState,
     last_rate_sample: Option<RateSample>,
     trace: TraceLog,
@@ -395,6 +396,7 @@ impl Endpoint for Sender {
 
     fn set_tracing(&mut self, on: bool) {
         self.trace.set(on);
+        self.cc_state = self.cc.state();
     }
 
     fn stats(&self) -> EndpointStats {
