@@ -303,6 +303,7 @@ impl Sender {
     }
 
     /// Hands the application's writes due at clock reading `t` to the stream.
+    #[inline]
     fn pump_source(&mut self, t: Time) {
         if self.source.poll(t) > 0 || self.source.is_finished() {
             self.stream.on_written(self.source.written(), self.source.is_finished());
