@@ -209,3 +209,49 @@ fn short_loss_burst_is_not_persistent_congestion() {
     assert_eq!(a.cwnd_after, (a.cwnd_before + acked) / 2);
     assert!(a.cwnd_after > 2 * MSS);
 }
+
+/// An ACK-only datagram acknowledging `ranges` (highest first).
+fn ack_of(ranges: &[(u64, u64)]) -> Datagram {
+    Datagram {
+        flow: FlowId(0),
+        size: 64,
+        ecn: Ecn::NotEct,
+        packet: Packet {
+            ack: Some(Box::new(AckFrame {
+                ranges: ranges.to_vec().into(),
+                ..AckFrame::default()
+            })),
+            ..Default::default()
+        },
+    }
+}
+
+#[test]
+fn congestion_state_trace_turned_on_mid_run_starts_from_the_current_state() {
+    // Untraced, the sender does not follow its controller's state; tracing turned on after a change must
+    // still report the next change from the state the controller is in, not from the one it started in.
+    let mut s = sender(
+        &unpaced(),
+        &NewRenoConfig::default(),
+        &SourceConfig::Bulk { size: Bytes(100_000) },
+    );
+    s.set_tracing(false);
+    let iw = std::iter::from_fn(|| s.poll_transmit(ms(0))).count() as u64;
+    assert_eq!(iw, 10);
+    // pn 0..=2 missing below 3 newer acknowledged packets: lost (RFC 9002 §6.1.1), and NewReno recovers.
+    s.handle_datagram(ms(20), ack_of(&[(3, 9)]));
+    assert_eq!(s.stats().lost_packets, 3);
+    let at_on = s.controller().state();
+    assert_eq!(at_on, cclab_core::cc::CcState::Recovery);
+    s.set_tracing(true);
+    // Sent a millisecond after recovery began (a packet sent at its start belongs to it), then acknowledged:
+    // recovery ends (RFC 9002 §7.3.2).
+    let next = std::iter::from_fn(|| s.poll_transmit(ms(21))).last().unwrap().packet.pn;
+    s.handle_datagram(ms(40), ack_of(&[(3, next)]));
+    let change = std::iter::from_fn(|| s.poll_event()).find_map(|e| match e {
+        TraceEvent::CongestionState { old, new, .. } => Some((old, new)),
+        _ => None,
+    });
+    assert_eq!(change, Some((at_on, s.controller().state())));
+    assert_ne!(at_on, s.controller().state());
+}

@@ -261,18 +261,18 @@ impl Receiver {
     }
 
     /// The ACK frame for the current state (RFC 9000 §19.3; TCP cumulative + SACK).
-    /// Built in its box, where the ranges are written directly (the frame holds the first few inline).
+    /// Built in its box (a reused one, `wire::ack_box`), where the ranges are written directly (the frame
+    /// holds the first few inline).
     fn ack_frame(&self, now: Time) -> Box<AckFrame> {
-        let mut frame = Box::new(AckFrame {
+        let mut frame = AckFrame::boxed(
             // RFC 9000 §13.2.5: the delay since the largest acknowledged packet arrived. TCP has
             // no such field (RFC 9293 §3.1): its sender's RTT samples include the ACK delay.
-            ack_delay_ns: match self.profile {
+            match self.profile {
                 Profile::Tcp(_) => 0,
                 _ => self.clock.elapsed(now, self.largest_time).as_nanos(),
             },
-            ecn: (self.ecn_reporting && self.ecn_counts != [0; 3]).then(|| Box::new(self.ecn_counts)),
-            ..AckFrame::default()
-        });
+            (self.ecn_reporting && self.ecn_counts != [0; 3]).then_some(self.ecn_counts),
+        );
         let v = &mut frame.ranges;
         match self.profile {
             Profile::Tcp(t) => {
@@ -464,6 +464,8 @@ impl Endpoint for Receiver {
                 size: dgram.size,
                 packet: dgram.packet,
             });
+        } else if let Some(ack) = dgram.packet.ack {
+            AckFrame::recycle(ack);
         }
     }
 

@@ -130,25 +130,42 @@ impl LossDetection {
     ///
     /// Both thresholds are monotone in packet number (send times do not decrease), so the scan
     /// stops at the first outstanding packet that is not lost: O(lost + holes) per call.
+    #[inline]
     pub fn detect_lost(
         &mut self,
         now: Time,
         sent: &mut SentPackets,
         rtt: &RttEstimator,
         max_ack_delay: Dur,
-        mut lost: impl FnMut(u64, SentPacket, LossTrigger),
+        lost: impl FnMut(u64, SentPacket, LossTrigger),
     ) -> bool {
         self.loss_time = None;
         let Some(largest) = self.largest_acked else {
             return false;
         };
-        let mut pn = sent.first_pn();
         // Never past what was sent, whatever `largest` says: the scan stays within the sent record.
         let end = largest.min(sent.next_pn());
-        if pn >= end {
-            // Nothing outstanding below the largest acknowledged (most ACKs): no threshold to work out.
+        if sent.first_pn() >= end {
+            // Nothing outstanding below the largest acknowledged (most ACKs): no threshold to work out,
+            // and no call.
             return false;
         }
+        self.detect_lost_below(now, sent, rtt, max_ack_delay, largest, lost)
+    }
+
+    /// `detect_lost` once something is outstanding below the largest acknowledged, `largest`.
+    #[inline(never)]
+    fn detect_lost_below(
+        &mut self,
+        now: Time,
+        sent: &mut SentPackets,
+        rtt: &RttEstimator,
+        max_ack_delay: Dur,
+        largest: u64,
+        mut lost: impl FnMut(u64, SentPacket, LossTrigger),
+    ) -> bool {
+        let mut pn = sent.first_pn();
+        let end = largest.min(sent.next_pn());
         let loss_delay = self.loss_delay(rtt);
         // §7.6.1: (smoothed_rtt + max(4·rttvar, kGranularity) + max_ack_delay) · 3.
         let pc_duration = rtt.pto_base(max_ack_delay, GRANULARITY) * PERSISTENT_CONGESTION_THRESHOLD;

@@ -95,6 +95,7 @@ impl SentPackets {
     /// Removes every outstanding packet covered by `ranges` (inclusive `(smallest, largest)`,
     /// highest first, as in an ACK frame) and hands each to `f` in ascending packet-number order.
     /// `f` borrows the record in its slot: copying it out first cost more than the rest of the walk.
+    #[inline]
     pub fn on_ack(&mut self, ranges: &[(u64, u64)], mut f: impl FnMut(u64, &SentPacket)) {
         let (base, end) = (self.base, self.next_pn());
         // ACKs keep repeating old ranges (up to the receiver's limit, 32 after a loss burst): bisect for the

@@ -41,8 +41,8 @@ pub struct DataChunk {
 const INLINE_RANGES: usize = 4;
 
 /// The ranges of an ACK frame, a slice (`Deref`) of inclusive `(smallest, largest)` pairs. Up to
-/// `INLINE_RANGES` live inside the frame, so the boxed frame is the only allocation of a typical ACK (the
-/// receiver allocates one per ACK and the sender frees it); more go to the heap together.
+/// `INLINE_RANGES` live inside the frame, so the boxed frame is the only allocation of a typical ACK (and
+/// the box is reused, `wire::ack_box`); more go to the heap together.
 #[derive(Clone, Default)]
 pub struct AckRanges {
     /// Number of ranges in `inline`, when `heap` is unused.
@@ -69,10 +69,21 @@ impl AckRanges {
             self.heap.push(r);
         }
     }
+
+    /// Removes every range, back to the inline storage.
+    #[inline]
+    pub fn clear(&mut self) {
+        self.len = 0;
+        if self.heap.capacity() > 0 {
+            self.heap = Vec::new();
+        }
+    }
 }
 
 impl AckRanges {
     /// Appends `lowest_first` highest first: one copy, without a per-range capacity check once on the heap.
+    /// Inlined: a receiver's ACK frame copies one or two short runs of ranges into the inline storage.
+    #[inline]
     pub fn extend_rev(&mut self, lowest_first: &[(u64, u64)]) {
         let n = self.len as usize;
         if self.heap.capacity() == 0 && n + lowest_first.len() <= INLINE_RANGES {
@@ -82,6 +93,13 @@ impl AckRanges {
             self.len += lowest_first.len() as u32;
             return;
         }
+        self.extend_rev_spill(lowest_first);
+    }
+
+    /// `extend_rev` past the inline storage, out of line as it is rare.
+    #[inline(never)]
+    fn extend_rev_spill(&mut self, lowest_first: &[(u64, u64)]) {
+        let n = self.len as usize;
         if self.heap.capacity() == 0 {
             self.heap.reserve((n + lowest_first.len()).max(8 * INLINE_RANGES));
             self.heap.extend_from_slice(&self.inline[..n]);

@@ -214,7 +214,8 @@ impl Sender {
                     new: state,
                 });
             }
+            // Kept only for the trace (`set_tracing` catches it up): untraced, a controller call per ACK less.
+            self.cc_state = state;
         }
-        self.cc_state = self.cc.state();
     }
 }

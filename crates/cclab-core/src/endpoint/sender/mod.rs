@@ -27,7 +27,7 @@ use crate::recovery::rtt_histogram::RttHistogram;
 use crate::recovery::sent::SentPackets;
 use crate::time::{Dur, Time};
 use crate::units::Bytes;
-use crate::wire::packet::{AckFrequencyFrame, Datagram, Ecn, FlowId};
+use crate::wire::packet::{AckFrame, AckFrequencyFrame, Datagram, Ecn, FlowId};
 use crate::wire::size::Profile;
 use serde::Deserialize;
 
@@ -144,6 +144,7 @@ pub struct Sender {
     /// `size_bound` sizes: boxed once, not on every send attempt.
     af_bound: Option<Box<AckFrequencyFrame>>,
     // Read by ACKs only.
+    /// The controller state last traced (kept up to date only while tracing).
     cc_state: CcState,
     last_rate_sample: Option<RateSample>,
     /// Reused per-ACK buffers (no allocation per ACK).
@@ -314,6 +315,7 @@ impl Sender {
     }
 
     /// Hands the application's writes due at clock reading `t` to the stream.
+    #[inline]
     fn pump_source(&mut self, t: Time) {
         if self.source.poll(t) > 0 || self.source.is_finished() {
             self.stream.on_written(self.source.written(), self.source.is_finished());
@@ -379,6 +381,9 @@ impl Endpoint for Sender {
                 size: dgram.size,
                 packet: dgram.packet,
             });
+        } else if let Some(ack) = dgram.packet.ack {
+            // The receiver's next ACK reuses the box (`wire::ack_box`).
+            AckFrame::recycle(ack);
         }
     }
 
@@ -404,6 +409,7 @@ impl Endpoint for Sender {
 
     fn set_tracing(&mut self, on: bool) {
         self.trace.set(on);
+        self.cc_state = self.cc.state();
     }
 
     fn stats(&self) -> EndpointStats {

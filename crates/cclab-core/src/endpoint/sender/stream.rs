@@ -19,6 +19,7 @@ struct ByteRanges {
 
 impl ByteRanges {
     /// Adds `lo..hi`; returns how many bytes were new.
+    #[inline]
     fn insert(&mut self, lo: u64, hi: u64) -> u64 {
         if lo >= hi {
             return 0;
@@ -256,7 +257,9 @@ impl SendStream {
         }
     }
 
-    /// A packet carrying `c` was acknowledged; returns the bytes newly acknowledged.
+    /// A packet carrying `c` was acknowledged; returns the bytes newly acknowledged. Inlined into the
+    /// sender's per-packet ACK loop (the general insert stays a call).
+    #[inline]
     pub(super) fn on_acked(&mut self, c: DataChunk) -> u64 {
         let end = c.offset + c.len as u64;
         // Only bytes of the trimmed front make `peek` trim it again (the bytes below it were acknowledged
