@@ -440,6 +440,7 @@ impl Network {
 
     /// A datagram reached its destination host; with `in_link_event`, a host that allows it runs at
     /// the end of the link event (a datagram a host sends to itself always wakes it).
+    #[inline]
     fn arrive(&mut self, p: InFlight, in_link_event: bool) {
         let r = &self.routes[p.route as usize];
         let (h, slot) = (r.host, r.slot);

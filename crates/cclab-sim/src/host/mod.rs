@@ -241,6 +241,7 @@ impl Host {
     }
 
     /// A datagram for `slot` arrives at `now`. Returns true if the host must run at `now`.
+    #[inline]
     pub fn deliver(&mut self, slot: u16, d: Datagram) -> bool {
         let size = d.size as u64;
         if self.rx_bytes + size > self.socket_buffer {
@@ -354,6 +355,7 @@ impl Host {
     /// suffices; a host that polls, feeds and polls an endpoint again within one event used to
     /// ask it three times. (Slots are refreshed in slot order: the order does not matter, as each
     /// slot has one wake-up time and `take_due` sorts the due slots.)
+    #[inline]
     fn refresh_stale(&mut self, now: Time) {
         while let Some(slot) = self.stale.pop_first() {
             let s = &self.slots[slot];
@@ -399,6 +401,7 @@ impl Host {
     }
 
     /// Hands datagram `d` to `slot`'s endpoint at `now`; returns 1 if the endpoint became done.
+    #[inline(always)]
     fn receive(&mut self, now: Time, slot: u16, d: Datagram) -> usize {
         let s = &mut self.slots[slot as usize];
         s.endpoint.handle_datagram(now, d);
