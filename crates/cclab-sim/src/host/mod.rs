@@ -355,7 +355,7 @@ impl Host {
     /// suffices; a host that polls, feeds and polls an endpoint again within one event used to
     /// ask it three times. (Slots are refreshed in slot order: the order does not matter, as each
     /// slot has one wake-up time and `take_due` sorts the due slots.)
-    #[inline]
+    #[inline(always)]
     fn refresh_stale(&mut self, now: Time) {
         while let Some(slot) = self.stale.pop_first() {
             let s = &self.slots[slot];

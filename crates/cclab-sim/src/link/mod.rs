@@ -187,7 +187,8 @@ impl Link {
                 return None;
             }
         }
-        if self.loss.lose(&mut self.loss_rng) {
+        // A lossless link (the default) skips the model's call: `AnyLoss::None` draws nothing.
+        if !matches!(self.loss, AnyLoss::None) && self.loss.lose(&mut self.loss_rng) {
             self.stats.lost_packets += 1;
             return None;
         }
@@ -204,6 +205,7 @@ impl Link {
 
     /// `p` passed thinning, loss and duplication: into the queue, or straight to the serialiser.
     /// Returns the wake-up to merge, as [`Link::push`] does.
+    #[inline]
     fn enter(&mut self, now: Time, p: InFlight) -> Option<Time> {
         if self.trace.is_none() && self.per_packet.0 == 0 && self.rate_bps.is_none() {
             return Some(self.prop.push(now, p));
@@ -241,6 +243,7 @@ impl Link {
     }
 
     /// The serialiser is free at `t`: starts the next queued packet, if any; returns its arrival.
+    #[inline]
     fn start_next(&mut self, t: Time) -> Option<Time> {
         let p = self.queue.dequeue(t)?;
         self.stats.dequeued_packets += 1;
