@@ -268,9 +268,9 @@ impl Host {
         self.hand_off
     }
 
-    /// Runs the event loop at `now`; sent datagrams are appended to `out`. Returns the number
-    /// of endpoints that became done.
-    pub fn act(&mut self, now: Time, out: &mut Vec<InFlight>) -> usize {
+    /// Runs the event loop at `now`; each sent datagram is handed to `out` as it leaves the host,
+    /// in the order they leave. Returns the number of endpoints that became done.
+    pub fn act(&mut self, now: Time, out: &mut impl FnMut(InFlight)) -> usize {
         let finished = if self.free {
             self.run_free(now, out)
         } else {
@@ -280,7 +280,7 @@ impl Host {
         finished
     }
 
-    fn run(&mut self, now: Time, out: &mut Vec<InFlight>) -> usize {
+    fn run(&mut self, now: Time, out: &mut impl FnMut(InFlight)) -> usize {
         let mut finished = 0;
         let after_job = self.job != Job::Idle;
         if after_job {
@@ -412,7 +412,7 @@ impl Host {
         finished
     }
 
-    fn finish_job(&mut self, now: Time, out: &mut Vec<InFlight>) -> usize {
+    fn finish_job(&mut self, now: Time, out: &mut impl FnMut(InFlight)) -> usize {
         let mut finished = 0;
         match self.job {
             Job::Receive => {
@@ -423,14 +423,9 @@ impl Host {
             }
             Job::Send => {
                 let s = &mut self.slots[self.job_tx_slot];
-                for p in &mut self.job_tx {
+                for mut p in self.job_tx.drain(..) {
                     p.enqueued = now;
-                }
-                // Hand the buffer over instead of moving each datagram when `out` is empty (the usual case).
-                if out.is_empty() {
-                    std::mem::swap(out, &mut self.job_tx);
-                } else {
-                    out.append(&mut self.job_tx);
+                    out(p);
                 }
                 // An endpoint may be done once its last datagram is out (nothing left to wait for).
                 finished += Self::check_done(s);
@@ -481,7 +476,7 @@ impl Host {
     /// Fills the send job with datagrams from the next endpoint that has some; false if none has.
     fn poll_send_job(&mut self, now: Time) -> bool {
         let mut tx = std::mem::take(&mut self.job_tx);
-        let sent = self.poll_send(now, &mut tx);
+        let sent = self.poll_send(now, &mut |p| tx.push(p));
         self.job_tx = tx;
         if let Some(slot) = sent {
             self.job_tx_slot = slot;
@@ -491,12 +486,11 @@ impl Host {
 
     /// Polls the started endpoints that may send round-robin for up to `max_tx` datagrams from
     /// one of them, appended to `out` (sent at `now`); returns that endpoint's slot.
-    fn poll_send(&mut self, now: Time, out: &mut Vec<InFlight>) -> Option<usize> {
+    fn poll_send(&mut self, now: Time, out: &mut impl FnMut(InFlight)) -> Option<usize> {
         let n = self.slots.len();
         if n == 1 {
             return self.poll_send_one(now, out).then_some(0);
         }
-        let first = out.len();
         // Ready slots from `next_slot` to the end, then from the start up to `next_slot`.
         let next = self.next_slot as usize;
         for (lo, hi) in [(next, n), (0, next)] {
@@ -509,14 +503,14 @@ impl Host {
                     self.wake.unready(cur as u16);
                     continue;
                 }
-                Self::poll_slot(s, now, self.max_tx, out);
+                let sent = Self::poll_slot(s, now, self.max_tx, out);
                 Self::collect_events(&mut self.traced, cur as u16, s);
                 // Other endpoints promise nothing about when they can send, so they are always polled. Small
                 // hosts poll every endpoint as they always did: a poll that sends nothing still refills a paced
                 // sender's token bucket at the rate in force, and skipping it would change their results.
                 let always_polled = matches!(s.endpoint, AnyEndpoint::Custom(_)) || n <= POLL_ALL_MAX_SLOTS;
                 self.touched(cur);
-                if out.len() > first {
+                if sent {
                     self.next_slot = if cur + 1 == n { 0 } else { cur as u32 + 1 };
                     return Some(cur);
                 }
@@ -532,7 +526,7 @@ impl Host {
     /// dumbbell's): the same calls without the round-robin search, which cost more than the
     /// poll of an endpoint with nothing to send. True if it sent.
     #[inline]
-    fn poll_send_one(&mut self, now: Time, out: &mut Vec<InFlight>) -> bool {
+    fn poll_send_one(&mut self, now: Time, out: &mut impl FnMut(InFlight)) -> bool {
         if self.wake.next_ready(0, 1).is_none() {
             return false;
         }
@@ -541,11 +535,10 @@ impl Host {
             self.wake.unready(0);
             return false;
         }
-        let first = out.len();
-        Self::poll_slot(s, now, self.max_tx, out);
+        let sent = Self::poll_slot(s, now, self.max_tx, out);
         Self::collect_events(&mut self.traced, 0, s);
         self.touched(0);
-        if out.len() > first {
+        if sent {
             self.next_slot = 0;
             return true;
         }
@@ -553,13 +546,13 @@ impl Host {
         false
     }
 
-    /// Appends up to `max_tx` datagrams that `s`'s endpoint sends at `now` to `out`.
+    /// Hands up to `max_tx` datagrams that `s`'s endpoint sends at `now` to `out`; true if it sent any.
     #[inline(always)]
-    fn poll_slot(s: &mut Slot, now: Time, max_tx: u32, out: &mut Vec<InFlight>) {
-        let first = out.len();
-        while out.len() - first < max_tx as usize {
+    fn poll_slot(s: &mut Slot, now: Time, max_tx: u32, out: &mut impl FnMut(InFlight)) -> bool {
+        let mut sent = 0;
+        while sent < max_tx {
             match s.endpoint.poll_transmit(now) {
-                Some(dgram) => out.push(InFlight {
+                Some(dgram) => out(InFlight {
                     dgram,
                     route: s.route,
                     hop: 0,
@@ -568,6 +561,8 @@ impl Host {
                 }),
                 None => break,
             }
+            sent += 1;
         }
+        sent > 0
     }
 }

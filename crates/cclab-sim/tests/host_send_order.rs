@@ -1,0 +1,64 @@
+//! A host hands each datagram to its route's first link as it sends it (`Network::act_host`); one
+//! whose route has no link arrives at a host (maybe the sender's own) only once the sending host is
+//! done, so it and every datagram sent after it wait, in order. Every datagram must still arrive,
+//! once, in the order sent, at the time its route gives.
+//!
+//! ```text
+//!  [host S: source A, sink A, source B] ──unlimited, 50 µs──▶ [host D: sink B]
+//!   (A's route has no link: S to S)
+//! ```
+//! Both sources send all their datagrams at time zero, so host S's one event alternates A and B.
+
+mod common;
+
+use cclab_core::time::{Dur, Time};
+use cclab_core::wire::packet::FlowId;
+use cclab_sim::endpoint::AnyEndpoint;
+use cclab_sim::host::HostConfig;
+use cclab_sim::network::{FlowSpec, Network, Stop};
+use common::{link, log, Cbr, Log, Sink};
+
+const COUNT: u64 = 40;
+const DELAY: Dur = Dur(50_000);
+
+/// (arrival time, packet number) of each datagram a sink got.
+fn arrivals(l: &Log) -> Vec<(Time, u64)> {
+    l.lock().unwrap().iter().map(|(t, d)| (*t, d.packet.pn)).collect()
+}
+
+/// Runs sources A (no link) and B (one link) from host S, the linkless flow added first or second.
+fn run(linkless_first: bool) -> (Vec<(Time, u64)>, Vec<(Time, u64)>) {
+    let mut net = Network::new();
+    let l = net.add_link(&link(0, DELAY), 1);
+    let back = net.add_link(&link(0, DELAY), 1);
+    let s = net.add_host(&HostConfig::default(), 1);
+    let d = net.add_host(&HostConfig::default(), 1);
+    let (log_a, log_b) = (log(), log());
+    let spec = |flow: u32, linkless: bool, sink: &Log| FlowSpec {
+        sender: AnyEndpoint::Custom(Box::new(Cbr::new(FlowId(flow), 1250, Dur::ZERO, COUNT, Time::ZERO))),
+        receiver: AnyEndpoint::Custom(Box::new(Sink::new(sink.clone()))),
+        sender_host: s,
+        receiver_host: if linkless { s } else { d },
+        forward: if linkless { vec![] } else { vec![l] },
+        reverse: if linkless { vec![] } else { vec![back] },
+        start: Time::ZERO,
+        trace: false,
+    };
+    for k in 0..2u32 {
+        let linkless = (k == 0) == linkless_first;
+        net.add_flow(spec(k, linkless, if linkless { &log_a } else { &log_b }));
+    }
+    assert_eq!(net.run(Time(1_000_000_000), None, &mut ()), Stop::AllDone);
+    (arrivals(&log_a), arrivals(&log_b))
+}
+
+#[test]
+fn host_send_order_keeps_every_datagram_after_a_linkless_one() {
+    let linked: Vec<(Time, u64)> = (0..COUNT).map(|pn| (Time::ZERO + DELAY, pn)).collect();
+    let linkless: Vec<(Time, u64)> = (0..COUNT).map(|pn| (Time::ZERO, pn)).collect();
+    for first in [true, false] {
+        let (a, b) = run(first);
+        assert_eq!(a, linkless, "linkless flow added first: {first}");
+        assert_eq!(b, linked, "linkless flow added first: {first}");
+    }
+}
