@@ -309,6 +309,7 @@ impl Link {
     /// Advances the link to `now` and marks the packets that reached the far end, for
     /// [`Link::pop_arrived`] to take. [`Link::next_wake`] leaves marked packets out, so the link
     /// can be rescheduled before they are taken.
+    #[inline]
     pub fn advance(&mut self, now: Time) {
         self.catch_up(now);
         self.prop.mark_arrived(now);
