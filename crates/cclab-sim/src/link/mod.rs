@@ -184,6 +184,7 @@ impl Link {
 
     /// `p` is offered at `now` to a link whose departures due by `now` are done: thinning, loss,
     /// duplication, then [`Link::enter`].
+    #[inline(always)]
     fn offer(&mut self, now: Time, p: InFlight) -> Option<Time> {
         self.stats.offered_packets += 1;
         self.stats.offered_bytes += p.size();
@@ -216,7 +217,7 @@ impl Link {
 
     /// `p` passed thinning, loss and duplication: into the queue, or straight to the serialiser.
     /// Returns the wake-up to merge, as [`Link::push`] does.
-    #[inline]
+    #[inline(always)]
     fn enter(&mut self, now: Time, p: InFlight) -> Option<Time> {
         if self.unlimited {
             return Some(self.prop.push(now, p));
