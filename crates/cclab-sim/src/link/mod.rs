@@ -247,6 +247,7 @@ impl Link {
     }
 
     /// Serialises `p` from `t` on; returns its arrival time, known now.
+    #[inline(always)]
     fn transmit(&mut self, t: Time, p: InFlight) -> Time {
         let d = self.service_time(p.size());
         self.stats.busy += d;
@@ -255,7 +256,7 @@ impl Link {
     }
 
     /// The serialiser is free at `t`: starts the next queued packet, if any; returns its arrival.
-    #[inline]
+    #[inline(always)]
     fn start_next(&mut self, t: Time) -> Option<Time> {
         let p = self.queue.dequeue(t)?;
         self.stats.dequeued_packets += 1;
