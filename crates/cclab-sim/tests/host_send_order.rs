@@ -22,12 +22,14 @@ const COUNT: u64 = 40;
 const DELAY: Dur = Dur(50_000);
 
 /// (arrival time, packet number) of each datagram a sink got.
-fn arrivals(l: &Log) -> Vec<(Time, u64)> {
+type Arrivals = Vec<(Time, u64)>;
+
+fn arrivals(l: &Log) -> Arrivals {
     l.lock().unwrap().iter().map(|(t, d)| (*t, d.packet.pn)).collect()
 }
 
 /// Runs sources A (no link) and B (one link) from host S, the linkless flow added first or second.
-fn run(linkless_first: bool) -> (Vec<(Time, u64)>, Vec<(Time, u64)>) {
+fn run(linkless_first: bool) -> (Arrivals, Arrivals) {
     let mut net = Network::new();
     let l = net.add_link(&link(0, DELAY), 1);
     let back = net.add_link(&link(0, DELAY), 1);
@@ -54,8 +56,8 @@ fn run(linkless_first: bool) -> (Vec<(Time, u64)>, Vec<(Time, u64)>) {
 
 #[test]
 fn host_send_order_keeps_every_datagram_after_a_linkless_one() {
-    let linked: Vec<(Time, u64)> = (0..COUNT).map(|pn| (Time::ZERO + DELAY, pn)).collect();
-    let linkless: Vec<(Time, u64)> = (0..COUNT).map(|pn| (Time::ZERO, pn)).collect();
+    let linked: Arrivals = (0..COUNT).map(|pn| (Time::ZERO + DELAY, pn)).collect();
+    let linkless: Arrivals = (0..COUNT).map(|pn| (Time::ZERO, pn)).collect();
     for first in [true, false] {
         let (a, b) = run(first);
         assert_eq!(a, linkless, "linkless flow added first: {first}");
