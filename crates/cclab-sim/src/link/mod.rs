@@ -228,7 +228,13 @@ impl Link {
             self.stats.dequeued_packets += 1;
             return Some(self.transmit(now, p));
         }
-        if !self.queue.enqueue(now, p, &mut self.queue_rng) {
+        // Drop-tail (the default) called directly: its code inline here rather than behind the
+        // dispatch over every discipline, which the compiler keeps out of line.
+        let entered = match &mut self.queue {
+            AnyQueue::DropTail(q) => q.enqueue(now, p, &mut self.queue_rng),
+            q => q.enqueue(now, p, &mut self.queue_rng),
+        };
+        if !entered {
             return None;
         }
         match &self.trace {
@@ -258,7 +264,10 @@ impl Link {
     /// The serialiser is free at `t`: starts the next queued packet, if any; returns its arrival.
     #[inline(always)]
     fn start_next(&mut self, t: Time) -> Option<Time> {
-        let p = self.queue.dequeue(t)?;
+        let p = match &mut self.queue {
+            AnyQueue::DropTail(q) => q.dequeue(t),
+            q => q.dequeue(t),
+        }?;
         self.stats.dequeued_packets += 1;
         self.stats.sojourn += t.saturating_since(p.enqueued);
         Some(self.transmit(t, p))
