@@ -8,13 +8,16 @@
 //!   (A's route has no link: S to S)
 //! ```
 //! Both sources send all their datagrams at time zero, so host S's one event alternates A and B.
+//!
+//! A host with one endpoint polls it without the round-robin search over its endpoints
+//! (`Host::poll_send_one`); it must send exactly as a host whose second endpoint never starts.
 
 mod common;
 
 use cclab_core::time::{Dur, Time};
 use cclab_core::wire::packet::FlowId;
 use cclab_sim::endpoint::AnyEndpoint;
-use cclab_sim::host::HostConfig;
+use cclab_sim::host::{BatchConfig, CpuConfig, HostConfig};
 use cclab_sim::network::{FlowSpec, Network, Stop};
 use common::{link, log, Cbr, Log, Sink};
 
@@ -62,5 +65,55 @@ fn host_send_order_keeps_every_datagram_after_a_linkless_one() {
         let (a, b) = run(first);
         assert_eq!(a, linkless, "linkless flow added first: {first}");
         assert_eq!(b, linked, "linkless flow added first: {first}");
+    }
+}
+
+/// Source → sink over a 100 Mbit/s, 1 ms link from a sender host `cpu`; with `idle_flow`, both hosts
+/// also hold a flow that starts after the run. Returns what the first sink got.
+fn one_flow(cpu: &CpuConfig, idle_flow: bool) -> Arrivals {
+    let mut net = Network::new();
+    let l = net.add_link(&link(100_000_000, Dur::from_millis(1)), 1);
+    let back = net.add_link(&link(100_000_000, Dur::from_millis(1)), 1);
+    let sender = HostConfig {
+        cpu: cpu.clone(),
+        socket_buffer: None,
+    };
+    let s = net.add_host(&sender, 1);
+    let d = net.add_host(&HostConfig::default(), 1);
+    let sinks = [log(), log()];
+    for k in 0..1 + idle_flow as u32 {
+        let start = if k == 0 { Time::ZERO } else { Time(10_000_000_000) };
+        // 1250 B every 10 µs for 2 ms: faster than the link and than a host with a send cost, which
+        // then sends in batches.
+        let source = Cbr::new(FlowId(k), 1250, Dur::from_micros(10), 200, start);
+        net.add_flow(FlowSpec {
+            sender: AnyEndpoint::Custom(Box::new(source)),
+            receiver: AnyEndpoint::Custom(Box::new(Sink::new(sinks[k as usize].clone()))),
+            sender_host: s,
+            receiver_host: d,
+            forward: vec![l],
+            reverse: vec![back],
+            start,
+            trace: false,
+        });
+    }
+    net.run(Time(1_000_000_000), None, &mut ());
+    arrivals(&sinks[0])
+}
+
+#[test]
+fn host_send_order_of_one_endpoint_matches_a_host_with_an_idle_second() {
+    let gso = CpuConfig {
+        send_cost: Dur::from_micros(30),
+        gso: Some(BatchConfig {
+            max_segments: 4,
+            fixed: Dur::from_micros(20),
+        }),
+        ..Default::default()
+    };
+    for cpu in [CpuConfig::default(), gso] {
+        let alone = one_flow(&cpu, false);
+        assert_eq!(alone.len(), 200, "{cpu:?}");
+        assert_eq!(alone, one_flow(&cpu, true), "{cpu:?}");
     }
 }
