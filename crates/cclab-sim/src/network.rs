@@ -110,6 +110,7 @@ pub struct Network {
     flows: Vec<FlowState>,
     /// Per flow, apart from the rest of its state: the receiver's every ACK updates one line here.
     acks: Vec<AckIntervalStats>,
+    /// Datagrams a host sent after one whose route has no link, until the host is done (see `act_host`).
     scratch: Vec<InFlight>,
     /// Hosts run within link events when they allow it ([`Network::set_hand_off`]).
     hand_off: bool,
@@ -389,18 +390,43 @@ impl Network {
     }
 
     fn act_host(&mut self, h: u32, observer: &mut dyn Observer) {
-        let mut out = std::mem::take(&mut self.scratch);
+        let now = self.now;
+        let (links, sched, routes, route_links, acks) = (
+            &mut self.links,
+            &mut self.sched,
+            &self.routes,
+            &self.route_links,
+            &mut self.acks,
+        );
+        // Datagrams go onto their first link as the host sends them, not through a list: the
+        // links' and scheduler's calls come in the same order either way. One whose route has no
+        // link arrives at a host, maybe this one, so it waits in `later` with every one after it
+        // (keeping that order) until the host is done.
+        let later = &mut self.scratch;
         let host = &mut self.hosts[h as usize];
-        self.done += host.act(self.now, &mut out);
-        host.drain_events(|flow, side, ev| observer.on_trace(flow, side, ev));
-        for p in out.drain(..) {
-            let r = &self.routes[p.route as usize];
+        let finished = host.act(now, &mut |p: InFlight| {
+            let r = &routes[p.route as usize];
             if r.from == Side::Receiver && p.is_pure_ack() {
-                self.acks[r.flow as usize].record(self.now);
+                acks[r.flow as usize].record(now);
             }
-            self.inject(p);
+            if r.len == 0 || !later.is_empty() {
+                later.push(p);
+                return;
+            }
+            let l = route_links[r.first as usize];
+            if let Some(t) = links[l as usize].push(now, p) {
+                sched.schedule(l, t);
+            }
+        });
+        self.done += finished;
+        host.drain_events(|flow, side, ev| observer.on_trace(flow, side, ev));
+        if !self.scratch.is_empty() {
+            let mut later = std::mem::take(&mut self.scratch);
+            for p in later.drain(..) {
+                self.inject(p);
+            }
+            self.scratch = later;
         }
-        self.scratch = out;
         if let Some(t) = self.hosts[h as usize].next_wake(self.now) {
             self.sched.schedule(self.host_actor(h), t);
         }
@@ -440,6 +466,7 @@ impl Network {
 
     /// A datagram reached its destination host; with `in_link_event`, a host that allows it runs at
     /// the end of the link event (a datagram a host sends to itself always wakes it).
+    #[inline]
     fn arrive(&mut self, p: InFlight, in_link_event: bool) {
         let r = &self.routes[p.route as usize];
         let (h, slot) = (r.host, r.slot);

@@ -14,7 +14,7 @@ use cclab_core::time::Time;
 
 impl Host {
     /// `act` for a free host (`Host::free`). Returns the number of endpoints that became done.
-    pub(super) fn run_free(&mut self, now: Time, out: &mut Vec<InFlight>) -> usize {
+    pub(super) fn run_free(&mut self, now: Time, out: &mut impl FnMut(InFlight)) -> usize {
         // Nothing touched an endpoint since the last `act` refreshed them, so the timers are current.
         let mut finished = self.fire_timers(now);
         loop {

@@ -241,6 +241,7 @@ impl Host {
     }
 
     /// A datagram for `slot` arrives at `now`. Returns true if the host must run at `now`.
+    #[inline]
     pub fn deliver(&mut self, slot: u16, d: Datagram) -> bool {
         let size = d.size as u64;
         if self.rx_bytes + size > self.socket_buffer {
@@ -267,9 +268,9 @@ impl Host {
         self.hand_off
     }
 
-    /// Runs the event loop at `now`; sent datagrams are appended to `out`. Returns the number
-    /// of endpoints that became done.
-    pub fn act(&mut self, now: Time, out: &mut Vec<InFlight>) -> usize {
+    /// Runs the event loop at `now`; each sent datagram is handed to `out` as it leaves the host,
+    /// in the order they leave. Returns the number of endpoints that became done.
+    pub fn act(&mut self, now: Time, out: &mut impl FnMut(InFlight)) -> usize {
         let finished = if self.free {
             self.run_free(now, out)
         } else {
@@ -279,7 +280,7 @@ impl Host {
         finished
     }
 
-    fn run(&mut self, now: Time, out: &mut Vec<InFlight>) -> usize {
+    fn run(&mut self, now: Time, out: &mut impl FnMut(InFlight)) -> usize {
         let mut finished = 0;
         let after_job = self.job != Job::Idle;
         if after_job {
@@ -354,6 +355,7 @@ impl Host {
     /// suffices; a host that polls, feeds and polls an endpoint again within one event used to
     /// ask it three times. (Slots are refreshed in slot order: the order does not matter, as each
     /// slot has one wake-up time and `take_due` sorts the due slots.)
+    #[inline(always)]
     fn refresh_stale(&mut self, now: Time) {
         while let Some(slot) = self.stale.pop_first() {
             let s = &self.slots[slot];
@@ -366,11 +368,19 @@ impl Host {
         }
     }
 
+    #[inline]
     fn fire_timers(&mut self, now: Time) -> usize {
-        // Most events fire no timer: one look at the earliest skips the due list's round trip.
+        // Most events fire no timer: one look at the earliest skips the due list's round trip
+        // (inline, so that it costs no call).
         if self.wake.earliest().is_none_or(|t| t > now) {
             return 0;
         }
+        self.fire_due_timers(now)
+    }
+
+    /// [`Host::fire_timers`] once some timer is due.
+    #[inline(never)]
+    fn fire_due_timers(&mut self, now: Time) -> usize {
         let mut finished = 0;
         let mut due = std::mem::take(&mut self.due);
         self.wake.take_due(now, &mut due);
@@ -391,6 +401,7 @@ impl Host {
     }
 
     /// Hands datagram `d` to `slot`'s endpoint at `now`; returns 1 if the endpoint became done.
+    #[inline(always)]
     fn receive(&mut self, now: Time, slot: u16, d: Datagram) -> usize {
         let s = &mut self.slots[slot as usize];
         s.endpoint.handle_datagram(now, d);
@@ -401,7 +412,7 @@ impl Host {
         finished
     }
 
-    fn finish_job(&mut self, now: Time, out: &mut Vec<InFlight>) -> usize {
+    fn finish_job(&mut self, now: Time, out: &mut impl FnMut(InFlight)) -> usize {
         let mut finished = 0;
         match self.job {
             Job::Receive => {
@@ -412,14 +423,9 @@ impl Host {
             }
             Job::Send => {
                 let s = &mut self.slots[self.job_tx_slot];
-                for p in &mut self.job_tx {
+                for mut p in self.job_tx.drain(..) {
                     p.enqueued = now;
-                }
-                // Hand the buffer over instead of moving each datagram when `out` is empty (the usual case).
-                if out.is_empty() {
-                    std::mem::swap(out, &mut self.job_tx);
-                } else {
-                    out.append(&mut self.job_tx);
+                    out(p);
                 }
                 // An endpoint may be done once its last datagram is out (nothing left to wait for).
                 finished += Self::check_done(s);
@@ -470,7 +476,7 @@ impl Host {
     /// Fills the send job with datagrams from the next endpoint that has some; false if none has.
     fn poll_send_job(&mut self, now: Time) -> bool {
         let mut tx = std::mem::take(&mut self.job_tx);
-        let sent = self.poll_send(now, &mut tx);
+        let sent = self.poll_send(now, &mut |p| tx.push(p));
         self.job_tx = tx;
         if let Some(slot) = sent {
             self.job_tx_slot = slot;
@@ -480,9 +486,11 @@ impl Host {
 
     /// Polls the started endpoints that may send round-robin for up to `max_tx` datagrams from
     /// one of them, appended to `out` (sent at `now`); returns that endpoint's slot.
-    fn poll_send(&mut self, now: Time, out: &mut Vec<InFlight>) -> Option<usize> {
+    fn poll_send(&mut self, now: Time, out: &mut impl FnMut(InFlight)) -> Option<usize> {
         let n = self.slots.len();
-        let first = out.len();
+        if n == 1 {
+            return self.poll_send_one(now, out).then_some(0);
+        }
         // Ready slots from `next_slot` to the end, then from the start up to `next_slot`.
         let next = self.next_slot as usize;
         for (lo, hi) in [(next, n), (0, next)] {
@@ -495,25 +503,14 @@ impl Host {
                     self.wake.unready(cur as u16);
                     continue;
                 }
-                while out.len() - first < self.max_tx as usize {
-                    match s.endpoint.poll_transmit(now) {
-                        Some(dgram) => out.push(InFlight {
-                            dgram,
-                            route: s.route,
-                            hop: 0,
-                            enqueued: now,
-                            payload: None,
-                        }),
-                        None => break,
-                    }
-                }
+                let sent = Self::poll_slot(s, now, self.max_tx, out);
                 Self::collect_events(&mut self.traced, cur as u16, s);
                 // Other endpoints promise nothing about when they can send, so they are always polled. Small
                 // hosts poll every endpoint as they always did: a poll that sends nothing still refills a paced
                 // sender's token bucket at the rate in force, and skipping it would change their results.
                 let always_polled = matches!(s.endpoint, AnyEndpoint::Custom(_)) || n <= POLL_ALL_MAX_SLOTS;
                 self.touched(cur);
-                if out.len() > first {
+                if sent {
                     self.next_slot = if cur + 1 == n { 0 } else { cur as u32 + 1 };
                     return Some(cur);
                 }
@@ -523,5 +520,49 @@ impl Host {
             }
         }
         None
+    }
+
+    /// [`Host::poll_send`] on a host with one endpoint (a point-to-point run's hosts, each of a
+    /// dumbbell's): the same calls without the round-robin search, which cost more than the
+    /// poll of an endpoint with nothing to send. True if it sent.
+    #[inline]
+    fn poll_send_one(&mut self, now: Time, out: &mut impl FnMut(InFlight)) -> bool {
+        if self.wake.next_ready(0, 1).is_none() {
+            return false;
+        }
+        let s = &mut self.slots[0];
+        if s.start > now {
+            self.wake.unready(0);
+            return false;
+        }
+        let sent = Self::poll_slot(s, now, self.max_tx, out);
+        Self::collect_events(&mut self.traced, 0, s);
+        self.touched(0);
+        if sent {
+            self.next_slot = 0;
+            return true;
+        }
+        // One endpoint is at most `POLL_ALL_MAX_SLOTS`: it stays ready, as in `poll_send`.
+        false
+    }
+
+    /// Hands up to `max_tx` datagrams that `s`'s endpoint sends at `now` to `out`; true if it sent any.
+    #[inline(always)]
+    fn poll_slot(s: &mut Slot, now: Time, max_tx: u32, out: &mut impl FnMut(InFlight)) -> bool {
+        let mut sent = 0;
+        while sent < max_tx {
+            match s.endpoint.poll_transmit(now) {
+                Some(dgram) => out(InFlight {
+                    dgram,
+                    route: s.route,
+                    hop: 0,
+                    enqueued: now,
+                    payload: None,
+                }),
+                None => break,
+            }
+            sent += 1;
+        }
+        sent > 0
     }
 }

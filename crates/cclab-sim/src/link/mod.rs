@@ -95,6 +95,12 @@ pub struct Link {
     thin_acks: u32,
     thin_counts: Vec<u32>,
     cross: Option<CrossSource>,
+    /// Configuration the per-packet path asks about, settled once at build: packets skip queue
+    /// and serialiser (no rate, no per-packet cost, no trace); the queue acts only when asked
+    /// (drop-tail); no trace, cross traffic or reordering (the FIFO's head is the next wake-up).
+    unlimited: bool,
+    passive_queue: bool,
+    plain: bool,
     /// When the serialiser is free.
     busy_until: Time,
     /// Last (size, serialisation time) computed.
@@ -115,13 +121,18 @@ impl Link {
         let packet_time = rate_bps
             .map_or(Dur::ZERO, |r| transmission_time(1500, r))
             .max(per_packet);
+        let queue = cfg.queue.build(packet_time, rate_bps);
+        let trace = cfg.loaded_trace.clone();
         Link {
+            unlimited: trace.is_none() && per_packet == Dur::ZERO && rate_bps.is_none(),
+            passive_queue: queue.is_passive(),
+            plain: trace.is_none() && cfg.cross_traffic.is_none() && cfg.reorder.is_none(),
             rate_bps,
             per_packet,
-            trace: cfg.loaded_trace.clone(),
+            trace,
             trace_next: None,
             trace_head: None,
-            queue: cfg.queue.build(packet_time, rate_bps),
+            queue,
             loss: cfg.loss.build(),
             loss_rng: stream_rng(seed, Stream::LinkLoss, index),
             queue_rng: stream_rng(seed, Stream::LinkQueue, index),
@@ -173,6 +184,7 @@ impl Link {
 
     /// `p` is offered at `now` to a link whose departures due by `now` are done: thinning, loss,
     /// duplication, then [`Link::enter`].
+    #[inline(always)]
     fn offer(&mut self, now: Time, p: InFlight) -> Option<Time> {
         self.stats.offered_packets += 1;
         self.stats.offered_bytes += p.size();
@@ -187,7 +199,8 @@ impl Link {
                 return None;
             }
         }
-        if self.loss.lose(&mut self.loss_rng) {
+        // A lossless link (the default) skips the model's call: `AnyLoss::None` draws nothing.
+        if !matches!(self.loss, AnyLoss::None) && self.loss.lose(&mut self.loss_rng) {
             self.stats.lost_packets += 1;
             return None;
         }
@@ -204,17 +217,24 @@ impl Link {
 
     /// `p` passed thinning, loss and duplication: into the queue, or straight to the serialiser.
     /// Returns the wake-up to merge, as [`Link::push`] does.
+    #[inline(always)]
     fn enter(&mut self, now: Time, p: InFlight) -> Option<Time> {
-        if self.trace.is_none() && self.per_packet.0 == 0 && self.rate_bps.is_none() {
+        if self.unlimited {
             return Some(self.prop.push(now, p));
         }
         // Departures due by `now` are done: a non-empty queue means a busy serialiser.
         let idle = self.busy_until <= now && self.queue.packets() == 0;
-        if self.trace.is_none() && idle && self.queue.is_passive() {
+        if self.trace.is_none() && idle && self.passive_queue {
             self.stats.dequeued_packets += 1;
             return Some(self.transmit(now, p));
         }
-        if !self.queue.enqueue(now, p, &mut self.queue_rng) {
+        // Drop-tail (the default) called directly: its code inline here rather than behind the
+        // dispatch over every discipline, which the compiler keeps out of line.
+        let entered = match &mut self.queue {
+            AnyQueue::DropTail(q) => q.enqueue(now, p, &mut self.queue_rng),
+            q => q.enqueue(now, p, &mut self.queue_rng),
+        };
+        if !entered {
             return None;
         }
         match &self.trace {
@@ -233,6 +253,7 @@ impl Link {
     }
 
     /// Serialises `p` from `t` on; returns its arrival time, known now.
+    #[inline(always)]
     fn transmit(&mut self, t: Time, p: InFlight) -> Time {
         let d = self.service_time(p.size());
         self.stats.busy += d;
@@ -241,8 +262,12 @@ impl Link {
     }
 
     /// The serialiser is free at `t`: starts the next queued packet, if any; returns its arrival.
+    #[inline(always)]
     fn start_next(&mut self, t: Time) -> Option<Time> {
-        let p = self.queue.dequeue(t)?;
+        let p = match &mut self.queue {
+            AnyQueue::DropTail(q) => q.dequeue(t),
+            q => q.dequeue(t),
+        }?;
         self.stats.dequeued_packets += 1;
         self.stats.sojourn += t.saturating_since(p.enqueued);
         Some(self.transmit(t, p))
@@ -256,7 +281,7 @@ impl Link {
     #[inline]
     pub fn catch_up(&mut self, now: Time) {
         // Most pushes find the serialiser busy past `now` (or nothing queued): a test, not a call.
-        if self.cross.is_none() && self.trace.is_none() && (self.busy_until > now || self.queue.packets() == 0) {
+        if self.plain && (self.busy_until > now || self.queue.packets() == 0) {
             return;
         }
         self.catch_up_due(now);
@@ -295,6 +320,7 @@ impl Link {
     /// Advances the link to `now` and marks the packets that reached the far end, for
     /// [`Link::pop_arrived`] to take. [`Link::next_wake`] leaves marked packets out, so the link
     /// can be rescheduled before they are taken.
+    #[inline]
     pub fn advance(&mut self, now: Time) {
         self.catch_up(now);
         self.prop.mark_arrived(now);
@@ -372,6 +398,9 @@ impl Link {
 
     /// When the link next has something to do, if anything.
     pub fn next_wake(&self) -> Option<Time> {
+        if self.plain {
+            return self.prop.next_arrival(); // nothing waits outside the FIFO's order, no cross traffic
+        }
         // A running minimum over raw times (`u64::MAX`: none), not over `Option`s: this runs after
         // every event and every push of the link.
         let mut t = self.prop.next_arrival().map_or(u64::MAX, |a| a.0);

@@ -53,7 +53,18 @@ impl Propagation {
     }
 
     /// `p` finished serialisation at `t`; returns when it arrives.
-    pub(super) fn push(&mut self, t: Time, mut p: InFlight) -> Time {
+    #[inline]
+    pub(super) fn push(&mut self, t: Time, p: InFlight) -> Time {
+        // A fixed delay (the usual link) inline in the serialiser; jitter and reordering out of line.
+        if self.jitter.0 == 0 && self.reorder.is_none() {
+            return self.push_fifo(t + self.delay, p);
+        }
+        self.push_impaired(t, p)
+    }
+
+    /// [`Propagation::push`] with jitter or reordering.
+    #[inline(never)]
+    fn push_impaired(&mut self, t: Time, p: InFlight) -> Time {
         let mut arrival = t + self.delay;
         if self.jitter.0 > 0 {
             arrival += Dur((uniform(&mut self.jitter_rng) * self.jitter.0 as f64) as u64);
@@ -69,7 +80,13 @@ impl Propagation {
                 return at;
             }
         }
-        arrival = arrival.max(self.last_fifo_arrival);
+        self.push_fifo(arrival, p)
+    }
+
+    /// Appends `p` to the FIFO, due at `arrival` but not before the packet ahead of it.
+    #[inline(always)]
+    fn push_fifo(&mut self, arrival: Time, mut p: InFlight) -> Time {
+        let arrival = arrival.max(self.last_fifo_arrival);
         self.last_fifo_arrival = arrival;
         p.enqueued = arrival;
         self.fifo.push_back(p);

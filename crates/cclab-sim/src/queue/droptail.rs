@@ -118,7 +118,7 @@ impl DropTail {
 // `#[inline]` on the per-packet pair: the link's `AnyQueue` dispatch then moves the packet straight into
 // the FIFO instead of through a call's by-value argument (the default queue, on every link).
 impl Queue for DropTail {
-    #[inline]
+    #[inline(always)]
     fn enqueue(&mut self, now: Time, mut p: InFlight, _rng: &mut Rng) -> bool {
         if self.fifo.bytes() + p.size() > self.limit_bytes || self.fifo.len() as u64 >= self.limit_packets {
             self.stats.record_drop(&p);
