@@ -123,7 +123,11 @@ impl Propagation {
     pub(super) fn pop_arrived(&mut self) -> Option<InFlight> {
         if self.fifo_arrived > 0 {
             self.fifo_arrived -= 1;
-            return self.fifo.pop_front();
+            let p = self.fifo.pop_front();
+            if let Some(next) = self.fifo.front() {
+                next.prefetch_ack();
+            }
+            return p;
         }
         if self.held_arrived > 0 {
             self.held_arrived -= 1;
