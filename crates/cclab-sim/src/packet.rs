@@ -1,7 +1,7 @@
 //! A datagram inside the simulated network: the endpoint's datagram plus where it is going.
 
-use cclab_core::time::Time;
 use cclab_core::prefetch::prefetch;
+use cclab_core::time::Time;
 use cclab_core::wire::packet::Datagram;
 
 /// Route index of cross-traffic packets: they leave the network at the end of their link.

@@ -39,6 +39,15 @@ pub struct SentPackets {
 }
 
 impl SentPackets {
+    /// Starts loading the oldest record (an ACK reads it) and the newest (a send writes after it).
+    #[inline]
+    pub fn prefetch(&self) {
+        if let (Some(a), Some(b)) = (self.slots.front(), self.slots.back()) {
+            crate::prefetch::prefetch(a);
+            crate::prefetch::prefetch(b);
+        }
+    }
+
     /// An empty record whose first packet number is 0.
     pub fn new() -> SentPackets {
         SentPackets::default()

@@ -103,6 +103,11 @@ impl Propagation {
         Some(a.map_or(b, |a| a.min(b)))
     }
 
+    /// The `k`-th FIFO packet not yet arrived, from 0 (held-back packets aside).
+    pub(super) fn in_fifo(&self, k: usize) -> Option<&InFlight> {
+        self.fifo.get(self.fifo_arrived + k)
+    }
+
     /// Marks every packet that has arrived by `now` for [`Propagation::pop_arrived`]. Packets
     /// pushed before they are all taken queue behind them.
     pub(super) fn mark_arrived(&mut self, now: Time) {
