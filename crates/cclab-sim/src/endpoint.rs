@@ -35,7 +35,7 @@ macro_rules! dispatch {
 }
 
 /// Bytes of an endpoint's state a prefetch warms: its per-packet fields come first.
-const HOT_BYTES: usize = 1024;
+const HOT_BYTES: usize = 1280;
 
 impl AnyEndpoint {
     /// Starts loading the endpoint's out-of-line state (see `Sender::prefetch_state`).
