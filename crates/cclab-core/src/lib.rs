@@ -15,6 +15,7 @@ pub mod ack;
 pub mod cc;
 pub mod clock;
 pub mod endpoint;
+pub mod prefetch;
 pub mod recovery;
 pub mod time;
 pub mod units;

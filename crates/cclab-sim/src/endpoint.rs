@@ -34,7 +34,34 @@ macro_rules! dispatch {
     };
 }
 
+/// Bytes of an endpoint's state a prefetch warms: its per-packet fields come first.
+const HOT_BYTES: usize = 1280;
+
 impl AnyEndpoint {
+    /// Starts loading the endpoint's out-of-line state (see `Sender::prefetch_state`).
+    pub fn prefetch_state(&self) {
+        match self {
+            AnyEndpoint::Sender(s) => s.prefetch_state(),
+            AnyEndpoint::Receiver(r) => r.prefetch_state(),
+            _ => {}
+        }
+    }
+
+    /// Where the endpoint's state starts and how many of its leading bytes a datagram's arrival
+    /// reads, for a prefetch ahead of it (the boxed state never moves); none for custom endpoints.
+    pub fn hot_bytes(&self) -> (usize, usize) {
+        fn span<T>(b: &T) -> (usize, usize) {
+            (b as *const T as usize, size_of::<T>().min(HOT_BYTES))
+        }
+        match self {
+            AnyEndpoint::Sender(s) => span(&**s),
+            AnyEndpoint::Receiver(r) => span(&**r),
+            AnyEndpoint::TfrcSender(s) => span(&**s),
+            AnyEndpoint::TfrcReceiver(r) => span(&**r),
+            AnyEndpoint::Custom(_) => (0, 0),
+        }
+    }
+
     /// Hands every pending trace event to `f`, oldest first; the built-in QUIC/TCP endpoints in one
     /// pass over their trace, the others through `poll_event`.
     #[inline]

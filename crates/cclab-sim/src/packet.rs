@@ -1,5 +1,6 @@
 //! A datagram inside the simulated network: the endpoint's datagram plus where it is going.
 
+use cclab_core::prefetch::prefetch;
 use cclab_core::time::Time;
 use cclab_core::wire::packet::Datagram;
 
@@ -34,6 +35,19 @@ impl InFlight {
     pub fn is_pure_ack(&self) -> bool {
         let p = &self.dgram.packet;
         p.data.is_none() && (p.ack.is_some() || p.tfrc.is_some())
+    }
+
+    /// Starts loading the boxed ACK frame this packet carries into the cache, ahead of its use.
+    ///
+    /// At a large bandwidth-delay product the frame was written by the receiver a whole one-way delay
+    /// earlier, among ~100,000 others, and its heap address follows no pattern a hardware prefetcher
+    /// can guess: reading it was the sender's costliest cache miss (~2 per data packet at 100,000
+    /// packets of BDP). The propagation FIFO calls this on the packet behind the one it hands out.
+    #[inline]
+    pub fn prefetch_ack(&self) {
+        if let Some(ack) = self.dgram.packet.ack.as_deref() {
+            prefetch(ack);
+        }
     }
 }
 

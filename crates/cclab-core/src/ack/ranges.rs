@@ -84,6 +84,15 @@ impl PartialEq for RangeSet {
 impl Eq for RangeSet {}
 
 impl RangeSet {
+    /// Starts loading both ends of the set, where inserts and trims work (a prefetch hint).
+    #[inline]
+    pub fn prefetch(&self) {
+        if let (Some(a), Some(b)) = (self.ranges.front(), self.ranges.back()) {
+            crate::prefetch::prefetch(a);
+            crate::prefetch::prefetch(b);
+        }
+    }
+
     /// An empty set.
     pub fn new() -> RangeSet {
         RangeSet::default()

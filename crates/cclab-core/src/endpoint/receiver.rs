@@ -138,6 +138,14 @@ pub struct Receiver {
 }
 
 impl Receiver {
+    /// Starts loading what a datagram's arrival reads outside the receiver's own struct: the ACK
+    /// policy and the ends of the received-packet and stream ranges (see `Sender::prefetch_state`).
+    pub fn prefetch_state(&self) {
+        crate::prefetch::prefetch_bytes(&*self.policy as *const _ as *const () as usize, 128);
+        self.received.prefetch();
+        self.stream.prefetch();
+    }
+
     /// A receiver for `flow` that has received nothing at true time `now`.
     pub fn new(flow: FlowId, profile: Profile, cfg: &ReceiverConfig, now: Time) -> Receiver {
         Receiver {

@@ -39,6 +39,17 @@ pub struct SentPackets {
 }
 
 impl SentPackets {
+    /// Starts loading the oldest record (an ACK reads it) and the newest (a send writes after it).
+    #[inline]
+    pub fn prefetch(&self) {
+        if let (Some(a), Some(b)) = (self.slots.front(), self.slots.back()) {
+            crate::prefetch::prefetch(a);
+            // The slot after the newest, where the next send writes (past the buffer's end when the ring
+            // wraps there: a hint for an address outside the allocation is harmless, just useless).
+            crate::prefetch::prefetch_bytes(b as *const _ as usize, 2 * size_of::<Option<SentPacket>>());
+        }
+    }
+
     /// An empty record whose first packet number is 0.
     pub fn new() -> SentPackets {
         SentPackets::default()

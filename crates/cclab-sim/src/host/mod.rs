@@ -214,6 +214,23 @@ impl Host {
         slot
     }
 
+    /// What a datagram's arrival at `slot` reads first, as (address, bytes): the host's leading
+    /// lines, the slot, the endpoint's leading state. For a prefetch ahead of the arrival.
+    pub fn hot_bytes(&self, slot: u16) -> [(usize, usize); 3] {
+        let s = &self.slots[slot as usize];
+        [
+            (self as *const Host as usize, 256),
+            (s as *const Slot as usize, size_of::<Slot>()),
+            s.endpoint.hot_bytes(),
+        ]
+    }
+
+    /// Starts loading the out-of-line state of `slot`'s endpoint (after [`Host::hot_bytes`] warmed
+    /// the host, the slot and the endpoint's struct, or reading them misses here).
+    pub fn prefetch_slot_state(&self, slot: u16) {
+        self.slots[slot as usize].endpoint.prefetch_state();
+    }
+
     /// The endpoints.
     pub fn slots(&self) -> &[Slot] {
         &self.slots

@@ -326,6 +326,11 @@ impl Link {
         self.prop.mark_arrived(now);
     }
 
+    /// The `k`-th packet due to arrive, from 0 (held-back reordered packets aside), for a look ahead.
+    pub fn in_flight(&self, k: usize) -> Option<&InFlight> {
+        self.prop.in_fifo(k)
+    }
+
     /// The next packet marked by [`Link::advance`] (in arrival order); cross traffic leaves the
     /// network here.
     pub fn pop_arrived(&mut self) -> Option<InFlight> {

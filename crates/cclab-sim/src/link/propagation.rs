@@ -103,6 +103,11 @@ impl Propagation {
         Some(a.map_or(b, |a| a.min(b)))
     }
 
+    /// The `k`-th FIFO packet not yet arrived, from 0 (held-back packets aside).
+    pub(super) fn in_fifo(&self, k: usize) -> Option<&InFlight> {
+        self.fifo.get(self.fifo_arrived + k)
+    }
+
     /// Marks every packet that has arrived by `now` for [`Propagation::pop_arrived`]. Packets
     /// pushed before they are all taken queue behind them.
     pub(super) fn mark_arrived(&mut self, now: Time) {
@@ -123,7 +128,11 @@ impl Propagation {
     pub(super) fn pop_arrived(&mut self) -> Option<InFlight> {
         if self.fifo_arrived > 0 {
             self.fifo_arrived -= 1;
-            return self.fifo.pop_front();
+            let p = self.fifo.pop_front();
+            if let Some(next) = self.fifo.front() {
+                next.prefetch_ack();
+            }
+            return p;
         }
         if self.held_arrived > 0 {
             self.held_arrived -= 1;

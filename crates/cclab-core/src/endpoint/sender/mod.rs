@@ -10,6 +10,7 @@
 mod ack;
 mod stream;
 mod transmit;
+mod warm;
 
 use self::stream::SendStream;
 use super::handshake::{HandshakeClient, HandshakeConfig};

@@ -118,6 +118,18 @@ pub(super) struct SendStream {
 }
 
 impl SendStream {
+    /// Starts loading the acknowledged ranges' ends and the oldest chunk to resend.
+    #[inline]
+    pub(super) fn prefetch(&self) {
+        if let (Some(a), Some(b)) = (self.acked.ranges.front(), self.acked.ranges.back()) {
+            crate::prefetch::prefetch(a);
+            crate::prefetch::prefetch(b);
+        }
+        if let Some(c) = self.retransmit.front() {
+            crate::prefetch::prefetch(c);
+        }
+    }
+
     /// The application has written `written` bytes in total; `finished` closes the stream.
     pub(super) fn on_written(&mut self, written: u64, finished: bool) {
         self.written = written;
