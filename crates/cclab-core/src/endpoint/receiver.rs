@@ -456,7 +456,7 @@ impl Receiver {
             largest_acked: self.largest_acked,
             received: &self.received,
             packet: p,
-            profile: self.profile,
+            profile: &self.profile,
         };
         let mut now_ack = self.policy.on_packet(&arrival);
         if p.immediate_ack {
