@@ -64,7 +64,7 @@ pub struct Arrival<'a> {
     /// The packet itself, for [`Arrival::bytes`].
     pub packet: &'a Packet,
     /// The flow's profile, for [`Arrival::bytes`] and [`Arrival::mss`].
-    pub profile: Profile,
+    pub profile: &'a Profile,
 }
 
 impl Arrival<'_> {

@@ -89,8 +89,8 @@ pub trait Endpoint: Send {
 
 /// Counts an ACK-only (or feedback) packet of `size` bytes in `stats`, traces it into `trace`
 /// when tracing, and wraps it in a datagram: what every receiver does for each ACK it sends. Inlined:
-/// as a call, the packet was moved into it and the datagram out.
-#[inline]
+/// as a call, the packet was moved into it and the datagram out (`#[inline]` alone left it a call).
+#[inline(always)]
 pub(crate) fn emit_ack(
     flow: crate::wire::packet::FlowId,
     now: Time,
