@@ -402,10 +402,19 @@ impl Link {
     }
 
     /// When the link next has something to do, if anything.
+    #[inline]
     pub fn next_wake(&self) -> Option<Time> {
+        // The plain case inline (the simulator asks after every link event): the call's
+        // prologue and epilogue cost as much as the look at the FIFO's head.
         if self.plain {
             return self.prop.next_arrival(); // nothing waits outside the FIFO's order, no cross traffic
         }
+        self.next_wake_impaired()
+    }
+
+    /// [`Link::next_wake`] of a link with a trace, cross traffic or reordering.
+    #[inline(never)]
+    fn next_wake_impaired(&self) -> Option<Time> {
         // A running minimum over raw times (`u64::MAX`: none), not over `Option`s: this runs after
         // every event and every push of the link.
         let mut t = self.prop.next_arrival().map_or(u64::MAX, |a| a.0);
