@@ -362,15 +362,8 @@ impl Network {
                 self.act_link(actor);
             } else if actor < n_links + n_hosts {
                 self.act_host(actor - n_links, observer);
-            } else {
-                self.catch_up_links();
-                observer.on_tick(self);
-                if let Some(step) = self.tick {
-                    self.sched.schedule(actor, t + step);
-                }
-                if !observer.keep_going(self) {
-                    break Stop::Cancelled;
-                }
+            } else if !self.act_tick(actor, t, observer) {
+                break Stop::Cancelled;
             }
             if handed_off.is_none() && self.events & 0xffff == 0 && !observer.keep_going(self) {
                 break Stop::Cancelled;
@@ -378,6 +371,18 @@ impl Network {
         };
         self.catch_up_links();
         stop
+    }
+
+    /// The sampler's tick at `t`; false when the observer stops the run. Out of line: it is rare,
+    /// and kept apart it leaves the per-packet loop fewer values to keep in registers.
+    #[inline(never)]
+    fn act_tick(&mut self, actor: ActorId, t: Time, observer: &mut dyn Observer) -> bool {
+        self.catch_up_links();
+        observer.on_tick(self);
+        if let Some(step) = self.tick {
+            self.sched.schedule(actor, t + step);
+        }
+        observer.keep_going(self)
     }
 
     /// Brings every link's lazy serialiser up to now ([`Link::catch_up`]), so that what readers

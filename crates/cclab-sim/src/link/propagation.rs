@@ -94,6 +94,7 @@ impl Propagation {
     }
 
     /// Earliest pending arrival (packets marked as arrived are no longer pending).
+    #[inline]
     pub(super) fn next_arrival(&self) -> Option<Time> {
         let a = self.fifo.get(self.fifo_arrived).map(|p| p.enqueued);
         if self.held.len() == self.held_arrived {
