@@ -46,3 +46,28 @@ fn many_flows_on_one_host_all_complete_and_repeat() {
     };
     assert_eq!(csv(&a.timeseries), csv(&b.timeseries));
 }
+
+/// From 64 flows on, links prefetch the state of their next packets' endpoints (`Network::warm_ahead`),
+/// through addresses noted per route: on a shared pair of hosts (many slots each) and on a dumbbell (a
+/// host per endpoint), with cross traffic on the bottleneck, every transfer completes byte for byte.
+#[test]
+fn past_the_warm_up_threshold_every_flow_completes_on_both_topologies() {
+    for topology in ["p2p", "dumbbell"] {
+        let mut text = shared_path(70).replacen(
+            "duration = \"20s\"\n",
+            &format!("duration = \"20s\"\ntopology = \"{topology}\"\n"),
+            1,
+        );
+        text = text.replacen(
+            "limit = \"200KB\" }\n",
+            "limit = \"200KB\" }\ncross_traffic = { kind = \"cbr\", rate = \"10Mbps\", size = \"1200B\" }\n",
+            1,
+        );
+        let s = Scenario::from_toml_str(&text, "warm.toml", &[]).unwrap_or_else(|e| panic!("{topology}: {e}"));
+        let out = run(&s, RunOptions::default()).unwrap();
+        assert_eq!(out.summary.flows.len(), 70);
+        for f in &out.summary.flows {
+            assert_eq!(f.bytes_delivered, 60_000, "{topology} flow {}", f.flow);
+        }
+    }
+}
