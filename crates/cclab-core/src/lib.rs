@@ -9,6 +9,7 @@
 //! - [`cc`]: the congestion-controller trait and its algorithms.
 //! - [`ack`]: receiver ACK policies and sender-side ACK-frequency policies.
 //! - [`endpoint`]: the `Endpoint` trait, QUIC/TCP sender and receiver, TFRC/CCID-3, sources.
+//! - [`prefetch`]: cache prefetch hints, for drivers that know which endpoint runs next.
 #![warn(missing_docs)]
 
 pub mod ack;
