@@ -181,7 +181,7 @@ fn relay(
         series: QueueSeries::default(),
         error: None,
     };
-    let mut pool: Vec<Box<Vec<u8>>> = Vec::new();
+    let mut pool: Vec<Vec<u8>> = Vec::new();
     let mut out = Vec::new();
     let mut next_sample = Time::ZERO + interval;
     let fds = [front.fd(), back.fd()];
@@ -221,7 +221,7 @@ fn relay(
                 b.clear();
                 b.extend_from_slice(&now.as_nanos().to_be_bytes());
                 b.extend_from_slice(bytes);
-                let p = InFlight {
+                let mut p = InFlight {
                     dgram: Datagram {
                         flow: FlowId(0),
                         size,
@@ -231,8 +231,8 @@ fn relay(
                     route: side as u16,
                     hop: 0,
                     enqueued: now,
-                    payload: Some(b),
                 };
+                p.attach_bytes(b);
                 fabric.push(now, p, &mut out);
             });
             if let Err(e) = r {
@@ -241,7 +241,7 @@ fn relay(
         }
         fabric.advance(clock.now(), &mut out);
         for mut p in out.drain(..) {
-            let bytes = p.payload.take().expect("the relay gives every packet its bytes");
+            let bytes = p.take_bytes();
             let side = p.route as usize;
             let arrival = Time::ZERO + Dur(u64::from_be_bytes(bytes[..STAMP].try_into().expect("stamped")));
             let r = &routes[side];

@@ -294,7 +294,6 @@ fn in_flight(size: u32, ack: bool) -> cclab_sim::packet::InFlight {
         route: 0,
         hop: 0,
         enqueued: Time::ZERO,
-        payload: None,
     }
 }
 

@@ -32,7 +32,6 @@ fn packet(pn: u64, size: u32, flow: u32, ecn: Ecn) -> InFlight {
         route: 0,
         hop: 0,
         enqueued: Time::ZERO,
-        payload: None,
     }
 }
 

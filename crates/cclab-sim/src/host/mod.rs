@@ -574,7 +574,6 @@ impl Host {
                     route: s.route,
                     hop: 0,
                     enqueued: now,
-                    payload: None,
                 }),
                 None => break,
             }

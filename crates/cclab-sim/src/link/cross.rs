@@ -144,7 +144,6 @@ impl CrossSource {
             route: CROSS_TRAFFIC,
             hop: 0,
             enqueued: at,
-            payload: None,
         }
     }
 }

@@ -214,7 +214,6 @@ mod tests {
             route: 0,
             hop: 0,
             enqueued: Time::ZERO,
-            payload: None,
         }
     }
 

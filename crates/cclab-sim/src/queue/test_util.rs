@@ -21,6 +21,5 @@ pub(super) fn flow_pkt(flow: u32, size: u32, ecn: Ecn) -> InFlight {
         route: 0,
         hop: 0,
         enqueued: Time::ZERO,
-        payload: None,
     }
 }
