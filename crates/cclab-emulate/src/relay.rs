@@ -221,17 +221,17 @@ fn relay(
                 b.clear();
                 b.extend_from_slice(&now.as_nanos().to_be_bytes());
                 b.extend_from_slice(bytes);
-                let mut p = InFlight {
-                    dgram: Datagram {
+                let mut p = InFlight::new(
+                    Datagram {
                         flow: FlowId(0),
                         size,
                         ecn,
                         packet: Default::default(),
                     },
-                    route: side as u16,
-                    hop: 0,
-                    enqueued: now,
-                };
+                    side as u16,
+                    0,
+                    now,
+                );
                 p.attach_bytes(b);
                 fabric.push(now, p, &mut out);
             });
@@ -263,7 +263,7 @@ fn relay(
                     None => continue,
                 },
             };
-            match io.send(dest, &bytes[STAMP..], None, p.dgram.ecn) {
+            match io.send(dest, &bytes[STAMP..], None, p.ecn) {
                 Ok(true) => {
                     report.directions[side].packets_out += 1;
                     report.release.record(p.enqueued, clock.now());

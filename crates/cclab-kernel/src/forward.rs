@@ -105,17 +105,17 @@ pub fn forward(
                 let mut bytes = pool.pop().unwrap_or_default();
                 bytes.clear();
                 bytes.extend_from_slice(&buf[..n]);
-                let mut p = InFlight {
-                    dgram: Datagram {
+                let mut p = InFlight::new(
+                    Datagram {
                         flow: FlowId(0),
                         size: n as u32,
                         ecn: ecn_of(&buf[..n]),
                         packet: Default::default(),
                     },
-                    route: side as u16,
-                    hop: 0,
-                    enqueued: now,
-                };
+                    side as u16,
+                    0,
+                    now,
+                );
                 p.attach_bytes(bytes);
                 fabric.push(now, p, &mut out);
             }
@@ -124,7 +124,7 @@ pub fn forward(
         for mut p in out.drain(..) {
             let mut bytes = p.take_bytes();
             let side = p.route as usize;
-            if p.dgram.ecn == Ecn::Ce && ecn_of(&bytes) != Ecn::Ce {
+            if p.ecn == Ecn::Ce && ecn_of(&bytes) != Ecn::Ce {
                 mark_ce(&mut bytes);
             }
             match tuns[1 - side].send(&bytes) {

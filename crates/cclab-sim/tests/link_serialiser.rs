@@ -19,8 +19,8 @@ use cclab_sim::queue::{CodelConfig, DropTailConfig, DualPi2Config, FqCodelConfig
 const STEP: Dur = Dur(100_000);
 
 fn packet(pn: u64, size: u32, flow: u32, ecn: Ecn) -> InFlight {
-    InFlight {
-        dgram: Datagram {
+    InFlight::new(
+        Datagram {
             flow: FlowId(flow),
             size,
             ecn,
@@ -29,10 +29,10 @@ fn packet(pn: u64, size: u32, flow: u32, ecn: Ecn) -> InFlight {
                 ..Default::default()
             },
         },
-        route: 0,
-        hop: 0,
-        enqueued: Time::ZERO,
-    }
+        0,
+        0,
+        Time::ZERO,
+    )
 }
 
 fn rate_link(queue: QueueConfig) -> LinkConfig {
@@ -151,7 +151,7 @@ fn drive(cfg: &LinkConfig, dense: bool) -> Outcome {
         out.touches += 1;
         link.advance(now);
         while let Some(p) = link.pop_arrived() {
-            out.arrivals.push((now, p.enqueued, p.dgram.flow.0, p.dgram.packet.pn));
+            out.arrivals.push((now, p.enqueued, p.flow.0, p.packet.pn));
         }
         while pending.peek().is_some_and(|(t, _)| *t == now) {
             let (_, p) = pending.next().unwrap();
@@ -230,7 +230,7 @@ fn link_push_at_a_serialisation_end_finds_the_packet_gone() {
     while let Some(t) = link.next_wake() {
         let mut out = Vec::new();
         link.act(t, &mut out);
-        arrivals.extend(out.iter().map(|p| (p.enqueued.0 / 1_000_000, p.dgram.packet.pn)));
+        arrivals.extend(out.iter().map(|p| (p.enqueued.0 / 1_000_000, p.packet.pn)));
     }
     // Departures at 0, 1 and 2 ms; each arrives 1 ms (serialisation) + 5 ms later.
     assert_eq!(arrivals, vec![(6, 0), (7, 1), (8, 3)]);

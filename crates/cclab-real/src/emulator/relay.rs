@@ -146,17 +146,17 @@ impl Relay {
                         Some(q) => decode(bytes, &q, None).unwrap_or_default(),
                         None => Packet::default(),
                     };
-                    let mut p = InFlight {
-                        dgram: Datagram {
+                    let mut p = InFlight::new(
+                        Datagram {
                             flow: FlowId(route as u32 / 2),
                             size: bytes.len() as u32 + overhead(addr),
                             ecn,
                             packet,
                         },
                         route,
-                        hop: 0,
-                        enqueued: now,
-                    };
+                        0,
+                        now,
+                    );
                     let mut b = pool.pop().unwrap_or_default();
                     b.clear();
                     b.extend_from_slice(bytes);
@@ -176,7 +176,7 @@ impl Relay {
                 } else {
                     (&self.toward_senders, flows[f].sender)
                 };
-                let sent = io.send(dest, &bytes, None, p.dgram.ecn);
+                let sent = io.send(dest, &bytes, None, p.ecn);
                 let actual = clock.now();
                 match sent {
                     Ok(true) => {
