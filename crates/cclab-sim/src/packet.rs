@@ -13,6 +13,7 @@ pub const CROSS_TRAFFIC: u16 = u16::MAX;
 /// nested, the datagram's own alignment padding and this wrapper's fields would not share bytes,
 /// and every hop moves the whole struct (see the size assertion below).
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct InFlight {
     /// What the datagram carries.
     pub packet: Packet,
@@ -22,10 +23,10 @@ pub struct InFlight {
     size: u32,
     /// ECN codepoint in the IP header (a queue may set CE).
     pub ecn: Ecn,
-    /// Route it follows (index into the network's routes), or [`CROSS_TRAFFIC`].
-    pub route: u16,
     /// Index in the route of the link it is on.
     pub hop: u8,
+    /// Route it follows (index into the network's routes), or [`CROSS_TRAFFIC`].
+    pub route: u16,
     /// When it entered the current link's queue (CoDel's sojourn time); once the link hands it
     /// out, when it reached the link's far end (the real-time emulator's release time).
     pub enqueued: Time,

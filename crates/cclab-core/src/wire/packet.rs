@@ -401,16 +401,20 @@ impl Packet {
 }
 
 /// A datagram in flight between two endpoints.
+///
+/// `repr(C)`: the simulator's packet (`InFlight` in cclab-sim) starts with the same fields in the same
+/// places, so taking the datagram out of it copies whole 16-byte pieces, not field by field.
 #[derive(Clone, Debug, PartialEq)]
+#[repr(C)]
 pub struct Datagram {
+    /// What it carries.
+    pub packet: Packet,
     /// The flow it belongs to.
     pub flow: FlowId,
     /// Size at the IP layer in bytes: IP + UDP/TCP/DCCP header + payload (+ AEAD tag).
     pub size: u32,
     /// ECN codepoint in the IP header.
     pub ecn: Ecn,
-    /// What it carries.
-    pub packet: Packet,
 }
 
 // The simulator moves datagrams by value through every queue, several times per hop: boxing the ACK frame
