@@ -11,7 +11,9 @@ pub const CROSS_TRAFFIC: u16 = u16::MAX;
 ///
 /// It holds the endpoint's [`Datagram`] taken apart ([`InFlight::new`], [`InFlight::into_datagram`]):
 /// nested, the datagram's own alignment padding and this wrapper's fields would not share bytes,
-/// and every hop moves the whole struct (see the size assertion below).
+/// and every hop moves the whole struct (see the size assertion below). `repr(C)`: the datagram's
+/// fields come first, where `Datagram` (also `repr(C)`) has them, so taking it out copies whole
+/// 16-byte pieces.
 #[derive(Clone, Debug)]
 #[repr(C)]
 pub struct InFlight {
@@ -108,7 +110,8 @@ impl InFlight {
 // Every queue, link and socket buffer moves this by value: within 128 bytes the compiler moves it with
 // inline vector stores; above, each move was a memcpy call (a tenth of the CPU time at 10 Gbit/s). Below
 // that, time per packet still follows the size: the real-time bytes' 8 bytes out of it (into the packet's
-// rare-frames box) took 3 % off a 10 Gbit/s transfer, and 4 % at 100,000 packets in flight.
+// rare-frames box) took 3 % off a 10 Gbit/s transfer, and 4 % at 100,000 packets in flight; 104 → 72 bytes
+// took 5 % and 12 %. A 64-byte trial (one line) measured within noise of 72.
 const _: () = assert!(size_of::<InFlight>() <= 72);
 
 #[cfg(test)]
