@@ -512,11 +512,11 @@ impl Network {
     fn arrive(&mut self, p: InFlight, in_link_event: bool) {
         let r = &self.routes[p.route as usize];
         let (h, slot) = (r.host, r.slot);
-        if r.from == Side::Sender && p.dgram.ecn == Ecn::Ce {
+        if r.from == Side::Sender && p.ecn == Ecn::Ce {
             self.flows[r.flow as usize].ce_marks += 1;
         }
         let host = &mut self.hosts[h as usize];
-        if host.deliver(slot, p.dgram) {
+        if host.deliver(slot, p.into_datagram()) {
             if in_link_event && host.hand_off() {
                 match self.handed_off {
                     None => self.handed_off = Some(h),

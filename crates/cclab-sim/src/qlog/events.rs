@@ -334,7 +334,7 @@ fn frames(o: &mut Out<'_>, f: QlogFormat, m: &mut PacketMemos, p: &Packet, quic:
     }
     // Neither schema has a typed ACK_FREQUENCY or IMMEDIATE_ACK frame: they are typed
     // `unknown` frames carrying the frame type, plus the draft's field names as extensions.
-    if let Some(af) = &p.ack_frequency {
+    if let Some(af) = p.ack_frequency() {
         unknown_frame(o, f, first, ACK_FREQUENCY_TYPE);
         first = false;
         o.key(false, "sequence_number");
@@ -524,16 +524,16 @@ mod tests {
                 ecn: Some(Box::new([u64::MAX; 3])),
                 ..Default::default()
             })),
-            ack_frequency: Some(Box::new(AckFrequencyFrame {
-                sequence: u64::MAX,
-                ack_eliciting_threshold: u64::MAX,
-                request_max_ack_delay_us: u64::MAX / 1_000,
-                reordering_threshold: u64::MAX,
-            })),
             immediate_ack: true,
             ping: true,
             ..Default::default()
-        };
+        }
+        .with_ack_frequency(AckFrequencyFrame {
+            sequence: u64::MAX,
+            ack_eliciting_threshold: u64::MAX,
+            request_max_ack_delay_us: u64::MAX / 1_000,
+            reordering_threshold: u64::MAX,
+        });
         for f in [QlogFormat::V03, QlogFormat::Ietf] {
             let mut buf = Buf::with_capacity(0);
             let mut m = PacketMemos::NEW;
