@@ -313,6 +313,9 @@ impl Link {
     #[inline(always)]
     fn start_next(&mut self, t: Time) -> Option<Time> {
         if let Some(ring) = self.ring() {
+            if self.warm_tail {
+                ring.prefetch_queued();
+            }
             // Departs in place: the packet stays where it is, stamped with its arrival time.
             let (size, enqueued) = ring.front().map(|p| (p.size(), p.enqueued))?;
             self.stats.dequeued_packets += 1;

@@ -9,7 +9,7 @@
 //! their head (every AQM) never depart in place, so their departed prefix stays empty.
 
 use crate::packet::InFlight;
-use cclab_core::prefetch::prefetch_write;
+use cclab_core::prefetch::{prefetch, prefetch_write};
 use cclab_core::time::Time;
 use std::collections::VecDeque;
 
@@ -115,6 +115,15 @@ impl Fifo {
         let (front, back) = self.q.as_slices();
         let last = if back.is_empty() { front } else { back };
         prefetch_write(last.as_ptr_range().end.wrapping_add(TAIL_AHEAD) as usize);
+    }
+    /// Starts loading the queued packet [`TAIL_AHEAD`] places behind the next to depart, for the same
+    /// reason as [`Fifo::prefetch_tail`]: a departure reads the head's size and entry time, written a
+    /// whole queue of packets earlier.
+    #[inline]
+    pub(crate) fn prefetch_queued(&self) {
+        if let Some(p) = self.q.get(self.departed + TAIL_AHEAD) {
+            prefetch(p);
+        }
     }
     /// Departed packets (propagating or arrived and not yet taken).
     pub(crate) fn departed(&self) -> usize {
