@@ -308,6 +308,7 @@ impl Network {
                 .iter()
                 .map(|r| self.hosts[r.host as usize].hot_bytes(r.slot))
                 .collect();
+            self.links.iter_mut().for_each(Link::warm_tail);
         }
         self.sched = Scheduler::new(self.links.len() + self.hosts.len() + 1);
         for h in 0..self.hosts.len() as u32 {

@@ -106,6 +106,8 @@ pub struct Link {
     /// one order, so departed packets stay in the queue's ring while they propagate (`queue::fifo`),
     /// and the propagation stage is unused.
     shared: bool,
+    /// Load the shared ring's tail ahead of each push ([`Link::warm_tail`]; runs with many flows).
+    warm_tail: bool,
     /// When the serialiser is free.
     busy_until: Time,
     /// Last (size, serialisation time) computed.
@@ -135,6 +137,7 @@ impl Link {
             passive_queue: queue.is_passive(),
             plain,
             shared: plain && !unlimited && cfg.jitter == Dur::ZERO && matches!(queue, AnyQueue::DropTail(_)),
+            warm_tail: false,
             rate_bps,
             per_packet,
             trace,
@@ -187,7 +190,19 @@ impl Link {
     /// gives, without recomputing it per packet.
     pub fn push(&mut self, now: Time, p: InFlight) -> Option<Time> {
         self.catch_up(now);
+        if self.warm_tail {
+            if let Some(ring) = self.ring() {
+                ring.prefetch_tail();
+            }
+        }
         self.offer(now, p)
+    }
+
+    /// Loads the shared ring's tail ahead of each push from now on: with thousands of flows the
+    /// stores of each new packet otherwise wait for their line (with few, the tail stays in cache and
+    /// the hint would only cost instructions).
+    pub fn warm_tail(&mut self) {
+        self.warm_tail = true;
     }
 
     /// `p` is offered at `now` to a link whose departures due by `now` are done: thinning, loss,
@@ -298,6 +313,9 @@ impl Link {
     #[inline(always)]
     fn start_next(&mut self, t: Time) -> Option<Time> {
         if let Some(ring) = self.ring() {
+            if self.warm_tail {
+                ring.prefetch_queued();
+            }
             // Departs in place: the packet stays where it is, stamped with its arrival time.
             let (size, enqueued) = ring.front().map(|p| (p.size(), p.enqueued))?;
             self.stats.dequeued_packets += 1;

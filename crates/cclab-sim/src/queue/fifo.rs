@@ -9,8 +9,12 @@
 //! their head (every AQM) never depart in place, so their departed prefix stays empty.
 
 use crate::packet::InFlight;
+use cclab_core::prefetch::{prefetch, prefetch_write};
 use cclab_core::time::Time;
 use std::collections::VecDeque;
+
+/// How many packets ahead of the tail [`Fifo::prefetch_tail`] loads a slot.
+const TAIL_AHEAD: usize = 8;
 
 /// Packets in arrival order and the total size of those still queued; in front of them, the
 /// departed ones still propagating, the first `arrived` of which have reached the far end.
@@ -101,6 +105,25 @@ impl Fifo {
             next.prefetch_ack();
         }
         p
+    }
+    /// Starts loading, to be written, the slot [`TAIL_AHEAD`] packets past the last one. The ring's tail
+    /// moves in order, yet with thousands of flows the hardware prefetcher, busy with their state's
+    /// misses, leaves it cold: the stores of each new packet then waited for their line. Past the end
+    /// of the buffer (the ring about to wrap) the hint loads a line nobody writes, which is harmless.
+    #[inline]
+    pub(crate) fn prefetch_tail(&self) {
+        let (front, back) = self.q.as_slices();
+        let last = if back.is_empty() { front } else { back };
+        prefetch_write(last.as_ptr_range().end.wrapping_add(TAIL_AHEAD) as usize);
+    }
+    /// Starts loading the queued packet [`TAIL_AHEAD`] places behind the next to depart, for the same
+    /// reason as [`Fifo::prefetch_tail`]: a departure reads the head's size and entry time, written a
+    /// whole queue of packets earlier.
+    #[inline]
+    pub(crate) fn prefetch_queued(&self) {
+        if let Some(p) = self.q.get(self.departed + TAIL_AHEAD) {
+            prefetch(p);
+        }
     }
     /// Departed packets (propagating or arrived and not yet taken).
     pub(crate) fn departed(&self) -> usize {
