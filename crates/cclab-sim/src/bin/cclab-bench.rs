@@ -5,7 +5,8 @@
 //! process's peak resident memory so far. Cases: a 10 Gbit/s loopback-like path, 100 Mbit/s /
 //! 20 ms, a 250/3 Mbit/s 600 ms satellite path, a 10 GB transfer, the cost per packet across
 //! bandwidth-delay products of 100 to 100,000 packets, qlog on against off, and a dumbbell with
-//! 1,000 flows against one flow with the same per-flow share. qlog is off unless a case says.
+//! 1,000 flows against one flow with the same per-flow share and against one flow alone on the
+//! 1,000-flow path. qlog is off unless a case says.
 //!
 //! `cclab-bench --quick` shrinks every transfer (a smoke run); `--flows N` sets the many-flow
 //! dumbbell (e.g. 10000); `--qlog` runs only the qlog cases; `--scenario FILE` runs one scenario
@@ -78,15 +79,15 @@ fn p2p(fwd: &str, ret: &str, one_way: &str, queue: &str, size: &str, cc: &str) -
         .replace("CC", cc)
 }
 
-/// A dumbbell of `n` CUBIC flows with 10 Mbit/s each of the bottleneck (20 ms RTT, one BDP of
-/// queue per flow) for `secs` simulated seconds.
-fn dumbbell(n: u64, secs: u64) -> String {
+/// A dumbbell of `n` CUBIC flows on a bottleneck sized for `share` flows: 10 Mbit/s each (20 ms RTT,
+/// one BDP of queue per flow), for `secs` simulated seconds.
+fn dumbbell(n: u64, share: u64, secs: u64) -> String {
     let mut s = format!(
         "[scenario]\nname = \"dumbbell\"\nduration = \"{secs}s\"\ntopology = \"dumbbell\"\n\
          [path.forward]\nrate = \"{r}Mbps\"\ndelay = \"10ms\"\nqueue = {{ kind = \"droptail\", limit = \"{q}B\" }}\n\
          [path.return]\nrate = \"{r}Mbps\"\ndelay = \"10ms\"\n",
-        r = 10 * n,
-        q = 25_000 * n,
+        r = 10 * share,
+        q = 25_000 * share,
     );
     for _ in 0..n {
         s += "[[flow]]\nsource = { kind = \"bulk\", size = \"100GB\" }\ncc = { algorithm = \"cubic\" }\n";
@@ -272,11 +273,23 @@ fn main() {
     println!("== many flows (dumbbell, 10 Mbit/s per flow, CUBIC)");
     let one = bench_text(
         "dumbbell 1 flow",
-        &dumbbell(1, if quick { 20 } else { 200 }),
+        &dumbbell(1, 1, if quick { 20 } else { 200 }),
         RunOptions::default(),
     );
     let label = format!("dumbbell {flows} flows");
     let secs = if quick { 1 } else { (2_000 / flows).max(1) };
-    let many = bench_text(&label, &dumbbell(flows, secs), RunOptions::default());
+    let many = bench_text(&label, &dumbbell(flows, flows, secs), RunOptions::default());
+    // One flow alone on the many-flow bottleneck: its packets meet the same bandwidth-delay product
+    // (queue and propagation rings of the same length), so the two ratios split what the number of flows
+    // costs from what the larger path costs.
+    let alone = bench_text(
+        &format!("dumbbell 1 flow, {flows}-flow path"),
+        &dumbbell(1, flows, secs.max(if quick { 1 } else { 2 })),
+        RunOptions::default(),
+    );
     println!("per-packet cost {flows} flows / 1 flow: {:.2}x", many / one);
+    println!(
+        "per-packet cost {flows} flows / 1 flow on the same path: {:.2}x",
+        many / alone
+    );
 }
