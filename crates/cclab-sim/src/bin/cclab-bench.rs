@@ -46,9 +46,15 @@ fn peak_rss_mb() -> Option<u64> {
 
 /// Runs `text` and prints its figures; returns the CPU nanoseconds per data packet.
 fn bench_text(label: &str, text: &str, opts: RunOptions) -> f64 {
+    bench_costs(label, text, opts).0
+}
+
+/// [`bench_text`], returning the CPU nanoseconds per data packet and per event.
+fn bench_costs(label: &str, text: &str, opts: RunOptions) -> (f64, f64) {
     let scenario = Scenario::from_toml_str(text, label, &[]).unwrap_or_else(|e| panic!("{e}"));
     let out = run(&scenario, opts).unwrap_or_else(|e| panic!("{label}: {e}"));
-    report(label, &out)
+    let per_event = out.summary.sim.cpu_s * 1e9 / out.summary.sim.events.max(1) as f64;
+    (report(label, &out), per_event)
 }
 
 fn report(label: &str, out: &RunOutput) -> f64 {
@@ -247,26 +253,54 @@ fn main() {
     bench_text("10G 50us 10GB", &big, RunOptions::default());
 
     println!("== cost per packet across BDP (10 Gbit/s, NewReno, queue = 1 BDP)");
+    // The same transfer at every BDP, then the smallest and largest BDP ten times longer: at 100,000
+    // packets of BDP the short transfer is mostly slow start and the recovery from its overshoot (a fifth
+    // of its packets are retransmissions, its ACKs carry up to 32 ranges), the long one mostly not.
+    let bdp_path = |bdp_pkts: u64, size: &str| {
+        // RTT for `bdp_pkts` 1,250-byte packets at 10 Gbit/s: 1 µs per packet.
+        p2p(
+            "10Gbps",
+            "10Gbps",
+            &format!("{}us", bdp_pkts / 2),
+            &format!("{}B", bdp_pkts * 1250),
+            size,
+            "newreno",
+        )
+    };
+    let spread = |costs: &[f64]| {
+        let (lo, hi) = costs.iter().fold((f64::MAX, 0.0f64), |(l, h), &c| (l.min(c), h.max(c)));
+        hi / lo
+    };
     let mut costs = Vec::new();
     for bdp_pkts in [100u64, 1_000, 10_000, 100_000] {
-        // RTT for `bdp_pkts` 1,250-byte packets at 10 Gbit/s: 1 µs per packet.
-        let one_way_us = bdp_pkts / 2;
-        let text = p2p(
-            "10Gbps",
-            "10Gbps",
-            &format!("{one_way_us}us"),
-            &format!("{}B", bdp_pkts * 1250),
-            gb,
-            "newreno",
-        );
-        costs.push(bench_text(
+        costs.push(bench_costs(
             &format!("BDP {bdp_pkts} pkts"),
-            &text,
+            &bdp_path(bdp_pkts, gb),
             RunOptions::default(),
         ));
     }
-    let (lo, hi) = costs.iter().fold((f64::MAX, 0.0f64), |(l, h), &c| (l.min(c), h.max(c)));
-    println!("cost per packet: max/min {:.2} across BDPs", hi / lo);
+    let per_packet: Vec<f64> = costs.iter().map(|c| c.0).collect();
+    let per_event: Vec<f64> = costs.iter().map(|c| c.1).collect();
+    println!(
+        "cost per packet: max/min {:.2} across BDPs (per event {:.2})",
+        spread(&per_packet),
+        spread(&per_event)
+    );
+    let long: Vec<(f64, f64)> = [100u64, 100_000]
+        .iter()
+        .map(|&b| {
+            bench_costs(
+                &format!("BDP {b} pkts {ten_gb}"),
+                &bdp_path(b, ten_gb),
+                RunOptions::default(),
+            )
+        })
+        .collect();
+    println!(
+        "cost per packet, {ten_gb}: BDP 100000 / BDP 100 {:.2} (per event {:.2})",
+        long[1].0 / long[0].0,
+        long[1].1 / long[0].1
+    );
 
     qlog_cases(quick);
 
