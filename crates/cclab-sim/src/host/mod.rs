@@ -250,10 +250,16 @@ impl Host {
         ]
     }
 
-    /// Starts loading the out-of-line state of `slot`'s endpoint (after [`Host::hot_bytes`] warmed
+    /// Starts loading the out-of-line state of `slot`'s endpoint and, for a receiver, where its
+    /// next ACK interval goes (after [`Host::hot_bytes`] warmed
     /// the host, the slot and the endpoint's struct, or reading them misses here).
     pub fn prefetch_slot_state(&self, slot: u16) {
-        self.slots[slot as usize].endpoint.prefetch_state();
+        let s = &self.slots[slot as usize];
+        s.endpoint.prefetch_state();
+        // A data packet arriving at a receiver may make it send an ACK.
+        if s.side == Side::Receiver {
+            s.ack_intervals.prefetch_tail();
+        }
     }
 
     /// The endpoints.
