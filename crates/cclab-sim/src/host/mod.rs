@@ -233,7 +233,8 @@ impl Host {
     }
 
     /// What a datagram's arrival at `slot` reads first, as (address, bytes): the host's leading
-    /// lines, the slot, the endpoint's leading state. For a prefetch ahead of the arrival.
+    /// lines, the slot (a sender's first line: the second holds a receiver's ACK intervals), the
+    /// endpoint's leading state. For a prefetch ahead of the arrival.
     pub fn hot_bytes(&self, slot: u16) -> [(usize, usize); 3] {
         let s = &self.slots[slot as usize];
         [
@@ -250,9 +251,9 @@ impl Host {
         ]
     }
 
-    /// Starts loading the out-of-line state of `slot`'s endpoint and, for a receiver, where its
-    /// next ACK interval goes (after [`Host::hot_bytes`] warmed
-    /// the host, the slot and the endpoint's struct, or reading them misses here).
+    /// Starts loading the out-of-line state of `slot`'s endpoint and, for a receiver, where its next
+    /// ACK interval goes (after [`Host::hot_bytes`] warmed the host, the slot and the endpoint's
+    /// struct, or reading them misses here).
     pub fn prefetch_slot_state(&self, slot: u16) {
         let s = &self.slots[slot as usize];
         s.endpoint.prefetch_state();
