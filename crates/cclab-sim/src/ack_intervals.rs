@@ -104,6 +104,14 @@ impl AckIntervalStats {
         Self::default()
     }
 
+    /// Starts loading where the next interval is stored while they are kept exactly (a prefetch hint).
+    #[inline]
+    pub fn prefetch_tail(&self) {
+        if let Store::Exact { short_ns, .. } = &self.store {
+            cclab_core::prefetch::prefetch_bytes(short_ns.as_ptr_range().end as usize, 1);
+        }
+    }
+
     /// An ACK packet left the receiver at `now` (non-decreasing).
     pub fn record(&mut self, now: Time) {
         let last = std::mem::replace(&mut self.last_ns, now.0);

@@ -116,8 +116,6 @@ pub struct Network {
     /// The links of every route, route after route.
     route_links: Vec<u32>,
     flows: Vec<FlowState>,
-    /// Per flow, apart from the rest of its state: the receiver's every ACK updates one line here.
-    acks: Vec<AckIntervalStats>,
     /// Datagrams a host sent after one whose route has no link, until the host is done (see `act_host`).
     scratch: Vec<InFlight>,
     /// Hosts run within link events when they allow it ([`Network::set_hand_off`]).
@@ -152,7 +150,6 @@ impl Network {
             routes: Vec::new(),
             route_links: Vec::new(),
             flows: Vec::new(),
-            acks: Vec::new(),
             scratch: Vec::new(),
             hand_off: true,
             handed_off: None,
@@ -225,7 +222,6 @@ impl Network {
             start: spec.start,
             ce_marks: 0,
         });
-        self.acks.push(AckIntervalStats::new());
         flow
     }
 
@@ -287,7 +283,8 @@ impl Network {
 
     /// Intervals between the ACK-only packets `flow`'s receiver put on the wire.
     pub fn ack_intervals(&self, flow: FlowId) -> &AckIntervalStats {
-        &self.acks[flow.0 as usize]
+        let (h, s) = self.flows[flow.0 as usize].receiver;
+        &self.hosts[h as usize].slots()[s as usize].ack_intervals
     }
 
     /// Data packets of `flow` that reached the receiver's host CE-marked.
@@ -443,13 +440,7 @@ impl Network {
 
     fn act_host(&mut self, h: u32, observer: &mut dyn Observer) {
         let now = self.now;
-        let (links, sched, routes, route_links, acks) = (
-            &mut self.links,
-            &mut self.sched,
-            &self.routes,
-            &self.route_links,
-            &mut self.acks,
-        );
+        let (links, sched, routes, route_links) = (&mut self.links, &mut self.sched, &self.routes, &self.route_links);
         // Datagrams go onto their first link as the host sends them, not through a list: the
         // links' and scheduler's calls come in the same order either way. One whose route has no
         // link arrives at a host, maybe this one, so it waits in `later` with every one after it
@@ -458,9 +449,6 @@ impl Network {
         let host = &mut self.hosts[h as usize];
         let finished = host.act(now, &mut |p: InFlight| {
             let r = &routes[p.route as usize];
-            if r.from == Side::Receiver && p.is_pure_ack() {
-                acks[r.flow as usize].record(now);
-            }
             if r.len == 0 || !later.is_empty() {
                 later.push(p);
                 return;

@@ -86,16 +86,24 @@ impl AckOfAck {
     /// Appends to `kept` the newest `max` ranges of `received` (highest first) without the packets at or
     /// below the floor. When nothing is left the highest range stays: an ACK frame always reports something.
     /// This runs for every ACK, and after a burst loss the receiver holds up to `max` ranges above the floor:
-    /// they are counted, then copied in one pass per half of the deque.
+    /// they are counted, then copied in one pass per part of the set (its top range, its deque's halves).
     #[inline]
     pub fn clip(&self, received: &RangeSet, max: usize, kept: &mut AckRanges) {
-        let (front, back) = received.as_slices();
-        let n = match self.floor {
+        let (front, back, top) = received.as_slices();
+        // Highest part first.
+        let parts = [top, back, front];
+        let mut n = match self.floor {
             None => received.len(),
             Some(f) => {
-                let above = |s: &[(u64, u64)]| s.iter().rev().take_while(|r| r.1 > f).count();
-                let in_back = above(back);
-                in_back + if in_back == back.len() { above(front) } else { 0 }
+                let mut n = 0;
+                for part in parts {
+                    let above = part.iter().rev().take_while(|r| r.1 > f).count();
+                    n += above;
+                    if above < part.len() {
+                        break;
+                    }
+                }
+                n
             }
         }
         .min(max);
@@ -105,9 +113,11 @@ impl AckOfAck {
             }
             return;
         }
-        let from_back = n.min(back.len());
-        kept.extend_rev(&back[back.len() - from_back..]);
-        kept.extend_rev(&front[front.len() - (n - from_back)..]);
+        for part in parts {
+            let take = n.min(part.len());
+            kept.extend_rev(&part[part.len() - take..]);
+            n -= take;
+        }
         // Ranges are disjoint and highest first: only the lowest one kept can reach down to the floor.
         if let (Some(f), Some(last)) = (self.floor, kept.last_mut()) {
             last.0 = last.0.max(f + 1);

@@ -39,11 +39,14 @@ pub struct SentPackets {
 }
 
 impl SentPackets {
-    /// Starts loading the oldest record (an ACK reads it) and the newest (a send writes after it).
+    /// Starts loading the three oldest records (an ACK reads the two a receiver acknowledges at once by
+    /// default, RFC 9000 §13.2.2, and the next, to see whether the front is empty) and the newest (a send
+    /// writes after it).
     #[inline]
     pub fn prefetch(&self) {
         if let (Some(a), Some(b)) = (self.slots.front(), self.slots.back()) {
-            crate::prefetch::prefetch(a);
+            // Past the buffer's end when the ring wraps there: as below, harmless, just useless.
+            crate::prefetch::prefetch_bytes(a as *const _ as usize, 3 * size_of::<Option<SentPacket>>());
             // The slot after the newest, where the next send writes (past the buffer's end when the ring
             // wraps there: a hint for an address outside the allocation is harmless, just useless).
             crate::prefetch::prefetch_bytes(b as *const _ as usize, 2 * size_of::<Option<SentPacket>>());

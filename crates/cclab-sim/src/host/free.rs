@@ -19,7 +19,7 @@ impl Host {
         let mut finished = self.fire_timers(now);
         loop {
             if self.send_turn || self.rx.is_empty() {
-                if let Some(slot) = self.poll_send(now, out) {
+                if let Some(slot) = self.poll_send(now, true, out) {
                     // An endpoint may be done once its last datagram is out.
                     finished += Self::check_done(&mut self.slots[slot]);
                     self.send_turn = false;

@@ -23,6 +23,7 @@ mod wakeups;
 
 pub use config::{BatchConfig, CpuConfig, HostConfig, IdleStateConfig, StallConfig};
 
+use crate::ack_intervals::AckIntervalStats;
 use crate::endpoint::AnyEndpoint;
 use crate::engine::Rng;
 use crate::packet::InFlight;
@@ -45,6 +46,10 @@ pub enum Side {
 }
 
 /// One endpoint on a host.
+///
+/// Aligned to a cache line, the ACK intervals in the second: a receiver's ACK leaves while its slot
+/// is in cache, and with thousands of flows the intervals kept apart from it cost a miss per ACK.
+#[repr(C, align(64))]
 pub struct Slot {
     /// The endpoint.
     pub endpoint: AnyEndpoint,
@@ -62,6 +67,18 @@ pub struct Slot {
     done: bool,
     /// Datagrams for it dropped by the full socket buffer.
     pub socket_drops: u64,
+    /// Intervals between the ACK-only packets it put on the wire (a receiver's; empty for a sender).
+    pub ack_intervals: AckIntervalStats,
+}
+
+impl Slot {
+    /// `p` leaves the host at `now`: a receiver's ACK-only packet counts in its ACK intervals.
+    #[inline(always)]
+    fn note_sent(&mut self, p: &InFlight, now: Time) {
+        if self.side == Side::Receiver && p.is_pure_ack() {
+            self.ack_intervals.record(now);
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -207,6 +224,7 @@ impl Host {
             tracing,
             done: false,
             socket_drops: 0,
+            ack_intervals: AckIntervalStats::new(),
         });
         let slot = (self.slots.len() - 1) as u16;
         self.wake.add(slot, start);
@@ -215,20 +233,34 @@ impl Host {
     }
 
     /// What a datagram's arrival at `slot` reads first, as (address, bytes): the host's leading
-    /// lines, the slot, the endpoint's leading state. For a prefetch ahead of the arrival.
+    /// lines, the slot (a sender's first line: the second holds a receiver's ACK intervals), the
+    /// endpoint's leading state. For a prefetch ahead of the arrival.
     pub fn hot_bytes(&self, slot: u16) -> [(usize, usize); 3] {
         let s = &self.slots[slot as usize];
         [
             (self as *const Host as usize, 256),
-            (s as *const Slot as usize, size_of::<Slot>()),
+            (
+                s as *const Slot as usize,
+                if s.side == Side::Receiver {
+                    size_of::<Slot>()
+                } else {
+                    64
+                },
+            ),
             s.endpoint.hot_bytes(),
         ]
     }
 
-    /// Starts loading the out-of-line state of `slot`'s endpoint (after [`Host::hot_bytes`] warmed
-    /// the host, the slot and the endpoint's struct, or reading them misses here).
+    /// Starts loading the out-of-line state of `slot`'s endpoint and, for a receiver, where its next
+    /// ACK interval goes (after [`Host::hot_bytes`] warmed the host, the slot and the endpoint's
+    /// struct, or reading them misses here).
     pub fn prefetch_slot_state(&self, slot: u16) {
-        self.slots[slot as usize].endpoint.prefetch_state();
+        let s = &self.slots[slot as usize];
+        s.endpoint.prefetch_state();
+        // A data packet arriving at a receiver may make it send an ACK.
+        if s.side == Side::Receiver {
+            s.ack_intervals.prefetch_tail();
+        }
     }
 
     /// The endpoints.
@@ -442,6 +474,7 @@ impl Host {
                 let s = &mut self.slots[self.job_tx_slot];
                 for mut p in self.job_tx.drain(..) {
                     p.enqueued = now;
+                    s.note_sent(&p, now);
                     out(p);
                 }
                 // An endpoint may be done once its last datagram is out (nothing left to wait for).
@@ -493,7 +526,7 @@ impl Host {
     /// Fills the send job with datagrams from the next endpoint that has some; false if none has.
     fn poll_send_job(&mut self, now: Time) -> bool {
         let mut tx = std::mem::take(&mut self.job_tx);
-        let sent = self.poll_send(now, &mut |p| tx.push(p));
+        let sent = self.poll_send(now, false, &mut |p| tx.push(p));
         self.job_tx = tx;
         if let Some(slot) = sent {
             self.job_tx_slot = slot;
@@ -502,11 +535,12 @@ impl Host {
     }
 
     /// Polls the started endpoints that may send round-robin for up to `max_tx` datagrams from
-    /// one of them, appended to `out` (sent at `now`); returns that endpoint's slot.
-    fn poll_send(&mut self, now: Time, out: &mut impl FnMut(InFlight)) -> Option<usize> {
+    /// one of them, appended to `out` (sent at `now`); returns that endpoint's slot. With `leaves`,
+    /// they leave the host as `out` takes them (no send job holds them).
+    fn poll_send(&mut self, now: Time, leaves: bool, out: &mut impl FnMut(InFlight)) -> Option<usize> {
         let n = self.slots.len();
         if n == 1 {
-            return self.poll_send_one(now, out).then_some(0);
+            return self.poll_send_one(now, leaves, out).then_some(0);
         }
         // Ready slots from `next_slot` to the end, then from the start up to `next_slot`.
         let next = self.next_slot as usize;
@@ -520,7 +554,7 @@ impl Host {
                     self.wake.unready(cur as u16);
                     continue;
                 }
-                let sent = Self::poll_slot(s, now, self.max_tx, out);
+                let sent = Self::poll_slot(s, now, self.max_tx, leaves, out);
                 Self::collect_events(&mut self.traced, cur as u16, s);
                 // Other endpoints promise nothing about when they can send, so they are always polled. Small
                 // hosts poll every endpoint as they always did: a poll that sends nothing still refills a paced
@@ -543,7 +577,7 @@ impl Host {
     /// dumbbell's): the same calls without the round-robin search, which cost more than the
     /// poll of an endpoint with nothing to send. True if it sent.
     #[inline]
-    fn poll_send_one(&mut self, now: Time, out: &mut impl FnMut(InFlight)) -> bool {
+    fn poll_send_one(&mut self, now: Time, leaves: bool, out: &mut impl FnMut(InFlight)) -> bool {
         if self.wake.next_ready(0, 1).is_none() {
             return false;
         }
@@ -552,7 +586,7 @@ impl Host {
             self.wake.unready(0);
             return false;
         }
-        let sent = Self::poll_slot(s, now, self.max_tx, out);
+        let sent = Self::poll_slot(s, now, self.max_tx, leaves, out);
         Self::collect_events(&mut self.traced, 0, s);
         self.touched(0);
         if sent {
@@ -564,12 +598,19 @@ impl Host {
     }
 
     /// Hands up to `max_tx` datagrams that `s`'s endpoint sends at `now` to `out`; true if it sent any.
+    /// With `leaves` they leave the host now (see [`Slot::note_sent`]); a send job notes them as it ends.
     #[inline(always)]
-    fn poll_slot(s: &mut Slot, now: Time, max_tx: u32, out: &mut impl FnMut(InFlight)) -> bool {
+    fn poll_slot(s: &mut Slot, now: Time, max_tx: u32, leaves: bool, out: &mut impl FnMut(InFlight)) -> bool {
         let mut sent = 0;
         while sent < max_tx {
             match s.endpoint.poll_transmit(now) {
-                Some(dgram) => out(InFlight::new(dgram, s.route, 0, now)),
+                Some(dgram) => {
+                    let p = InFlight::new(dgram, s.route, 0, now);
+                    if leaves {
+                        s.note_sent(&p, now);
+                    }
+                    out(p)
+                }
                 None => break,
             }
             sent += 1;
