@@ -470,11 +470,7 @@ impl Endpoint for Receiver {
     fn handle_datagram(&mut self, now: Time, dgram: Datagram) {
         self.receive(now, &dgram);
         if self.trace.is_on() {
-            self.trace.push(TraceEvent::PacketReceived {
-                time: now,
-                size: dgram.size,
-                packet: dgram.packet,
-            });
+            self.trace.received(now, dgram.size, dgram.packet);
         } else if let Some(ack) = dgram.packet.ack {
             AckFrame::recycle(ack);
         }

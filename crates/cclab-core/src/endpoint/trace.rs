@@ -92,9 +92,23 @@ pub enum TraceEvent {
 /// ([`TraceLog::set_sink`]): the qlog writer of a simulated run. Each event is shown by reference,
 /// once, and dropped after: nothing is copied into a queue and drained later, which cost more per
 /// event than formatting its record did.
+///
+/// Packets, most of a trace, come as their parts by reference ([`TraceSink::packet_sent`],
+/// [`TraceSink::packet_received`]): building an event around a packet moves it twice and drops it
+/// once, which cost more than writing the sink's own record of it.
 pub trait TraceSink: Send {
     /// One event, in the order the endpoint emits them.
     fn event(&mut self, ev: &TraceEvent);
+    /// A [`TraceEvent::PacketSent`], given as its parts.
+    fn packet_sent(&mut self, time: Time, size: u32, packet: &Packet) {
+        let packet = packet.clone();
+        self.event(&TraceEvent::PacketSent { time, size, packet });
+    }
+    /// A [`TraceEvent::PacketReceived`], given as its parts.
+    fn packet_received(&mut self, time: Time, size: u32, packet: &Packet) {
+        let packet = packet.clone();
+        self.event(&TraceEvent::PacketReceived { time, size, packet });
+    }
     /// The sink as `Any`, for its owner to take its concrete type back after a run.
     fn into_any(self: Box<Self>) -> Box<dyn std::any::Any>;
 }
@@ -157,18 +171,14 @@ impl TraceLog {
     }
 
     /// Traces `packet`, sent at `time` as `size` IP-layer bytes, and hands it back for sending
-    /// (call only while tracing is on). A sink sees the packet itself, moved into the event and
-    /// out again; a queue keeps a copy ([`TraceLog::copy_packet`]).
+    /// (call only while tracing is on). A sink sees the packet by reference; a queue keeps a copy
+    /// ([`TraceLog::copy_packet`]).
     #[inline]
     pub fn sent(&mut self, time: Time, size: u32, packet: Packet) -> Packet {
         match &mut self.kept.sink {
             Some(sink) => {
-                let ev = TraceEvent::PacketSent { time, size, packet };
-                sink.event(&ev);
-                match ev {
-                    TraceEvent::PacketSent { packet, .. } => packet,
-                    _ => unreachable!("built as a sent packet above"),
-                }
+                sink.packet_sent(time, size, &packet);
+                packet
             }
             None => {
                 let copy = self.copy_packet(&packet);
@@ -179,6 +189,22 @@ impl TraceLog {
                 });
                 packet
             }
+        }
+    }
+
+    /// Traces `packet`, received at `time` as `size` IP-layer bytes, after which it is dropped (call
+    /// only while tracing is on): a sink sees it by reference, a queue keeps it. An ACK frame's box
+    /// goes back for reuse (`wire::ack_box`), as an untraced receiver's does.
+    #[inline]
+    pub fn received(&mut self, time: Time, size: u32, packet: Packet) {
+        match &mut self.kept.sink {
+            Some(sink) => {
+                sink.packet_received(time, size, &packet);
+                if let Some(ack) = packet.ack {
+                    AckFrame::recycle(ack);
+                }
+            }
+            None => self.push(TraceEvent::PacketReceived { time, size, packet }),
         }
     }
 

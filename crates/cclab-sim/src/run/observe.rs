@@ -7,7 +7,7 @@ use crate::qlog::{QlogSink, QlogWriter, Vantage};
 use crate::timeseries::{SampleCounters, Sampler};
 use cclab_core::endpoint::{Endpoint, TraceEvent, TraceSink};
 use cclab_core::time::{Dur, Time};
-use cclab_core::wire::packet::FlowId;
+use cclab_core::wire::packet::{FlowId, Packet};
 use std::io;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -41,19 +41,33 @@ impl QlogTrace {
         }
     }
 
+    /// Whether an event at `t` is written: no error yet, and `t` in the window.
+    #[inline]
+    fn admits(&self, t: Time) -> bool {
+        self.error.is_none() && self.window.is_none_or(|(start, end)| t >= start && t < end)
+    }
+
+    /// Keeps the first write error and tells the run.
+    #[cold]
+    fn fail(&mut self, e: io::Error) {
+        self.error = Some(e);
+        self.failed.store(true, Ordering::Relaxed);
+    }
+
     fn write(&mut self, ev: &TraceEvent) {
-        if self.error.is_some() {
-            return;
-        }
-        if let Some((start, end)) = self.window {
-            let t = event_time(ev);
-            if t < start || t >= end {
-                return;
+        if self.admits(event_time(ev)) {
+            if let Err(e) = self.w.write_event(ev) {
+                self.fail(e);
             }
         }
-        if let Err(e) = self.w.write_event(ev) {
-            self.error = Some(e);
-            self.failed.store(true, Ordering::Relaxed);
+    }
+
+    #[inline]
+    fn write_packet(&mut self, sent: bool, time: Time, size: u32, packet: &Packet) {
+        if self.admits(time) {
+            if let Err(e) = self.w.write_packet(sent, time, size, packet) {
+                self.fail(e);
+            }
         }
     }
 
@@ -79,6 +93,14 @@ impl TraceSink for QlogTrace {
     #[inline]
     fn event(&mut self, ev: &TraceEvent) {
         self.write(ev);
+    }
+
+    fn packet_sent(&mut self, time: Time, size: u32, packet: &Packet) {
+        self.write_packet(true, time, size, packet);
+    }
+
+    fn packet_received(&mut self, time: Time, size: u32, packet: &Packet) {
+        self.write_packet(false, time, size, packet);
     }
 
     fn into_any(self: Box<Self>) -> Box<dyn std::any::Any> {

@@ -377,11 +377,7 @@ impl Endpoint for Sender {
         }
         self.update_loss_deadline();
         if self.trace.is_on() {
-            self.trace.push(TraceEvent::PacketReceived {
-                time: now,
-                size: dgram.size,
-                packet: dgram.packet,
-            });
+            self.trace.received(now, dgram.size, dgram.packet);
         } else if let Some(ack) = dgram.packet.ack {
             // The receiver's next ACK reuses the box (`wire::ack_box`).
             AckFrame::recycle(ack);
