@@ -112,11 +112,9 @@ pub(crate) fn emit_ack(
     stats.ack_bytes += size as u64;
     stats.datagrams_sent += 1;
     stats.bytes_sent += size as u64;
-    let packet = if trace.is_on() {
-        trace.sent(now, size, packet)
-    } else {
-        packet
-    };
+    if trace.is_on() {
+        trace.sent(now, size, &packet);
+    }
     Datagram {
         flow,
         size,

@@ -170,24 +170,20 @@ impl TraceLog {
         }
     }
 
-    /// Traces `packet`, sent at `time` as `size` IP-layer bytes, and hands it back for sending
-    /// (call only while tracing is on). A sink sees the packet by reference; a queue keeps a copy
-    /// ([`TraceLog::copy_packet`]).
-    #[inline]
-    pub fn sent(&mut self, time: Time, size: u32, packet: Packet) -> Packet {
+    /// Traces `packet`, sent at `time` as `size` IP-layer bytes (call only while tracing is on): a
+    /// sink sees it by reference, a queue keeps a copy ([`TraceLog::copy_packet`]). Out of line, so
+    /// that the untraced send path around the call compiles as if it were not there.
+    #[inline(never)]
+    pub fn sent(&mut self, time: Time, size: u32, packet: &Packet) {
         match &mut self.kept.sink {
-            Some(sink) => {
-                sink.packet_sent(time, size, &packet);
-                packet
-            }
+            Some(sink) => sink.packet_sent(time, size, packet),
             None => {
-                let copy = self.copy_packet(&packet);
+                let copy = self.copy_packet(packet);
                 self.push(TraceEvent::PacketSent {
                     time,
                     size,
                     packet: copy,
                 });
-                packet
             }
         }
     }

@@ -309,7 +309,7 @@ impl Sender {
         st.data_packets_sent += p.data.is_some() as u64;
         st.retransmitted_packets += retransmission as u64;
         if self.trace.is_on() {
-            p = self.trace.sent(now, size, p);
+            self.trace.sent(now, size, &p);
         }
         Datagram {
             flow: self.flow,
