@@ -286,6 +286,12 @@ impl Out<'_> {
         self.at += s.len();
     }
 
+    /// Takes back the last `n` bytes appended.
+    #[inline(always)]
+    pub(super) fn unput(&mut self, n: usize) {
+        self.at -= n;
+    }
+
     /// Appends one byte.
     #[inline(always)]
     pub(super) fn byte(&mut self, c: u8) {
