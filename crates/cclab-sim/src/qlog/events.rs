@@ -29,13 +29,14 @@ pub(super) enum Dir {
 }
 
 /// The packet fields that mostly repeat or count up from one record of a direction to the next
-/// (packet number, size, stream frame length, low end of the first ACK range, ACK delay), memoised.
+/// (packet number, size, stream frame length, both ends of the first ACK range, ACK delay), memoised.
 #[derive(Clone, Copy)]
 pub(super) struct PacketMemos {
     pn: Memo,
     size: Memo,
     stream_len: Memo,
     ack_lo: Memo,
+    ack_hi: Memo,
     ack_delay: MsMemo,
 }
 
@@ -45,6 +46,7 @@ impl PacketMemos {
         size: Memo::ZERO,
         stream_len: Memo::ZERO,
         ack_lo: Memo::ZERO,
+        ack_hi: Memo::ZERO,
         ack_delay: MsMemo::EMPTY,
     };
 }
@@ -357,11 +359,12 @@ fn ack_frame(o: &mut Out<'_>, f: QlogFormat, m: &mut PacketMemos, ack: &AckFrame
     let mut ranges = ack.ranges.iter().rev();
     if let Some(&(lo, hi)) = ranges.next() {
         o.put(",\"acked_ranges\":[[");
-        // The lowest range mostly starts where it started in the last ACK.
+        // The lowest range mostly starts where it started in the last ACK, and ends a packet or
+        // two further.
         o.memo(&mut m.ack_lo, lo);
         if lo != hi || f == QlogFormat::V03 {
             o.byte(b',');
-            o.u64(hi);
+            o.memo(&mut m.ack_hi, hi);
         }
         for &(lo, hi) in ranges {
             o.put("],[");
