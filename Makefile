@@ -61,7 +61,8 @@ figures: install
 	mkdir -p docs/seeds/figures
 	cp out/full/seed-00*/*.png docs/seeds/figures/
 
-# Figures per CPU-second for a fixed suite (paths, BDP sweep, qlog on/off, 1,000-flow dumbbell against one flow);
+# Figures per CPU-second for a fixed suite (paths, BDP sweep, qlog on/off, 1,000-flow dumbbell against one flow with
+# the same share and one flow alone on its path);
 # `make bench BENCH_ARGS="--flows 10000"` for the 10,000-flow dumbbell; BENCH_ARGS="--scenario F.toml --out DIR" runs one
 # file and writes its outputs (compare them before/after a speed-up). Not a timed test: it prints, never fails on speed.
 BENCH_ARGS ?=

@@ -32,6 +32,21 @@ pub fn prefetch_bytes(addr: usize, len: usize) {
     }
 }
 
+/// Starts loading the cache line at `addr` to be written (`PREFETCHW`): a store to a line not in the
+/// cache waits for it to be read in first, and enough such stores fill the store buffer and stall
+/// everything after them.
+#[inline(always)]
+pub fn prefetch_write(addr: usize) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: PREFETCHW is a hint with no architectural effect; it never faults.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_ET0};
+        _mm_prefetch::<_MM_HINT_ET0>(addr as *const i8);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = addr;
+}
+
 #[inline(always)]
 fn line(addr: usize) {
     #[cfg(target_arch = "x86_64")]

@@ -96,11 +96,11 @@ fn valid_packet(q: QuicProfile) -> impl Strategy<Value = (Packet, Option<u64>)> 
                 pn,
                 pn_len,
                 ack: ack.map(Box::new),
-                ack_frequency: ack_frequency.map(Box::new),
                 immediate_ack,
                 ping,
                 ..Default::default()
             };
+            p.set_ack_frequency(ack_frequency);
             if let Some((offset, len_seed, fin)) = data {
                 let len = len_seed % (q.max_stream_payload(&p, offset) + 1);
                 p.data = Some(DataChunk { offset, len, fin });

@@ -36,7 +36,7 @@ fn quic() -> Profile {
 }
 
 fn frame(d: &Datagram) -> HandshakeFrame {
-    **d.packet.handshake.as_ref().expect("a handshake packet")
+    *d.packet.handshake().expect("a handshake packet")
 }
 
 fn ms(x: u64) -> Time {

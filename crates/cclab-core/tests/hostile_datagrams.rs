@@ -210,18 +210,20 @@ fn hostile_tfrc_feedback_is_refused() {
     }
     assert!(sent > 0);
     let feedback = |echo: u64, p: f64| {
-        dgram(Packet {
-            ack: Some(Box::new(AckFrame {
-                ranges: vec![(echo, echo)].into(),
+        dgram(
+            Packet {
+                ack: Some(Box::new(AckFrame {
+                    ranges: vec![(echo, echo)].into(),
+                    ..Default::default()
+                })),
                 ..Default::default()
-            })),
-            tfrc: Some(Box::new(TfrcFeedback {
+            }
+            .with_tfrc(TfrcFeedback {
                 x_recv_bps: 1_000_000,
                 p,
                 elapsed_ns: 0,
-            })),
-            ..Default::default()
-        })
+            }),
+        )
     };
     s.handle_datagram(now, feedback(sent + 5, 0.0));
     s.handle_datagram(now, feedback(0, f64::NAN));

@@ -16,10 +16,7 @@ fn policy() -> AckPolicyConfig {
 }
 
 fn with_frame(pn: u64, f: AckFrequencyFrame) -> Packet {
-    Packet {
-        ack_frequency: Some(Box::new(f)),
-        ..data(pn)
-    }
+    data(pn).with_ack_frequency(f)
 }
 
 #[test]

@@ -312,7 +312,7 @@ fn ack_frequency_frames_ride_on_data_packets_after_first_rtt_sample() {
     let frames: Vec<_> = p
         .sent
         .iter()
-        .filter_map(|s| s.packet.ack_frequency.as_deref().map(|f| (s, f)))
+        .filter_map(|s| s.packet.ack_frequency().map(|f| (s, f)))
         .collect();
     assert!(!frames.is_empty());
     // The policy waits for an RTT sample; every frame rides on a data packet, in sequence.

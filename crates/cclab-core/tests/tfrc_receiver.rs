@@ -39,7 +39,7 @@ fn drive(rx: &mut TfrcReceiver, pns: impl Iterator<Item = u64>, frozen: bool) ->
         rx.handle_datagram(now, data(pn, if frozen { 0 } else { (pn % 16) as u8 }));
         while let Some(d) = rx.poll_transmit(now) {
             let echo = d.packet.ack.as_ref().and_then(|a| a.largest()).unwrap();
-            out.push((pn, echo, *d.packet.tfrc.unwrap()));
+            out.push((pn, echo, *d.packet.tfrc().unwrap()));
         }
     }
     out

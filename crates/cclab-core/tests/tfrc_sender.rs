@@ -23,13 +23,13 @@ fn feedback(echo: u64, x_recv: u64, p: f64, elapsed: Dur) -> Datagram {
             ecn: None,
             sack_blocks: None,
         })),
-        tfrc: Some(Box::new(TfrcFeedback {
-            x_recv_bps: x_recv,
-            p,
-            elapsed_ns: elapsed.as_nanos(),
-        })),
         ..Default::default()
-    };
+    }
+    .with_tfrc(TfrcFeedback {
+        x_recv_bps: x_recv,
+        p,
+        elapsed_ns: elapsed.as_nanos(),
+    });
     Datagram {
         flow: FlowId(0),
         size: 64,

@@ -181,7 +181,7 @@ fn relay(
         series: QueueSeries::default(),
         error: None,
     };
-    let mut pool: Vec<Box<Vec<u8>>> = Vec::new();
+    let mut pool: Vec<Vec<u8>> = Vec::new();
     let mut out = Vec::new();
     let mut next_sample = Time::ZERO + interval;
     let fds = [front.fd(), back.fd()];
@@ -221,18 +221,18 @@ fn relay(
                 b.clear();
                 b.extend_from_slice(&now.as_nanos().to_be_bytes());
                 b.extend_from_slice(bytes);
-                let p = InFlight {
-                    dgram: Datagram {
+                let mut p = InFlight::new(
+                    Datagram {
                         flow: FlowId(0),
                         size,
                         ecn,
                         packet: Default::default(),
                     },
-                    route: side as u16,
-                    hop: 0,
-                    enqueued: now,
-                    payload: Some(b),
-                };
+                    side as u16,
+                    0,
+                    now,
+                );
+                p.attach_bytes(b);
                 fabric.push(now, p, &mut out);
             });
             if let Err(e) = r {
@@ -241,7 +241,7 @@ fn relay(
         }
         fabric.advance(clock.now(), &mut out);
         for mut p in out.drain(..) {
-            let bytes = p.payload.take().expect("the relay gives every packet its bytes");
+            let bytes = p.take_bytes();
             let side = p.route as usize;
             let arrival = Time::ZERO + Dur(u64::from_be_bytes(bytes[..STAMP].try_into().expect("stamped")));
             let r = &routes[side];
@@ -263,7 +263,7 @@ fn relay(
                     None => continue,
                 },
             };
-            match io.send(dest, &bytes[STAMP..], None, p.dgram.ecn) {
+            match io.send(dest, &bytes[STAMP..], None, p.ecn) {
                 Ok(true) => {
                     report.directions[side].packets_out += 1;
                     report.release.record(p.enqueued, clock.now());

@@ -85,7 +85,7 @@ pub fn forward(
     tighten_timer_slack();
     let mut report = ForwardReport::default();
     let mut buf = vec![0u8; MAX_PACKET];
-    let mut pool: Vec<Box<Vec<u8>>> = Vec::new();
+    let mut pool: Vec<Vec<u8>> = Vec::new();
     let mut out = Vec::new();
     let fds = [tuns[0].fd(), tuns[1].fd()];
     while !stop.load(Ordering::Relaxed) {
@@ -105,26 +105,26 @@ pub fn forward(
                 let mut bytes = pool.pop().unwrap_or_default();
                 bytes.clear();
                 bytes.extend_from_slice(&buf[..n]);
-                let p = InFlight {
-                    dgram: Datagram {
+                let mut p = InFlight::new(
+                    Datagram {
                         flow: FlowId(0),
                         size: n as u32,
                         ecn: ecn_of(&buf[..n]),
                         packet: Default::default(),
                     },
-                    route: side as u16,
-                    hop: 0,
-                    enqueued: now,
-                    payload: Some(bytes),
-                };
+                    side as u16,
+                    0,
+                    now,
+                );
+                p.attach_bytes(bytes);
                 fabric.push(now, p, &mut out);
             }
         }
         fabric.advance(clock.now(), &mut out);
         for mut p in out.drain(..) {
-            let mut bytes = p.payload.take().expect("every forwarded packet carries its bytes");
+            let mut bytes = p.take_bytes();
             let side = p.route as usize;
-            if p.dgram.ecn == Ecn::Ce && ecn_of(&bytes) != Ecn::Ce {
+            if p.ecn == Ecn::Ce && ecn_of(&bytes) != Ecn::Ce {
                 mark_ce(&mut bytes);
             }
             match tuns[1 - side].send(&bytes) {

@@ -284,18 +284,17 @@ fn in_flight(size: u32, ack: bool) -> cclab_sim::packet::InFlight {
     if ack {
         packet.ack = Some(Default::default());
     }
-    cclab_sim::packet::InFlight {
-        dgram: Datagram {
+    cclab_sim::packet::InFlight::new(
+        Datagram {
             flow: FlowId(0),
             size,
             ecn: Ecn::NotEct,
             packet,
         },
-        route: 0,
-        hop: 0,
-        enqueued: Time::ZERO,
-        payload: None,
-    }
+        0,
+        0,
+        Time::ZERO,
+    )
 }
 
 #[test]

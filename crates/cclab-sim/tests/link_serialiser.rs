@@ -19,8 +19,8 @@ use cclab_sim::queue::{CodelConfig, DropTailConfig, DualPi2Config, FqCodelConfig
 const STEP: Dur = Dur(100_000);
 
 fn packet(pn: u64, size: u32, flow: u32, ecn: Ecn) -> InFlight {
-    InFlight {
-        dgram: Datagram {
+    InFlight::new(
+        Datagram {
             flow: FlowId(flow),
             size,
             ecn,
@@ -29,11 +29,10 @@ fn packet(pn: u64, size: u32, flow: u32, ecn: Ecn) -> InFlight {
                 ..Default::default()
             },
         },
-        route: 0,
-        hop: 0,
-        enqueued: Time::ZERO,
-        payload: None,
-    }
+        0,
+        0,
+        Time::ZERO,
+    )
 }
 
 fn rate_link(queue: QueueConfig) -> LinkConfig {
@@ -108,6 +107,8 @@ struct Outcome {
     stats: LinkStats,
     queue_bytes: u64,
     touches: u64,
+    /// (grid step, packets in transit, bytes queued) at every grid step of a dense driver.
+    grid: Vec<(Time, u64, u64)>,
 }
 
 /// Pushes a random schedule (pseudo-random, fixed) into a fresh link (about 0.9 s, near the link rate on average); `dense` also
@@ -131,6 +132,7 @@ fn drive(cfg: &LinkConfig, dense: bool) -> Outcome {
         stats: LinkStats::default(),
         queue_bytes: 0,
         touches: 0,
+        grid: Vec::new(),
     };
     let mut pending = pushes.into_iter().peekable();
     let mut grid = Time::ZERO;
@@ -149,11 +151,14 @@ fn drive(cfg: &LinkConfig, dense: bool) -> Outcome {
         out.touches += 1;
         link.advance(now);
         while let Some(p) = link.pop_arrived() {
-            out.arrivals.push((now, p.enqueued, p.dgram.flow.0, p.dgram.packet.pn));
+            out.arrivals.push((now, p.enqueued, p.flow.0, p.packet.pn));
         }
         while pending.peek().is_some_and(|(t, _)| *t == now) {
             let (_, p) = pending.next().unwrap();
             link.push(now, p);
+        }
+        if now == step {
+            out.grid.push((now, link.in_transit_packets(), link.queue_bytes()));
         }
     }
     link.catch_up(end);
@@ -225,7 +230,7 @@ fn link_push_at_a_serialisation_end_finds_the_packet_gone() {
     while let Some(t) = link.next_wake() {
         let mut out = Vec::new();
         link.act(t, &mut out);
-        arrivals.extend(out.iter().map(|p| (p.enqueued.0 / 1_000_000, p.dgram.packet.pn)));
+        arrivals.extend(out.iter().map(|p| (p.enqueued.0 / 1_000_000, p.packet.pn)));
     }
     // Departures at 0, 1 and 2 ms; each arrives 1 ms (serialisation) + 5 ms later.
     assert_eq!(arrivals, vec![(6, 0), (7, 1), (8, 3)]);
@@ -250,4 +255,30 @@ fn link_backlog_costs_one_wakeup_per_packet() {
     assert_eq!((wakes, delivered), (100, 100));
     // Each packet waited for those ahead of it: 0 + 1 + … + 99 ms in the queue.
     assert_eq!(link.stats().sojourn, Dur::from_millis(99 * 100 / 2));
+}
+
+/// A plain drop-tail link keeps departed packets in its queue's ring while they propagate; with a
+/// reordering probability of 0 the same link keeps two rings (queue, then propagation FIFO). What
+/// reaches the far end, when, and what the link reports at every step must be the same.
+#[test]
+fn link_shared_ring_does_what_a_queue_and_a_propagation_fifo_do() {
+    for limit_packets in [Some(12), Some(3), None] {
+        let shared = rate_link(QueueConfig::Droptail(DropTailConfig {
+            limit_packets,
+            ..Default::default()
+        }));
+        let mut separate = shared.clone();
+        separate.reorder = Some(ReorderConfig {
+            p: Probability(0.0),
+            delay: Dur::ZERO,
+        });
+        let (a, b) = (drive(&shared, true), drive(&separate, true));
+        assert_eq!(a.arrivals, b.arrivals, "limit {limit_packets:?}: arrivals");
+        assert_eq!(a.stats, b.stats, "limit {limit_packets:?}: counters");
+        assert_eq!(
+            a.grid, b.grid,
+            "limit {limit_packets:?}: packets in transit and bytes queued"
+        );
+        assert!(a.stats.sojourn > Dur::ZERO && a.grid.iter().any(|g| g.1 > 1 && g.2 > 0));
+    }
 }

@@ -35,14 +35,14 @@ fn packets() -> [Packet; 3] {
                 len: 1200,
                 fin: false,
             }),
-            ack_frequency: Some(Box::new(AckFrequencyFrame {
-                sequence: 0,
-                ack_eliciting_threshold: 9,
-                request_max_ack_delay_us: 2_500,
-                reordering_threshold: 3,
-            })),
             ..Default::default()
-        },
+        }
+        .with_ack_frequency(AckFrequencyFrame {
+            sequence: 0,
+            ack_eliciting_threshold: 9,
+            request_max_ack_delay_us: 2_500,
+            reordering_threshold: 3,
+        }),
         Packet {
             pn: 1,
             pn_len: 1,

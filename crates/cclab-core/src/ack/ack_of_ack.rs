@@ -10,6 +10,12 @@
 //! A PING that is never acknowledged (lost on the way) is given up after `PING_RETRY_ACKS` more
 //! ACK packets. Only the PING-carrying ACK packets are remembered: the sender acknowledges them
 //! promptly, and each one's Largest Acknowledged is the floor its acknowledgement allows.
+//!
+//! With a round trip longer than `REMEMBERED` retries (a window of more than ~1,000 packets) the
+//! retries outrun the acknowledgements: no new PING goes out while the remembered ones all await
+//! theirs. Replacing the oldest instead would forget every PING the peer's next ACK covers, and the
+//! floor would never rise again: after one loss burst every ACK frame would carry `max` ranges for
+//! the rest of the connection.
 
 use std::collections::VecDeque;
 
@@ -18,8 +24,8 @@ use crate::wire::packet::{AckFrame, AckRanges};
 
 /// ACK packets sent after an unacknowledged PING before the next ACK packet carries one again.
 pub const PING_RETRY_ACKS: u64 = 64;
-/// PING-carrying ACK packets remembered while their acknowledgement is awaited (a PING is given
-/// up after `PING_RETRY_ACKS` ACKs, so only a few can be outstanding).
+/// PING-carrying ACK packets remembered while their acknowledgement is awaited: at most this many
+/// PINGs are outstanding, however many retries a round trip holds.
 const REMEMBERED: usize = 8;
 
 /// A receiver's record of its ACK packets and of the floor below which it stops reporting.
@@ -50,10 +56,10 @@ impl AckOfAck {
                 return false;
             }
         }
-        self.ping = Some((pn, 0));
         if self.sent.len() == REMEMBERED {
-            self.sent.pop_front();
+            return false;
         }
+        self.ping = Some((pn, 0));
         self.sent.push_back((pn, largest));
         true
     }
@@ -178,6 +184,26 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn ack_of_ack_floor_rises_when_a_round_trip_holds_more_acks_than_remembered_pings() {
+        // 100,000 packets of BDP: ~50,000 ACK packets per round trip, so PINGs are retried long before the
+        // first is acknowledged. The peer's ACK, a round trip later, covers the first ones sent.
+        let mut a = AckOfAck::default();
+        let pings: Vec<u64> = (0..50_000u64).filter(|&pn| a.on_ack_sent(pn, 10 * pn)).collect();
+        assert_eq!(
+            pings.len(),
+            REMEMBERED,
+            "retries stop while {REMEMBERED} PINGs await: {pings:?}"
+        );
+        a.on_peer_ack(&ack(&[(0, 1_000)]));
+        let acked = *pings.iter().filter(|&&pn| pn <= 1_000).max().unwrap();
+        assert_eq!(a.floor(), Some(10 * acked));
+        // Room again: the next ACK packet carries a PING, and its acknowledgement raises the floor further.
+        assert!(a.on_ack_sent(50_000, 500_000));
+        a.on_peer_ack(&ack(&[(0, 50_000)]));
+        assert_eq!(a.floor(), Some(500_000));
     }
 
     #[test]

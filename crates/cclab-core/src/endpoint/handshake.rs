@@ -90,9 +90,9 @@ pub type HandshakeDatagram = (Packet, u32);
 fn packet(pn: u64, frame: HandshakeFrame) -> Packet {
     Packet {
         pn,
-        handshake: Some(Box::new(frame)),
         ..Default::default()
     }
+    .with_handshake(frame)
 }
 
 /// IP-layer bytes of the headers below QUIC's UDP payload, or of a TCP SYN.

@@ -389,7 +389,7 @@ impl Receiver {
             self.stats.protocol_violations += 1;
             return;
         }
-        if let Some(f) = p.handshake.as_deref() {
+        if let Some(f) = p.handshake() {
             if let Some(h) = self.handshake.as_mut() {
                 h.on_client(p.pn, dgram.size, f);
             }
@@ -434,7 +434,7 @@ impl Receiver {
         };
         self.stats.ack_ranges_forgotten += forgotten as u64;
         self.deliver(now, p);
-        if let Some(f) = &p.ack_frequency {
+        if let Some(f) = p.ack_frequency() {
             self.policy.on_ack_frequency(f);
         }
         if !ack_eliciting {

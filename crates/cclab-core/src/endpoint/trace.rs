@@ -256,12 +256,10 @@ impl TraceLog {
             pn_len: p.pn_len,
             data: p.data,
             ack,
-            ack_frequency: p.ack_frequency.clone(),
             immediate_ack: p.immediate_ack,
             ping: p.ping,
             ccval: p.ccval,
-            tfrc: p.tfrc.clone(),
-            handshake: p.handshake.clone(),
+            rare: p.rare.clone(),
         }
     }
 

@@ -307,44 +307,120 @@ pub struct Packet {
     /// ACK frame, if any (boxed: inline, its ranges, delay and ECN counts would take 48 bytes of every
     /// datagram, and a data packet rarely carries one).
     pub ack: Option<Box<AckFrame>>,
-    /// ACK_FREQUENCY frame, if any (boxed, as it is rare: inline it would grow every packet).
-    pub ack_frequency: Option<Box<AckFrequencyFrame>>,
     /// IMMEDIATE_ACK frame present.
     pub immediate_ack: bool,
     /// PING frame present (makes the packet ack-eliciting without data; PTO probes).
     pub ping: bool,
     /// DCCP CCVal window counter (RFC 4342 §8.1), 0..=15.
     pub ccval: u8,
-    /// TFRC feedback (DCCP), if any (boxed, as only DCCP feedback packets carry it).
-    pub tfrc: Option<Box<TfrcFeedback>>,
-    /// Connection setup, if this is a handshake packet (boxed: only a few per connection).
-    pub handshake: Option<Box<HandshakeFrame>>,
+    /// What few packets carry, in one box (`None`: none of it). Read it through
+    /// [`Packet::ack_frequency`], [`Packet::tfrc`] and [`Packet::handshake`]; fill it with the `set_`
+    /// methods or [`Packet::rare_mut`].
+    pub rare: Option<Box<RareFrames>>,
+}
+
+/// The frames few packets carry, and the bytes of a real-time datagram: one box behind
+/// [`Packet::rare`], so that every packet the simulator moves is one pointer bigger for all of
+/// them together, not one per frame.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RareFrames {
+    /// ACK_FREQUENCY frame, if any.
+    pub ack_frequency: Option<AckFrequencyFrame>,
+    /// TFRC feedback (DCCP feedback packets only), if any.
+    pub tfrc: Option<TfrcFeedback>,
+    /// Connection setup, if this is a handshake packet (a few per connection).
+    pub handshake: Option<HandshakeFrame>,
+    /// The datagram's bytes when a real-time driver moves real datagrams through the simulator's
+    /// links (empty in simulation, where no bytes exist).
+    pub bytes: Vec<u8>,
 }
 
 impl Packet {
     /// Whether the packet elicits an acknowledgement (RFC 9000 §13.2: anything but ACK/PADDING).
     pub fn is_ack_eliciting(&self) -> bool {
-        self.data.is_some() || self.ack_frequency.is_some() || self.immediate_ack || self.ping
+        self.data.is_some() || self.ack_frequency().is_some() || self.immediate_ack || self.ping
+    }
+
+    /// ACK_FREQUENCY frame, if any.
+    #[inline]
+    pub fn ack_frequency(&self) -> Option<&AckFrequencyFrame> {
+        self.rare.as_deref()?.ack_frequency.as_ref()
+    }
+
+    /// TFRC feedback, if any.
+    #[inline]
+    pub fn tfrc(&self) -> Option<&TfrcFeedback> {
+        self.rare.as_deref()?.tfrc.as_ref()
+    }
+
+    /// Connection-setup frame, if any.
+    #[inline]
+    pub fn handshake(&self) -> Option<&HandshakeFrame> {
+        self.rare.as_deref()?.handshake.as_ref()
+    }
+
+    /// The rare frames, boxed on first use.
+    pub fn rare_mut(&mut self) -> &mut RareFrames {
+        self.rare.get_or_insert_with(Box::default)
+    }
+
+    /// Sets or removes the ACK_FREQUENCY frame (removing it boxes nothing).
+    pub fn set_ack_frequency(&mut self, f: Option<AckFrequencyFrame>) {
+        if f.is_some() || self.rare.is_some() {
+            self.rare_mut().ack_frequency = f;
+        }
+    }
+
+    /// Sets the TFRC feedback.
+    pub fn set_tfrc(&mut self, f: TfrcFeedback) {
+        self.rare_mut().tfrc = Some(f);
+    }
+
+    /// Sets the connection-setup frame.
+    pub fn set_handshake(&mut self, f: HandshakeFrame) {
+        self.rare_mut().handshake = Some(f);
+    }
+
+    /// This packet with an ACK_FREQUENCY frame.
+    pub fn with_ack_frequency(mut self, f: AckFrequencyFrame) -> Packet {
+        self.set_ack_frequency(Some(f));
+        self
+    }
+
+    /// This packet with TFRC feedback.
+    pub fn with_tfrc(mut self, f: TfrcFeedback) -> Packet {
+        self.set_tfrc(f);
+        self
+    }
+
+    /// This packet with a connection-setup frame.
+    pub fn with_handshake(mut self, f: HandshakeFrame) -> Packet {
+        self.set_handshake(f);
+        self
     }
 }
 
 /// A datagram in flight between two endpoints.
+///
+/// `repr(C)`: the simulator's packet (`InFlight` in cclab-sim) starts with the same fields in the same
+/// places, so taking the datagram out of it copies whole 16-byte pieces, not field by field.
 #[derive(Clone, Debug, PartialEq)]
+#[repr(C)]
 pub struct Datagram {
+    /// What it carries.
+    pub packet: Packet,
     /// The flow it belongs to.
     pub flow: FlowId,
     /// Size at the IP layer in bytes: IP + UDP/TCP/DCCP header + payload (+ AEAD tag).
     pub size: u32,
     /// ECN codepoint in the IP header.
     pub ecn: Ecn,
-    /// What it carries.
-    pub packet: Packet,
 }
 
-// The simulator moves datagrams by value through every queue: boxing rare frames took it from 192 bytes
-// (the boxed handshake frame adds one pointer: 112 → 120), and boxing the ACK frame to 80, so that the
-// simulator's wrapper stays within 128 bytes, which the compiler moves inline instead of calling memcpy.
-const _: () = assert!(size_of::<Datagram>() <= 80);
+// The simulator moves datagrams by value through every queue, several times per hop: boxing the ACK frame
+// took it from 192 bytes to 80, and one box for all rare frames (three pointers → one) to 64. Every byte
+// counts at 10 Gbit/s and at 100,000 packets in flight (see `InFlight` in cclab-sim).
+const _: () = assert!(size_of::<Datagram>() <= 64);
 
 #[cfg(test)]
 mod tests {
@@ -365,5 +441,26 @@ mod tests {
             assert_eq!(all[..n].iter().copied().collect::<AckRanges>(), a);
             assert_eq!(format!("{a:?}"), format!("{:?}", &all[..n]));
         }
+    }
+
+    #[test]
+    fn rare_frames_share_one_box_made_only_when_a_frame_is_set() {
+        let mut p = Packet::default();
+        p.set_ack_frequency(None);
+        assert!(p.rare.is_none(), "removing an absent frame boxes nothing");
+        let hs = HandshakeFrame::Finished;
+        p.set_handshake(hs);
+        assert_eq!((p.handshake(), p.ack_frequency(), p.tfrc()), (Some(&hs), None, None));
+        let af = AckFrequencyFrame {
+            sequence: 1,
+            ack_eliciting_threshold: 2,
+            request_max_ack_delay_us: 3,
+            reordering_threshold: 4,
+        };
+        p.set_ack_frequency(Some(af));
+        assert_eq!((p.handshake(), p.ack_frequency()), (Some(&hs), Some(&af)));
+        assert!(p.is_ack_eliciting());
+        p.set_ack_frequency(None);
+        assert_eq!((p.handshake(), p.ack_frequency()), (Some(&hs), None));
     }
 }

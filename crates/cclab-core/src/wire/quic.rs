@@ -125,7 +125,7 @@ fn encode_frames(p: &Packet, q: &QuicProfile, buf: &mut Vec<u8>) {
     buf.extend(core::iter::repeat_n(0u8, q.dcid_len as usize));
     let pn_bytes = p.pn.to_be_bytes();
     buf.extend_from_slice(&pn_bytes[8 - p.pn_len as usize..]);
-    if let Some(f) = &p.ack_frequency {
+    if let Some(f) = p.ack_frequency() {
         put_varint(buf, ACK_FREQUENCY_TYPE);
         put_varint(buf, f.sequence);
         put_varint(buf, f.ack_eliciting_threshold);
@@ -156,15 +156,15 @@ fn encode_frames(p: &Packet, q: &QuicProfile, buf: &mut Vec<u8>) {
         put_varint(buf, CCVAL_TYPE);
         put_varint(buf, p.ccval as u64);
     }
-    if let Some(f) = &p.tfrc {
+    if let Some(f) = p.tfrc() {
         put_varint(buf, TFRC_FEEDBACK_TYPE);
         put_varint(buf, f.x_recv_bps);
         buf.extend_from_slice(&f.p.to_bits().to_be_bytes());
         put_varint(buf, f.elapsed_ns);
     }
-    if let Some(h) = &p.handshake {
+    if let Some(h) = p.handshake() {
         put_varint(buf, HANDSHAKE_TYPE);
-        match **h {
+        match *h {
             HandshakeFrame::Client { flight_received, probe } => {
                 buf.push(0);
                 put_varint(buf, flight_received as u64);
@@ -294,14 +294,12 @@ pub fn decode(bytes: &[u8], q: &QuicProfile, largest_pn: Option<u64>) -> Result<
             FRAME_PADDING => {}
             FRAME_PING => p.ping = true,
             IMMEDIATE_ACK_TYPE => p.immediate_ack = true,
-            ACK_FREQUENCY_TYPE => {
-                p.ack_frequency = Some(Box::new(AckFrequencyFrame {
-                    sequence: r.varint()?,
-                    ack_eliciting_threshold: r.varint()?,
-                    request_max_ack_delay_us: r.varint()?,
-                    reordering_threshold: r.varint()?,
-                }))
-            }
+            ACK_FREQUENCY_TYPE => p.set_ack_frequency(Some(AckFrequencyFrame {
+                sequence: r.varint()?,
+                ack_eliciting_threshold: r.varint()?,
+                request_max_ack_delay_us: r.varint()?,
+                reordering_threshold: r.varint()?,
+            })),
             t @ (FRAME_ACK | FRAME_ACK_ECN) => p.ack = Some(Box::new(decode_ack(&mut r, t == FRAME_ACK_ECN)?)),
             t @ 0x08..=0x0f => p.data = Some(decode_stream(&mut r, t)?),
             CCVAL_TYPE => {
@@ -318,13 +316,13 @@ pub fn decode(bytes: &[u8], q: &QuicProfile, largest_pn: Option<u64>) -> Result<
                 if !(0.0..=1.0).contains(&loss) {
                     return Err(DecodeError::Malformed("TFRC loss event rate"));
                 }
-                p.tfrc = Some(Box::new(TfrcFeedback {
+                p.set_tfrc(TfrcFeedback {
                     x_recv_bps,
                     p: loss,
                     elapsed_ns: r.varint()?,
-                }))
+                })
             }
-            HANDSHAKE_TYPE => p.handshake = Some(Box::new(decode_handshake(&mut r)?)),
+            HANDSHAKE_TYPE => p.set_handshake(decode_handshake(&mut r)?),
             SACK_BLOCKS_TYPE => {
                 let n = u8::try_from(r.varint()?).map_err(|_| DecodeError::Malformed("SACK block count"))?;
                 // The ACK frame comes first in a packet (see `encode_frames`).
@@ -452,7 +450,7 @@ mod tests {
             }));
         }
         if rng.random_bool(0.2) {
-            p.ack_frequency = Some(Box::new(AckFrequencyFrame {
+            p.set_ack_frequency(Some(AckFrequencyFrame {
                 sequence: rng.random_range(0..100),
                 ack_eliciting_threshold: rng.random_range(0..300),
                 request_max_ack_delay_us: rng.random_range(1000..30_000),
@@ -495,13 +493,13 @@ mod tests {
             },
             Packet {
                 pn_len: 2,
-                tfrc: Some(Box::new(TfrcFeedback {
-                    x_recv_bps: 1 << 40,
-                    p: 0.25,
-                    elapsed_ns: 12_345,
-                })),
                 ..Default::default()
-            },
+            }
+            .with_tfrc(TfrcFeedback {
+                x_recv_bps: 1 << 40,
+                p: 0.25,
+                elapsed_ns: 12_345,
+            }),
             Packet {
                 pn_len: 1,
                 ack: Some(Box::new(AckFrame {
@@ -513,14 +511,14 @@ mod tests {
             },
             Packet {
                 pn_len: 4,
-                handshake: Some(Box::new(HandshakeFrame::Server {
-                    echo: 1 << 33,
-                    offset: 1200,
-                    len: 1180,
-                    total: 3000,
-                })),
                 ..Default::default()
-            },
+            }
+            .with_handshake(HandshakeFrame::Server {
+                echo: 1 << 33,
+                offset: 1200,
+                len: 1180,
+                total: 3000,
+            }),
         ];
         for p in packets {
             let mut buf = Vec::new();

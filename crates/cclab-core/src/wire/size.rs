@@ -68,16 +68,16 @@ fn private_frames_len(p: &Packet) -> u32 {
     if p.ccval != 0 {
         n += varint_len(CCVAL_TYPE) + varint_len(p.ccval as u64);
     }
-    if let Some(f) = &p.tfrc {
+    if let Some(f) = p.tfrc() {
         n += varint_len(TFRC_FEEDBACK_TYPE) + varint_len(f.x_recv_bps) + 8 + varint_len(f.elapsed_ns);
     }
     if let Some(b) = p.ack.as_ref().and_then(|a| a.sack_blocks) {
         n += varint_len(SACK_BLOCKS_TYPE) + varint_len(b as u64);
     }
-    if let Some(h) = &p.handshake {
+    if let Some(h) = p.handshake() {
         n += varint_len(HANDSHAKE_TYPE)
             + 1
-            + match **h {
+            + match *h {
                 HandshakeFrame::Client { flight_received, .. } => varint_len(flight_received as u64) + 1,
                 HandshakeFrame::Finished => 0,
                 HandshakeFrame::Server {
@@ -252,7 +252,7 @@ impl QuicProfile {
         if let Some(a) = &p.ack {
             n += quic_ack_frame_len(a);
         }
-        if let Some(f) = &p.ack_frequency {
+        if let Some(f) = p.ack_frequency() {
             n += quic_ack_frequency_len(f);
         }
         n += p.immediate_ack as u32 + p.ping as u32;
@@ -392,7 +392,7 @@ impl Profile {
                 sack + t.accecn_len(sack)
             }),
             Profile::Dccp(_) => {
-                if p.tfrc.is_some() {
+                if p.tfrc().is_some() {
                     DccpProfile::ACK_SUBHEADER + DccpProfile::FEEDBACK_OPTIONS
                 } else {
                     0
@@ -697,14 +697,14 @@ mod tests {
             },
             Packet {
                 ping: true,
-                ack_frequency: Some(Box::new(crate::wire::packet::AckFrequencyFrame {
-                    sequence: 3,
-                    ack_eliciting_threshold: 9,
-                    request_max_ack_delay_us: 25_000,
-                    reordering_threshold: 1,
-                })),
                 ..Default::default()
-            },
+            }
+            .with_ack_frequency(crate::wire::packet::AckFrequencyFrame {
+                sequence: 3,
+                ack_eliciting_threshold: 9,
+                request_max_ack_delay_us: 25_000,
+                reordering_threshold: 1,
+            }),
         ];
         for prof in profiles {
             for (pn_len, control) in (1..=4).flat_map(|n| controls.iter().map(move |c| (n, c))) {

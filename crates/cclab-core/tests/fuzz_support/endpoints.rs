@@ -18,7 +18,7 @@ use cclab_core::endpoint::tfrc::{TfrcConfig, TfrcReceiver, TfrcSender};
 use cclab_core::endpoint::Endpoint;
 use cclab_core::units::Bytes;
 use cclab_core::wire::packet::{
-    AckFrame, AckFrequencyFrame, DataChunk, Datagram, Ecn, FlowId, HandshakeFrame, Packet, TfrcFeedback,
+    AckFrame, AckFrequencyFrame, DataChunk, Datagram, Ecn, FlowId, HandshakeFrame, Packet, RareFrames, TfrcFeedback,
 };
 use cclab_core::wire::quic::decode;
 use cclab_core::wire::size::{DccpProfile, Profile, QuicProfile, TcpProfile};
@@ -97,48 +97,51 @@ impl Reader<'_> {
             } else {
                 f64::from_bits(self.u64())
             };
-            Box::new(TfrcFeedback {
+            TfrcFeedback {
                 x_recv_bps,
                 p,
                 elapsed_ns: self.num(),
-            })
+            }
         });
-        let ack_frequency = (flags & 0x40 != 0).then(|| {
-            Box::new(AckFrequencyFrame {
-                sequence: self.num(),
-                ack_eliciting_threshold: self.num(),
-                request_max_ack_delay_us: self.num(),
-                reordering_threshold: self.num(),
-            })
+        let ack_frequency = (flags & 0x40 != 0).then(|| AckFrequencyFrame {
+            sequence: self.num(),
+            ack_eliciting_threshold: self.num(),
+            request_max_ack_delay_us: self.num(),
+            reordering_threshold: self.num(),
         });
         // Handshake frames arrive out of place too (a server flight at a server, a huge offset).
-        let handshake = (flags & 0x40 != 0).then(|| {
-            Box::new(match self.byte() % 3 {
-                0 => HandshakeFrame::Client {
-                    flight_received: self.num() as u32,
-                    probe: flags & 0x80 != 0,
-                },
-                1 => HandshakeFrame::Finished,
-                _ => HandshakeFrame::Server {
-                    echo: self.num(),
-                    offset: self.num() as u32,
-                    len: self.num() as u32,
-                    total: self.num() as u32,
-                },
-            })
+        let handshake = (flags & 0x40 != 0).then(|| match self.byte() % 3 {
+            0 => HandshakeFrame::Client {
+                flight_received: self.num() as u32,
+                probe: flags & 0x80 != 0,
+            },
+            1 => HandshakeFrame::Finished,
+            _ => HandshakeFrame::Server {
+                echo: self.num(),
+                offset: self.num() as u32,
+                len: self.num() as u32,
+                total: self.num() as u32,
+            },
         });
-        Packet {
+        let mut p = Packet {
             pn,
             pn_len: 4,
             data,
             ack: ack.map(Box::new),
-            ack_frequency,
             immediate_ack: flags & 0x10 != 0,
             ping: flags & 0x20 != 0,
             ccval: self.byte(),
-            tfrc,
-            handshake,
+            rare: None,
+        };
+        if ack_frequency.is_some() || tfrc.is_some() || handshake.is_some() {
+            p.rare = Some(Box::new(RareFrames {
+                ack_frequency,
+                tfrc,
+                handshake,
+                bytes: Vec::new(),
+            }));
         }
+        p
     }
 }
 

@@ -4,8 +4,8 @@
 //! A datagram from a sender's address enters its flow's forward route at the time it was read;
 //! when the model releases it, it leaves from the receivers' socket to the flow's receiver, with
 //! the ECN codepoint the model left on it (a queue may have marked CE). ACKs travel back the same
-//! way. Datagrams from any other address are dropped and counted. The bytes ride in the packet's
-//! `payload` (buffers are recycled); the model looks only at size, flow, ECN and, when a link
+//! way. Datagrams from any other address are dropped and counted. The bytes ride with the packet
+//! (`InFlight::attach_bytes`; buffers are recycled); the model looks only at size, flow, ECN and, when a link
 //! thins ACKs, whether the datagram is a pure ACK.
 
 use super::fabric::Fabric;
@@ -124,7 +124,7 @@ impl Relay {
                 })
             })
             .collect();
-        let mut pool: Vec<Box<Vec<u8>>> = Vec::new();
+        let mut pool: Vec<Vec<u8>> = Vec::new();
         let mut stats = ReleaseStats::default();
         let (mut unexpected, mut error) = (0u64, None);
         let mut out = Vec::new();
@@ -146,23 +146,21 @@ impl Relay {
                         Some(q) => decode(bytes, &q, None).unwrap_or_default(),
                         None => Packet::default(),
                     };
-                    let p = InFlight {
-                        dgram: Datagram {
+                    let mut p = InFlight::new(
+                        Datagram {
                             flow: FlowId(route as u32 / 2),
                             size: bytes.len() as u32 + overhead(addr),
                             ecn,
                             packet,
                         },
                         route,
-                        hop: 0,
-                        enqueued: now,
-                        payload: Some({
-                            let mut b = pool.pop().unwrap_or_default();
-                            b.clear();
-                            b.extend_from_slice(bytes);
-                            b
-                        }),
-                    };
+                        0,
+                        now,
+                    );
+                    let mut b = pool.pop().unwrap_or_default();
+                    b.clear();
+                    b.extend_from_slice(bytes);
+                    p.attach_bytes(b);
                     fabric.push(now, p, &mut out);
                 });
                 if let Err(e) = r {
@@ -171,14 +169,14 @@ impl Relay {
             }
             fabric.advance(clock.now(), &mut out);
             for mut p in out.drain(..) {
-                let bytes = p.payload.take().expect("the relay gives every packet its bytes");
+                let bytes = p.take_bytes();
                 let f = (p.route / 2) as usize;
                 let (io, dest) = if p.route % 2 == 0 {
                     (&self.toward_receivers, flows[f].receiver)
                 } else {
                     (&self.toward_senders, flows[f].sender)
                 };
-                let sent = io.send(dest, &bytes, None, p.dgram.ecn);
+                let sent = io.send(dest, &bytes, None, p.ecn);
                 let actual = clock.now();
                 match sent {
                     Ok(true) => {

@@ -5,7 +5,8 @@
 //! process's peak resident memory so far. Cases: a 10 Gbit/s loopback-like path, 100 Mbit/s /
 //! 20 ms, a 250/3 Mbit/s 600 ms satellite path, a 10 GB transfer, the cost per packet across
 //! bandwidth-delay products of 100 to 100,000 packets, qlog on against off, and a dumbbell with
-//! 1,000 flows against one flow with the same per-flow share. qlog is off unless a case says.
+//! 1,000 flows against one flow with the same per-flow share and against one flow alone on the
+//! 1,000-flow path. qlog is off unless a case says.
 //!
 //! `cclab-bench --quick` shrinks every transfer (a smoke run); `--flows N` sets the many-flow
 //! dumbbell (e.g. 10000); `--qlog` runs only the qlog cases; `--scenario FILE` runs one scenario
@@ -45,9 +46,15 @@ fn peak_rss_mb() -> Option<u64> {
 
 /// Runs `text` and prints its figures; returns the CPU nanoseconds per data packet.
 fn bench_text(label: &str, text: &str, opts: RunOptions) -> f64 {
+    bench_costs(label, text, opts).0
+}
+
+/// [`bench_text`], returning the CPU nanoseconds per data packet and per event.
+fn bench_costs(label: &str, text: &str, opts: RunOptions) -> (f64, f64) {
     let scenario = Scenario::from_toml_str(text, label, &[]).unwrap_or_else(|e| panic!("{e}"));
     let out = run(&scenario, opts).unwrap_or_else(|e| panic!("{label}: {e}"));
-    report(label, &out)
+    let per_event = out.summary.sim.cpu_s * 1e9 / out.summary.sim.events.max(1) as f64;
+    (report(label, &out), per_event)
 }
 
 fn report(label: &str, out: &RunOutput) -> f64 {
@@ -78,15 +85,15 @@ fn p2p(fwd: &str, ret: &str, one_way: &str, queue: &str, size: &str, cc: &str) -
         .replace("CC", cc)
 }
 
-/// A dumbbell of `n` CUBIC flows with 10 Mbit/s each of the bottleneck (20 ms RTT, one BDP of
-/// queue per flow) for `secs` simulated seconds.
-fn dumbbell(n: u64, secs: u64) -> String {
+/// A dumbbell of `n` CUBIC flows on a bottleneck sized for `share` flows: 10 Mbit/s each (20 ms RTT,
+/// one BDP of queue per flow), for `secs` simulated seconds.
+fn dumbbell(n: u64, share: u64, secs: u64) -> String {
     let mut s = format!(
         "[scenario]\nname = \"dumbbell\"\nduration = \"{secs}s\"\ntopology = \"dumbbell\"\n\
          [path.forward]\nrate = \"{r}Mbps\"\ndelay = \"10ms\"\nqueue = {{ kind = \"droptail\", limit = \"{q}B\" }}\n\
          [path.return]\nrate = \"{r}Mbps\"\ndelay = \"10ms\"\n",
-        r = 10 * n,
-        q = 25_000 * n,
+        r = 10 * share,
+        q = 25_000 * share,
     );
     for _ in 0..n {
         s += "[[flow]]\nsource = { kind = \"bulk\", size = \"100GB\" }\ncc = { algorithm = \"cubic\" }\n";
@@ -246,37 +253,77 @@ fn main() {
     bench_text("10G 50us 10GB", &big, RunOptions::default());
 
     println!("== cost per packet across BDP (10 Gbit/s, NewReno, queue = 1 BDP)");
+    // The same transfer at every BDP, then the smallest and largest BDP ten times longer: at 100,000
+    // packets of BDP the short transfer is mostly slow start and the recovery from its overshoot (a fifth
+    // of its packets are retransmissions, its ACKs carry up to 32 ranges), the long one mostly not.
+    let bdp_path = |bdp_pkts: u64, size: &str| {
+        // RTT for `bdp_pkts` 1,250-byte packets at 10 Gbit/s: 1 µs per packet.
+        p2p(
+            "10Gbps",
+            "10Gbps",
+            &format!("{}us", bdp_pkts / 2),
+            &format!("{}B", bdp_pkts * 1250),
+            size,
+            "newreno",
+        )
+    };
+    let spread = |costs: &[f64]| {
+        let (lo, hi) = costs.iter().fold((f64::MAX, 0.0f64), |(l, h), &c| (l.min(c), h.max(c)));
+        hi / lo
+    };
     let mut costs = Vec::new();
     for bdp_pkts in [100u64, 1_000, 10_000, 100_000] {
-        // RTT for `bdp_pkts` 1,250-byte packets at 10 Gbit/s: 1 µs per packet.
-        let one_way_us = bdp_pkts / 2;
-        let text = p2p(
-            "10Gbps",
-            "10Gbps",
-            &format!("{one_way_us}us"),
-            &format!("{}B", bdp_pkts * 1250),
-            gb,
-            "newreno",
-        );
-        costs.push(bench_text(
+        costs.push(bench_costs(
             &format!("BDP {bdp_pkts} pkts"),
-            &text,
+            &bdp_path(bdp_pkts, gb),
             RunOptions::default(),
         ));
     }
-    let (lo, hi) = costs.iter().fold((f64::MAX, 0.0f64), |(l, h), &c| (l.min(c), h.max(c)));
-    println!("cost per packet: max/min {:.2} across BDPs", hi / lo);
+    let per_packet: Vec<f64> = costs.iter().map(|c| c.0).collect();
+    let per_event: Vec<f64> = costs.iter().map(|c| c.1).collect();
+    println!(
+        "cost per packet: max/min {:.2} across BDPs (per event {:.2})",
+        spread(&per_packet),
+        spread(&per_event)
+    );
+    let long: Vec<(f64, f64)> = [100u64, 100_000]
+        .iter()
+        .map(|&b| {
+            bench_costs(
+                &format!("BDP {b} pkts {ten_gb}"),
+                &bdp_path(b, ten_gb),
+                RunOptions::default(),
+            )
+        })
+        .collect();
+    println!(
+        "cost per packet, {ten_gb}: BDP 100000 / BDP 100 {:.2} (per event {:.2})",
+        long[1].0 / long[0].0,
+        long[1].1 / long[0].1
+    );
 
     qlog_cases(quick);
 
     println!("== many flows (dumbbell, 10 Mbit/s per flow, CUBIC)");
     let one = bench_text(
         "dumbbell 1 flow",
-        &dumbbell(1, if quick { 20 } else { 200 }),
+        &dumbbell(1, 1, if quick { 20 } else { 200 }),
         RunOptions::default(),
     );
     let label = format!("dumbbell {flows} flows");
     let secs = if quick { 1 } else { (2_000 / flows).max(1) };
-    let many = bench_text(&label, &dumbbell(flows, secs), RunOptions::default());
+    let many = bench_text(&label, &dumbbell(flows, flows, secs), RunOptions::default());
+    // One flow alone on the many-flow bottleneck: its packets meet the same bandwidth-delay product
+    // (queue and propagation rings of the same length), so the two ratios split what the number of flows
+    // costs from what the larger path costs.
+    let alone = bench_text(
+        &format!("dumbbell 1 flow, {flows}-flow path"),
+        &dumbbell(1, flows, secs.max(if quick { 1 } else { 2 })),
+        RunOptions::default(),
+    );
     println!("per-packet cost {flows} flows / 1 flow: {:.2}x", many / one);
+    println!(
+        "per-packet cost {flows} flows / 1 flow on the same path: {:.2}x",
+        many / alone
+    );
 }

@@ -475,7 +475,7 @@ impl Host {
         if (self.send_turn || self.rx.is_empty()) && self.poll_send_job(now) {
             cost = fixed(&self.cpu.gso);
             for p in &self.job_tx {
-                cost += if carries_data(&p.dgram) {
+                cost += if p.packet.data.is_some() {
                     self.cpu.send_cost
                 } else {
                     self.cpu.ack_send_cost
@@ -584,13 +584,7 @@ impl Host {
         let mut sent = 0;
         while sent < max_tx {
             match s.endpoint.poll_transmit(now) {
-                Some(dgram) => out(InFlight {
-                    dgram,
-                    route: s.route,
-                    hop: 0,
-                    enqueued: now,
-                    payload: None,
-                }),
+                Some(dgram) => out(InFlight::new(dgram, s.route, 0, now)),
                 None => break,
             }
             sent += 1;

@@ -134,18 +134,17 @@ impl CrossSource {
                 *on_end = self.next + draw(&mut self.rng, *on, *exp);
             }
         }
-        InFlight {
-            dgram: Datagram {
+        InFlight::new(
+            Datagram {
                 flow: FlowId(u32::MAX),
                 size: self.size,
                 ecn: Ecn::NotEct,
                 packet: Packet::default(),
             },
-            route: CROSS_TRAFFIC,
-            hop: 0,
-            enqueued: at,
-            payload: None,
-        }
+            CROSS_TRAFFIC,
+            0,
+            at,
+        )
     }
 }
 

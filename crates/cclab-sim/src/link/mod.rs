@@ -38,6 +38,7 @@ use crate::engine::rng::chance;
 use crate::engine::{stream_rng, Rng, Stream};
 use crate::loss::{AnyLoss, LossModel};
 use crate::packet::{InFlight, CROSS_TRAFFIC};
+use crate::queue::fifo::Fifo;
 use crate::queue::{AnyQueue, Queue, QueueStats};
 use cclab_core::time::{transmission_time, Dur, Time};
 use cross::CrossSource;
@@ -101,6 +102,12 @@ pub struct Link {
     unlimited: bool,
     passive_queue: bool,
     plain: bool,
+    /// A plain link with a drop-tail queue and a fixed delay: queue, serialiser and propagation keep
+    /// one order, so departed packets stay in the queue's ring while they propagate (`queue::fifo`),
+    /// and the propagation stage is unused.
+    shared: bool,
+    /// Load the shared ring's tail ahead of each push ([`Link::warm_tail`]; runs with many flows).
+    warm_tail: bool,
     /// When the serialiser is free.
     busy_until: Time,
     /// Last (size, serialisation time) computed.
@@ -123,10 +130,14 @@ impl Link {
             .max(per_packet);
         let queue = cfg.queue.build(packet_time, rate_bps);
         let trace = cfg.loaded_trace.clone();
+        let unlimited = trace.is_none() && per_packet == Dur::ZERO && rate_bps.is_none();
+        let plain = trace.is_none() && cfg.cross_traffic.is_none() && cfg.reorder.is_none();
         Link {
-            unlimited: trace.is_none() && per_packet == Dur::ZERO && rate_bps.is_none(),
+            unlimited,
             passive_queue: queue.is_passive(),
-            plain: trace.is_none() && cfg.cross_traffic.is_none() && cfg.reorder.is_none(),
+            plain,
+            shared: plain && !unlimited && cfg.jitter == Dur::ZERO && matches!(queue, AnyQueue::DropTail(_)),
+            warm_tail: false,
             rate_bps,
             per_packet,
             trace,
@@ -179,7 +190,19 @@ impl Link {
     /// gives, without recomputing it per packet.
     pub fn push(&mut self, now: Time, p: InFlight) -> Option<Time> {
         self.catch_up(now);
+        if self.warm_tail {
+            if let Some(ring) = self.ring() {
+                ring.prefetch_tail();
+            }
+        }
         self.offer(now, p)
+    }
+
+    /// Loads the shared ring's tail ahead of each push from now on: with thousands of flows the
+    /// stores of each new packet otherwise wait for their line (with few, the tail stays in cache and
+    /// the hint would only cost instructions).
+    pub fn warm_tail(&mut self) {
+        self.warm_tail = true;
     }
 
     /// `p` is offered at `now` to a link whose departures due by `now` are done: thinning, loss,
@@ -258,12 +281,52 @@ impl Link {
         let d = self.service_time(p.size());
         self.stats.busy += d;
         self.busy_until = t + d;
-        self.prop.push(self.busy_until, p)
+        let arrival = self.busy_until + self.prop.delay();
+        match self.ring_mut() {
+            Some(ring) => {
+                ring.push_departed(p, arrival);
+                arrival
+            }
+            None => self.prop.push(self.busy_until, p),
+        }
+    }
+
+    /// The drop-tail ring departed packets stay in, on a link with `shared` set.
+    #[inline(always)]
+    fn ring(&self) -> Option<&Fifo> {
+        match &self.queue {
+            AnyQueue::DropTail(q) if self.shared => Some(q.ring()),
+            _ => None,
+        }
+    }
+
+    /// [`Link::ring`], to change.
+    #[inline(always)]
+    fn ring_mut(&mut self) -> Option<&mut Fifo> {
+        match &mut self.queue {
+            AnyQueue::DropTail(q) if self.shared => Some(q.ring_mut()),
+            _ => None,
+        }
     }
 
     /// The serialiser is free at `t`: starts the next queued packet, if any; returns its arrival.
     #[inline(always)]
     fn start_next(&mut self, t: Time) -> Option<Time> {
+        if let Some(ring) = self.ring() {
+            if self.warm_tail {
+                ring.prefetch_queued();
+            }
+            // Departs in place: the packet stays where it is, stamped with its arrival time.
+            let (size, enqueued) = ring.front().map(|p| (p.size(), p.enqueued))?;
+            self.stats.dequeued_packets += 1;
+            self.stats.sojourn += t.saturating_since(enqueued);
+            let d = self.service_time(size);
+            self.stats.busy += d;
+            self.busy_until = t + d;
+            let arrival = self.busy_until + self.prop.delay();
+            self.ring_mut()?.depart(arrival);
+            return Some(arrival);
+        }
         let p = match &mut self.queue {
             AnyQueue::DropTail(q) => q.dequeue(t),
             q => q.dequeue(t),
@@ -336,19 +399,29 @@ impl Link {
     #[inline]
     pub fn advance(&mut self, now: Time) {
         self.catch_up(now);
-        self.prop.mark_arrived(now);
+        match self.ring_mut() {
+            Some(ring) => ring.mark_arrived(now),
+            None => self.prop.mark_arrived(now),
+        }
     }
 
     /// The `k`-th packet due to arrive, from 0 (held-back reordered packets aside), for a look ahead.
     pub fn in_flight(&self, k: usize) -> Option<&InFlight> {
-        self.prop.in_fifo(k)
+        match self.ring() {
+            Some(ring) => ring.in_flight(k),
+            None => self.prop.in_fifo(k),
+        }
     }
 
     /// The next packet marked by [`Link::advance`] (in arrival order); cross traffic leaves the
     /// network here.
+    #[inline(always)]
     pub fn pop_arrived(&mut self) -> Option<InFlight> {
         loop {
-            let p = self.prop.pop_arrived()?;
+            let p = match self.ring_mut() {
+                Some(ring) => ring.pop_arrived()?,
+                None => self.prop.pop_arrived()?,
+            };
             self.stats.delivered_packets += 1;
             self.stats.delivered_bytes += p.size();
             if p.route != CROSS_TRAFFIC {
@@ -415,10 +488,13 @@ impl Link {
     }
 
     /// When the link next has something to do, if anything.
-    #[inline]
+    #[inline(always)]
     pub fn next_wake(&self) -> Option<Time> {
         // The plain case inline (the simulator asks after every link event): the call's
         // prologue and epilogue cost as much as the look at the FIFO's head.
+        if let Some(ring) = self.ring() {
+            return ring.next_arrival(); // departed packets lead the queue's ring
+        }
         if self.plain {
             return self.prop.next_arrival(); // nothing waits outside the FIFO's order, no cross traffic
         }
@@ -455,7 +531,8 @@ impl Link {
 
     /// Packets inside the link: queued, being serialised, or propagating.
     pub fn in_transit_packets(&self) -> u64 {
-        (self.queue.packets() + self.trace_head.is_some() as usize + self.prop.len()) as u64
+        let departed = self.ring().map_or(0, Fifo::departed);
+        (self.queue.packets() + self.trace_head.is_some() as usize + self.prop.len() + departed) as u64
     }
 
     /// The link's state at `now` for the time series.
@@ -496,5 +573,30 @@ impl Link {
             }
             None => self.stats.busy.min(duration).as_secs_f64() / duration.as_secs_f64(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::queue::{CodelConfig, QueueConfig};
+    use cclab_core::units::Rate;
+
+    #[test]
+    fn link_shares_its_queue_ring_only_where_queue_and_propagation_keep_one_order() {
+        let plain = LinkConfig::new(LinkRate::Limited(Rate(10_000_000)), Dur::from_millis(1));
+        let mut jitter = plain.clone();
+        jitter.jitter = Dur::from_micros(10);
+        let mut codel = plain.clone();
+        codel.queue = QueueConfig::Codel(CodelConfig::default());
+        let mut reorder = plain.clone();
+        reorder.reorder = Some(ReorderConfig {
+            p: crate::loss::Probability(0.0),
+            delay: Dur::ZERO,
+        });
+        let unlimited = LinkConfig::new(LinkRate::Unlimited, Dur::from_millis(1));
+        let shared = |c: &LinkConfig| Link::new(0, c, 1).shared;
+        assert!(shared(&plain));
+        assert!(!shared(&jitter) && !shared(&codel) && !shared(&reorder) && !shared(&unlimited));
     }
 }

@@ -314,7 +314,7 @@ fn packet_head(o: &mut Out<'_>, f: QlogFormat, dir: Dir, m: &mut PacketMemos, ti
 /// (so no PADDING either, see [`padding`]): a bulk transfer's data packets.
 #[inline(always)]
 fn stream_only(p: &Packet) -> Option<DataChunk> {
-    let plain = p.ack.is_none() && p.ack_frequency.is_none() && !p.immediate_ack && !p.ping;
+    let plain = p.ack.is_none() && p.ack_frequency().is_none() && !p.immediate_ack && !p.ping;
     p.data.filter(|d| plain && d.len >= 4 && !d.fin)
 }
 
@@ -322,7 +322,7 @@ fn stream_only(p: &Packet) -> Option<DataChunk> {
 /// [`padding`]) and no ECN counts: a receiver's ACKs.
 #[inline(always)]
 fn ack_only(p: &Packet) -> Option<&AckFrame> {
-    let plain = p.data.is_none() && p.ack_frequency.is_none() && !p.immediate_ack && !p.ping;
+    let plain = p.data.is_none() && p.ack_frequency().is_none() && !p.immediate_ack && !p.ping;
     p.ack
         .as_deref()
         .filter(|a| plain && !a.ranges.is_empty() && a.ecn.is_none())
@@ -417,7 +417,7 @@ fn frames(o: &mut Out<'_>, f: QlogFormat, m: &mut PacketMemos, p: &Packet, quic:
     }
     // Neither schema has a typed ACK_FREQUENCY or IMMEDIATE_ACK frame: they are typed
     // `unknown` frames carrying the frame type, plus the draft's field names as extensions.
-    if let Some(af) = &p.ack_frequency {
+    if let Some(af) = p.ack_frequency() {
         unknown_frame(o, f, first, ACK_FREQUENCY_TYPE);
         first = false;
         o.key(false, "sequence_number");
@@ -594,16 +594,16 @@ mod tests {
                 ecn: Some(Box::new([u64::MAX; 3])),
                 ..Default::default()
             })),
-            ack_frequency: Some(Box::new(AckFrequencyFrame {
-                sequence: u64::MAX,
-                ack_eliciting_threshold: u64::MAX,
-                request_max_ack_delay_us: u64::MAX / 1_000,
-                reordering_threshold: u64::MAX,
-            })),
             immediate_ack: true,
             ping: true,
             ..Default::default()
-        };
+        }
+        .with_ack_frequency(AckFrequencyFrame {
+            sequence: u64::MAX,
+            ack_eliciting_threshold: u64::MAX,
+            request_max_ack_delay_us: u64::MAX / 1_000,
+            reordering_threshold: u64::MAX,
+        });
         for f in [QlogFormat::V03, QlogFormat::Ietf] {
             let mut buf = Buf::with_capacity(0);
             let mut m = PacketMemos::NEW;

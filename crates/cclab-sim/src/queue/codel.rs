@@ -106,8 +106,8 @@ impl Codel {
 
     /// Drops `p`, or with ECN marks it; returns it back when marked.
     fn drop_or_mark(&mut self, mut p: InFlight) -> Option<InFlight> {
-        if self.cfg.ecn && matches!(p.dgram.ecn, Ecn::Ect0 | Ecn::Ect1 | Ecn::Ce) {
-            p.dgram.ecn = Ecn::Ce;
+        if self.cfg.ecn && matches!(p.ecn, Ecn::Ect0 | Ecn::Ect1 | Ecn::Ce) {
+            p.ecn = Ecn::Ce;
             self.stats.ecn_marked += 1;
             Some(p)
         } else {
@@ -209,13 +209,7 @@ mod tests {
             ecn: Ecn::NotEct,
             packet: Packet::default(),
         };
-        InFlight {
-            dgram,
-            route: 0,
-            hop: 0,
-            enqueued: Time::ZERO,
-            payload: None,
-        }
+        InFlight::new(dgram, 0, 0, Time::ZERO)
     }
 
     #[test]

@@ -113,6 +113,19 @@ impl DropTail {
             stats: QueueStats::default(),
         }
     }
+
+    /// The ring of queued packets, for a link that keeps departed packets in it while they
+    /// propagate (see `queue::fifo`).
+    #[inline]
+    pub(crate) fn ring(&self) -> &Fifo {
+        &self.fifo
+    }
+
+    /// The ring of queued packets, to depart from in place.
+    #[inline]
+    pub(crate) fn ring_mut(&mut self) -> &mut Fifo {
+        &mut self.fifo
+    }
 }
 
 // `#[inline]` on the per-packet pair: the link's `AnyQueue` dispatch then moves the packet straight into

@@ -196,7 +196,7 @@ impl DualPi2 {
     }
 
     fn mark(&mut self, p: &mut InFlight) {
-        p.dgram.ecn = Ecn::Ce;
+        p.ecn = Ecn::Ce;
         self.stats.ecn_marked += 1;
     }
 }
@@ -211,7 +211,7 @@ impl Queue for DualPi2 {
         }
         p.enqueued = now;
         let u = uniform(rng);
-        if matches!(p.dgram.ecn, Ecn::Ect1 | Ecn::Ce) {
+        if matches!(p.ecn, Ecn::Ect1 | Ecn::Ce) {
             self.l.push(p, u);
         } else {
             self.c.push(p, u);
@@ -248,7 +248,7 @@ impl Queue for DualPi2 {
                 return Some(p);
             }
             if u < p_c {
-                if p.dgram.ecn == Ecn::Ect0 {
+                if p.ecn == Ecn::Ect0 {
                     self.mark(&mut p);
                     return Some(p);
                 }
@@ -309,7 +309,7 @@ mod tests {
             for j in 0..n {
                 let t = Time(j as u64 * 1000);
                 q.enqueue(t, pkt(1500, ecn), &mut rng);
-                marked[i] += (q.dequeue(t).unwrap().dgram.ecn == Ecn::Ce) as u32;
+                marked[i] += (q.dequeue(t).unwrap().ecn == Ecn::Ce) as u32;
             }
         }
         let share = |m: u32| m as f64 / n as f64;
@@ -328,7 +328,7 @@ mod tests {
             q.enqueue(Time::ZERO, pkt(1500, Ecn::NotEct), &mut rng);
         }
         let order: Vec<bool> = (0..100)
-            .map(|_| q.dequeue(Time::ZERO).unwrap().dgram.ecn != Ecn::NotEct)
+            .map(|_| q.dequeue(Time::ZERO).unwrap().ecn != Ecn::NotEct)
             .collect();
         assert!(order[0], "L first");
         let classic = order.iter().filter(|l| !**l).count();

@@ -4,7 +4,7 @@
 mod codel;
 mod droptail;
 mod dualpi2;
-mod fifo;
+pub(crate) mod fifo;
 mod fq_codel;
 mod pie;
 mod red;

@@ -160,9 +160,9 @@ impl Queue for Pie {
             return false;
         }
         if self.may_drop() && uniform(rng) < self.drop_prob {
-            let ect = matches!(p.dgram.ecn, Ecn::Ect0 | Ecn::Ect1 | Ecn::Ce);
+            let ect = matches!(p.ecn, Ecn::Ect0 | Ecn::Ect1 | Ecn::Ce);
             if self.cfg.ecn && ect && self.drop_prob <= self.cfg.mark_ecn_threshold {
-                p.dgram.ecn = Ecn::Ce;
+                p.ecn = Ecn::Ce;
                 self.stats.ecn_marked += 1;
             } else {
                 self.stats.record_drop(&p);

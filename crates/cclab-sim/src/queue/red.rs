@@ -147,8 +147,8 @@ impl Queue for Red {
             return false;
         }
         if self.mark_decision(rng) {
-            if self.cfg.ecn && matches!(p.dgram.ecn, Ecn::Ect0 | Ecn::Ect1 | Ecn::Ce) {
-                p.dgram.ecn = Ecn::Ce;
+            if self.cfg.ecn && matches!(p.ecn, Ecn::Ect0 | Ecn::Ect1 | Ecn::Ce) {
+                p.ecn = Ecn::Ce;
                 self.stats.ecn_marked += 1;
             } else {
                 self.stats.record_drop(&p);

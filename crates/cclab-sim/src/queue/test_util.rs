@@ -11,16 +11,15 @@ pub(super) fn pkt(size: u32, ecn: Ecn) -> InFlight {
 
 /// A data packet of `size` bytes of `flow` with codepoint `ecn`.
 pub(super) fn flow_pkt(flow: u32, size: u32, ecn: Ecn) -> InFlight {
-    InFlight {
-        dgram: Datagram {
+    InFlight::new(
+        Datagram {
             flow: FlowId(flow),
             size,
             ecn,
             packet: Packet::default(),
         },
-        route: 0,
-        hop: 0,
-        enqueued: Time::ZERO,
-        payload: None,
-    }
+        0,
+        0,
+        Time::ZERO,
+    )
 }

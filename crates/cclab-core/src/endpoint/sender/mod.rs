@@ -28,7 +28,7 @@ use crate::recovery::rtt_histogram::RttHistogram;
 use crate::recovery::sent::SentPackets;
 use crate::time::{Dur, Time};
 use crate::units::Bytes;
-use crate::wire::packet::{AckFrame, AckFrequencyFrame, Datagram, Ecn, FlowId};
+use crate::wire::packet::{AckFrame, AckFrequencyFrame, Datagram, Ecn, FlowId, RareFrames};
 use crate::wire::size::Profile;
 use serde::Deserialize;
 
@@ -143,7 +143,7 @@ pub struct Sender {
     receive_window: Option<u64>,
     /// The largest possible ACK_FREQUENCY frame when frames may be sent, lent to the packet
     /// `size_bound` sizes: boxed once, not on every send attempt.
-    af_bound: Option<Box<AckFrequencyFrame>>,
+    af_bound: Option<Box<RareFrames>>,
     // Read by ACKs only.
     /// The controller state last traced (kept up to date only while tracing).
     cc_state: CcState,
@@ -223,7 +223,7 @@ impl Sender {
             last_af_frame: None,
             af_resend: false,
             full_packet: transmit::FullPacket::default(),
-            af_bound: cfg.ack_frequency.is_some().then(|| Box::new(transmit::AF_BOUND)),
+            af_bound: cfg.ack_frequency.is_some().then(transmit::af_bound),
             handshake: cfg
                 .handshake
                 .as_ref()
@@ -358,7 +358,7 @@ impl Sender {
 
 impl Endpoint for Sender {
     fn handle_datagram(&mut self, now: Time, dgram: Datagram) {
-        if let (Some(f), Some(h)) = (dgram.packet.handshake.as_deref(), self.handshake.as_mut()) {
+        if let (Some(f), Some(h)) = (dgram.packet.handshake(), self.handshake.as_mut()) {
             let t = self.clock.read(now);
             // RFC 9002 §5.1: the handshake gives the first RTT sample (no ACK delay in it).
             if let Some(sample) = h.on_server(t, f) {

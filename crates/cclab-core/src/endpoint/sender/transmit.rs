@@ -6,7 +6,7 @@ use super::Sender;
 use crate::endpoint::TraceEvent;
 use crate::recovery::sent::SentPacket;
 use crate::time::Time;
-use crate::wire::packet::{AckFrame, AckFrequencyFrame, DataChunk, Datagram, Ecn, Packet, MAX_VARINT};
+use crate::wire::packet::{AckFrame, AckFrequencyFrame, DataChunk, Datagram, Ecn, Packet, RareFrames, MAX_VARINT};
 use crate::wire::size::{stream_offset_len, Framing, Profile};
 
 /// An ACK_FREQUENCY frame with every field at the largest varint bounds the frame's size before the real
@@ -17,6 +17,14 @@ pub(super) const AF_BOUND: AckFrequencyFrame = AckFrequencyFrame {
     request_max_ack_delay_us: MAX_VARINT,
     reordering_threshold: MAX_VARINT,
 };
+
+/// A packet's rare frames holding only [`AF_BOUND`], for a sender to reuse in every size bound.
+pub(super) fn af_bound() -> Box<RareFrames> {
+    Box::new(RareFrames {
+        ack_frequency: Some(AF_BOUND),
+        ..RareFrames::default()
+    })
+}
 
 /// Encoded packet-number length (RFC 9000 §17.1, §A.2): the fewest bytes whose range exceeds
 /// twice the number of packets since the largest acknowledged one, i.e. `2^(8·len) ≥ 2·n`.
@@ -167,11 +175,11 @@ impl Sender {
         let mut p = Packet {
             pn: self.sent.next_pn(),
             pn_len: plan.pn_len,
-            ack_frequency: Some(af),
+            rare: Some(af),
             ..Default::default()
         };
         let framing = self.profile.framing(&p);
-        self.af_bound = p.ack_frequency.take();
+        self.af_bound = p.rare.take();
         framing.sizes(Some(chunk(self.max_payload(&framing, next.offset)))).0 as u64
     }
 
@@ -260,7 +268,7 @@ impl Sender {
             pn_len: plan.map_or_else(|| pn_len(pn, self.loss.largest_acked()), |s| s.pn_len),
             ..Default::default()
         };
-        p.ack_frequency = self.next_ack_frequency(t).map(Box::new);
+        p.set_ack_frequency(self.next_ack_frequency(t));
         if let Some(since) = self.peer_ack_due.take() {
             // RFC 9000 §13.2.1: acknowledge the receiver's ack-eliciting packet (its PING) on the next
             // packet; the receiver learns from it which ranges to stop reporting (§13.2.4).
@@ -273,7 +281,7 @@ impl Sender {
         let retransmission = next.is_some_and(|n| n.retransmission);
         // The frames other than STREAM are known now: one pass over them sizes the payload and the packet.
         p.ping = next.is_none();
-        let plain = p.ack.is_none() && p.ack_frequency.is_none() && !p.ping;
+        let plain = p.ack.is_none() && p.ack_frequency().is_none() && !p.ping;
         // A plain packet's framing is built only when the plan does not answer (a full data packet of a
         // bulk flow never needs it); another's once, as it walks the other frames.
         let framing = (!plain).then(|| self.profile.framing(&p));
@@ -296,7 +304,7 @@ impl Sender {
             bytes,
             ack_eliciting: true,
             data: p.data,
-            ack_frequency_seq: p.ack_frequency.as_ref().map(|f| f.sequence),
+            ack_frequency_seq: p.ack_frequency().map(|f| f.sequence),
             delivery,
         });
         self.loss.on_ack_eliciting_sent(t);

@@ -214,13 +214,13 @@ impl TfrcReceiver {
                 ecn: None,
                 sack_blocks: None,
             })),
-            tfrc: Some(Box::new(TfrcFeedback {
-                x_recv_bps: self.x_recv,
-                p,
-                elapsed_ns: elapsed,
-            })),
             ..Default::default()
-        };
+        }
+        .with_tfrc(TfrcFeedback {
+            x_recv_bps: self.x_recv,
+            p,
+            elapsed_ns: elapsed,
+        });
         self.next_pn += 1;
         self.last_feedback = Some((t, newest.ccval));
         self.bytes_since_feedback = 0;

@@ -286,16 +286,12 @@ impl Endpoint for TfrcSender {
         // RFC 4340 §7.5.3: an acknowledgement of a sequence number never sent is invalid; RFC 4342 §8.5: the
         // loss event rate is 1/p with p in [0, 1].
         let bad_echo = echo.is_some_and(|e| e >= self.next_pn);
-        let bad_p = dgram
-            .packet
-            .tfrc
-            .as_ref()
-            .is_some_and(|fb| !(0.0..=1.0).contains(&fb.p));
+        let bad_p = dgram.packet.tfrc().is_some_and(|fb| !(0.0..=1.0).contains(&fb.p));
         if bad_echo || bad_p {
             self.stats.protocol_violations += 1;
             return;
         }
-        match (dgram.packet.tfrc.as_deref(), echo, self.requester.as_mut()) {
+        match (dgram.packet.tfrc(), echo, self.requester.as_mut()) {
             (Some(&fb), Some(echo), _) => self.on_feedback(t, now, fb, echo),
             (None, Some(echo), Some(req)) => {
                 if let Some(sample) = req.on_response(echo, t) {
