@@ -4,7 +4,7 @@
 use cclab_core::endpoint::receiver::Receiver;
 use cclab_core::endpoint::sender::Sender;
 use cclab_core::endpoint::tfrc::{TfrcReceiver, TfrcSender};
-use cclab_core::endpoint::{Endpoint, EndpointStats, Metrics, TraceEvent};
+use cclab_core::endpoint::{Endpoint, EndpointStats, Metrics, TraceEvent, TraceSink};
 use cclab_core::time::Time;
 use cclab_core::wire::packet::Datagram;
 
@@ -96,6 +96,12 @@ impl Endpoint for AnyEndpoint {
     }
     fn set_tracing(&mut self, on: bool) {
         dispatch!(self, e => e.set_tracing(on))
+    }
+    fn set_trace_sink(&mut self, sink: Box<dyn TraceSink>) -> Result<(), Box<dyn TraceSink>> {
+        dispatch!(self, e => e.set_trace_sink(sink))
+    }
+    fn take_trace_sink(&mut self) -> Option<Box<dyn TraceSink>> {
+        dispatch!(self, e => e.take_trace_sink())
     }
     fn stats(&self) -> EndpointStats {
         dispatch!(self, e => e.stats())

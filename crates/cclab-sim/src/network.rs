@@ -14,7 +14,7 @@ use crate::host::{Host, HostConfig, Side};
 use crate::link::{Link, LinkConfig};
 use crate::packet::{InFlight, CROSS_TRAFFIC};
 use crate::summary::AckIntervalStats;
-use cclab_core::endpoint::TraceEvent;
+use cclab_core::endpoint::{TraceEvent, TraceSink};
 use cclab_core::prefetch::{prefetch, prefetch_bytes};
 use cclab_core::time::{Dur, Time};
 use cclab_core::wire::packet::{Ecn, FlowId};
@@ -261,6 +261,34 @@ impl Network {
         let f = &self.flows[flow.0 as usize];
         let ep = |(h, s): (u32, u16)| &self.hosts[h as usize].slots()[s as usize].endpoint;
         (ep(f.sender), ep(f.receiver))
+    }
+
+    /// Host and slot of `flow`'s endpoint on `side`.
+    fn slot_of(&self, flow: FlowId, side: Side) -> (usize, u16) {
+        let f = &self.flows[flow.0 as usize];
+        let (h, s) = match side {
+            Side::Sender => f.sender,
+            Side::Receiver => f.receiver,
+        };
+        (h as usize, s)
+    }
+
+    /// Sends the trace events of `flow`'s endpoint on `side` to `sink` as they happen, not to
+    /// [`Observer::on_trace`]; an endpoint without a trace hands the sink back ([`Host::set_trace_sink`]).
+    pub fn set_trace_sink(
+        &mut self,
+        flow: FlowId,
+        side: Side,
+        sink: Box<dyn TraceSink>,
+    ) -> Result<(), Box<dyn TraceSink>> {
+        let (h, s) = self.slot_of(flow, side);
+        self.hosts[h].set_trace_sink(s, sink)
+    }
+
+    /// Detaches the trace sink of `flow`'s endpoint on `side`, if any.
+    pub fn take_trace_sink(&mut self, flow: FlowId, side: Side) -> Option<Box<dyn TraceSink>> {
+        let (h, s) = self.slot_of(flow, side);
+        self.hosts[h].take_trace_sink(s)
     }
 
     /// Hosts of `flow`'s sender and receiver.

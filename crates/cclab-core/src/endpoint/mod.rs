@@ -20,7 +20,7 @@ pub mod sender;
 pub mod source;
 pub mod tfrc;
 pub mod trace;
-pub use trace::{Metrics, TraceEvent, TraceLog};
+pub use trace::{Metrics, TraceEvent, TraceLog, TraceSink};
 
 /// Counters every endpoint keeps (units in the names). Summaries are built from these.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -72,6 +72,15 @@ pub trait Endpoint: Send {
     }
     /// Turns trace events on or off (off by default: no cost when nobody listens).
     fn set_tracing(&mut self, _on: bool) {}
+    /// Sends trace events to `sink` as they happen instead of queueing them for `poll_event`, and
+    /// turns tracing on; an endpoint without a trace hands the sink back.
+    fn set_trace_sink(&mut self, sink: Box<dyn TraceSink>) -> Result<(), Box<dyn TraceSink>> {
+        Err(sink)
+    }
+    /// Detaches the trace sink, if any.
+    fn take_trace_sink(&mut self) -> Option<Box<dyn TraceSink>> {
+        None
+    }
     /// Counters.
     fn stats(&self) -> EndpointStats;
     /// Instantaneous congestion-control metrics (sender side; zeros on a receiver).
@@ -104,12 +113,7 @@ pub(crate) fn emit_ack(
     stats.datagrams_sent += 1;
     stats.bytes_sent += size as u64;
     if trace.is_on() {
-        let copy = trace.copy_packet(&packet);
-        trace.push(TraceEvent::PacketSent {
-            time: now,
-            size,
-            packet: copy,
-        });
+        trace.sent(now, size, &packet);
     }
     Datagram {
         flow,

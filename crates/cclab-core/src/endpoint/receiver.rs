@@ -15,7 +15,7 @@
 use serde::Deserialize;
 
 use super::handshake::{HandshakeConfig, HandshakeServer};
-use super::{Endpoint, EndpointStats, TraceEvent, TraceLog};
+use super::{Endpoint, EndpointStats, TraceEvent, TraceLog, TraceSink};
 use crate::ack::{AckOfAck, AckPolicy, AckPolicyConfig, Arrival, RangeSet};
 use crate::clock::{Clock, ClockConfig};
 use crate::time::Time;
@@ -470,11 +470,7 @@ impl Endpoint for Receiver {
     fn handle_datagram(&mut self, now: Time, dgram: Datagram) {
         self.receive(now, &dgram);
         if self.trace.is_on() {
-            self.trace.push(TraceEvent::PacketReceived {
-                time: now,
-                size: dgram.size,
-                packet: dgram.packet,
-            });
+            self.trace.received(now, dgram.size, dgram.packet);
         } else if let Some(ack) = dgram.packet.ack {
             AckFrame::recycle(ack);
         }
@@ -518,6 +514,16 @@ impl Endpoint for Receiver {
 
     fn set_tracing(&mut self, on: bool) {
         self.trace.set(on);
+    }
+
+    fn set_trace_sink(&mut self, sink: Box<dyn TraceSink>) -> Result<(), Box<dyn TraceSink>> {
+        self.set_tracing(true);
+        self.trace.set_sink(sink);
+        Ok(())
+    }
+
+    fn take_trace_sink(&mut self) -> Option<Box<dyn TraceSink>> {
+        self.trace.take_sink()
     }
 
     fn stats(&self) -> EndpointStats {

@@ -88,15 +88,56 @@ pub enum TraceEvent {
     },
 }
 
-/// An endpoint's trace events, kept only while tracing is on (off by default: no cost when nobody listens).
+/// Where an endpoint's trace events go as they happen, when one is attached
+/// ([`TraceLog::set_sink`]): the qlog writer of a simulated run. Each event is shown by reference,
+/// once, and dropped after: nothing is copied into a queue and drained later, which cost more per
+/// event than formatting its record did.
 ///
-/// The queues are boxed: an endpoint reads only `on` per packet, and inline they would spread its hot
-/// fields over one more cache line (16 bytes here, not 40), which counts with thousands of flows.
-#[derive(Clone, Debug, Default)]
+/// Packets, most of a trace, come as their parts by reference ([`TraceSink::packet_sent`],
+/// [`TraceSink::packet_received`]): building an event around a packet moves it twice and drops it
+/// once, which cost more than writing the sink's own record of it.
+pub trait TraceSink: Send {
+    /// One event, in the order the endpoint emits them.
+    fn event(&mut self, ev: &TraceEvent);
+    /// A [`TraceEvent::PacketSent`], given as its parts.
+    fn packet_sent(&mut self, time: Time, size: u32, packet: &Packet) {
+        let packet = packet.clone();
+        self.event(&TraceEvent::PacketSent { time, size, packet });
+    }
+    /// A [`TraceEvent::PacketReceived`], given as its parts.
+    fn packet_received(&mut self, time: Time, size: u32, packet: &Packet) {
+        let packet = packet.clone();
+        self.event(&TraceEvent::PacketReceived { time, size, packet });
+    }
+    /// The sink as `Any`, for its owner to take its concrete type back after a run.
+    fn into_any(self: Box<Self>) -> Box<dyn std::any::Any>;
+}
+
+/// An endpoint's trace events while tracing is on (off by default: no cost when nobody listens):
+/// handed to a [`TraceSink`] as they happen, or kept for `pop`/`drain` when there is none.
+///
+/// The queue and sink are boxed: an endpoint reads only `on` per packet, and inline they would
+/// spread its hot fields over one more cache line (16 bytes here, not 56), which counts with
+/// thousands of flows.
+#[derive(Debug, Default)]
 pub struct TraceLog {
     on: bool,
-    #[allow(clippy::box_collection)]
-    events: Box<VecDeque<TraceEvent>>,
+    kept: Box<Kept>,
+}
+
+#[derive(Default)]
+struct Kept {
+    events: VecDeque<TraceEvent>,
+    sink: Option<Box<dyn TraceSink>>,
+}
+
+impl core::fmt::Debug for Kept {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Kept")
+            .field("events", &self.events)
+            .field("sink", &self.sink.is_some())
+            .finish()
+    }
 }
 
 impl TraceLog {
@@ -106,17 +147,86 @@ impl TraceLog {
         self.on
     }
 
-    /// Keeps `ev` if tracing is on.
+    /// Keeps `ev` if tracing is on: shows it to the sink, or queues it.
     #[inline]
     pub fn push(&mut self, ev: TraceEvent) {
         if self.on {
-            self.events.push_back(ev);
+            let kept = &mut *self.kept;
+            match &mut kept.sink {
+                Some(sink) => Self::show(&mut **sink, ev),
+                None => kept.events.push_back(ev),
+            }
         }
+    }
+
+    /// Shows `ev` to `sink`, then drops it; an ACK frame's box goes back for reuse (`wire::ack_box`).
+    #[inline]
+    fn show(sink: &mut dyn TraceSink, mut ev: TraceEvent) {
+        sink.event(&ev);
+        if let TraceEvent::PacketSent { packet, .. } | TraceEvent::PacketReceived { packet, .. } = &mut ev {
+            if let Some(ack) = packet.ack.take() {
+                AckFrame::recycle(ack);
+            }
+        }
+    }
+
+    /// Traces `packet`, sent at `time` as `size` IP-layer bytes (call only while tracing is on): a
+    /// sink sees it by reference, a queue keeps a copy ([`TraceLog::copy_packet`]). Out of line, so
+    /// that the untraced send path around the call compiles as if it were not there.
+    #[inline(never)]
+    pub fn sent(&mut self, time: Time, size: u32, packet: &Packet) {
+        match &mut self.kept.sink {
+            Some(sink) => sink.packet_sent(time, size, packet),
+            None => self.keep_sent(time, size, packet),
+        }
+    }
+
+    /// [`TraceLog::sent`] without a sink. Apart, so that the sink's path needs no stack frame: it
+    /// only jumps to the sink.
+    #[cold]
+    #[inline(never)]
+    fn keep_sent(&mut self, time: Time, size: u32, packet: &Packet) {
+        let copy = self.copy_packet(packet);
+        self.push(TraceEvent::PacketSent {
+            time,
+            size,
+            packet: copy,
+        });
+    }
+
+    /// Traces `packet`, received at `time` as `size` IP-layer bytes, after which it is dropped (call
+    /// only while tracing is on): a sink sees it by reference, a queue keeps it. An ACK frame's box
+    /// goes back for reuse (`wire::ack_box`), as an untraced receiver's does.
+    #[inline]
+    pub fn received(&mut self, time: Time, size: u32, packet: Packet) {
+        match &mut self.kept.sink {
+            Some(sink) => {
+                sink.packet_received(time, size, &packet);
+                if let Some(ack) = packet.ack {
+                    AckFrame::recycle(ack);
+                }
+            }
+            None => self.push(TraceEvent::PacketReceived { time, size, packet }),
+        }
+    }
+
+    /// Sends events to `sink` from now on (after any still queued) and turns tracing on.
+    pub fn set_sink(&mut self, mut sink: Box<dyn TraceSink>) {
+        for ev in self.kept.events.drain(..) {
+            Self::show(&mut *sink, ev);
+        }
+        self.kept.sink = Some(sink);
+        self.on = true;
+    }
+
+    /// Detaches the sink, if any (events are queued again from now on).
+    pub fn take_sink(&mut self) -> Option<Box<dyn TraceSink>> {
+        self.kept.sink.take()
     }
 
     /// The oldest kept event.
     pub fn pop(&mut self) -> Option<TraceEvent> {
-        self.events.pop_front()
+        self.kept.events.pop_front()
     }
 
     /// Shows every kept event to `f`, oldest first, dropping each after: what repeated `pop`s give, in
@@ -124,7 +234,7 @@ impl TraceLog {
     /// through the host's and the observer's calls copied it again at every call.
     #[inline]
     pub fn drain(&mut self, mut f: impl FnMut(&TraceEvent)) {
-        while let Some(mut ev) = self.events.pop_front() {
+        while let Some(mut ev) = self.kept.events.pop_front() {
             f(&ev);
             if let TraceEvent::PacketSent { packet, .. } | TraceEvent::PacketReceived { packet, .. } = &mut ev {
                 if let Some(ack) = packet.ack.take() {
@@ -153,11 +263,11 @@ impl TraceLog {
         }
     }
 
-    /// Turns tracing on or off; turning it off drops what was kept.
+    /// Turns tracing on or off; turning it off drops what was kept (a sink stays attached).
     pub fn set(&mut self, on: bool) {
         self.on = on;
         if !on {
-            self.events.clear();
+            self.kept.events.clear();
         }
     }
 }

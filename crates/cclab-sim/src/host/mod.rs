@@ -27,7 +27,7 @@ use crate::ack_intervals::AckIntervalStats;
 use crate::endpoint::AnyEndpoint;
 use crate::engine::Rng;
 use crate::packet::InFlight;
-use cclab_core::endpoint::{Endpoint, TraceEvent};
+use cclab_core::endpoint::{Endpoint, TraceEvent, TraceSink};
 use cclab_core::time::{Dur, Time};
 use cclab_core::wire::packet::{Datagram, FlowId};
 use idle::IdleStates;
@@ -266,6 +266,21 @@ impl Host {
     /// The endpoints.
     pub fn slots(&self) -> &[Slot] {
         &self.slots
+    }
+
+    /// Sends the trace events of the endpoint in `slot` to `sink` as they happen (see
+    /// [`Endpoint::set_trace_sink`]); the host then has none of its events to collect. An endpoint
+    /// without a trace hands the sink back.
+    pub fn set_trace_sink(&mut self, slot: u16, sink: Box<dyn TraceSink>) -> Result<(), Box<dyn TraceSink>> {
+        let s = &mut self.slots[slot as usize];
+        s.endpoint.set_trace_sink(sink)?;
+        s.tracing = false;
+        Ok(())
+    }
+
+    /// Detaches the trace sink of the endpoint in `slot`, if any.
+    pub fn take_trace_sink(&mut self, slot: u16) -> Option<Box<dyn TraceSink>> {
+        self.slots[slot as usize].endpoint.take_trace_sink()
     }
 
     /// Counters.

@@ -6,7 +6,7 @@ use super::json::{str_room, word_of, Buf, Memo, MsMemo, Out, RANGE_ROOM, RS};
 use super::{QlogFormat, QlogParams, Vantage};
 use cclab_core::endpoint::Metrics;
 use cclab_core::time::Dur;
-use cclab_core::wire::packet::Packet;
+use cclab_core::wire::packet::{AckFrame, DataChunk, Packet};
 use cclab_core::wire::size::{Profile, QuicProfile, ACK_DELAY_EXPONENT, ACK_FREQUENCY_TYPE, IMMEDIATE_ACK_TYPE};
 
 /// min_ack_delay transport parameter id (draft-ietf-quic-ack-frequency §3, provisional).
@@ -29,13 +29,14 @@ pub(super) enum Dir {
 }
 
 /// The packet fields that mostly repeat or count up from one record of a direction to the next
-/// (packet number, size, stream frame length, low end of the first ACK range, ACK delay), memoised.
+/// (packet number, size, stream frame length, both ends of the first ACK range, ACK delay), memoised.
 #[derive(Clone, Copy)]
 pub(super) struct PacketMemos {
     pn: Memo,
     size: Memo,
     stream_len: Memo,
     ack_lo: Memo,
+    ack_hi: Memo,
     ack_delay: MsMemo,
 }
 
@@ -45,6 +46,7 @@ impl PacketMemos {
         size: Memo::ZERO,
         stream_len: Memo::ZERO,
         ack_lo: Memo::ZERO,
+        ack_hi: Memo::ZERO,
         ack_delay: MsMemo::EMPTY,
     };
 }
@@ -243,8 +245,55 @@ pub(super) fn packet(
     p: &Packet,
     quic: bool,
 ) {
+    // The two shapes of almost every packet of a transfer first, each a record of its own with
+    // none of the other frame types' tests in it: as branches of one record, they cost more.
+    if let Some(d) = stream_only(p) {
+        let o = &mut buf.record(0);
+        packet_head(o, f, dir, m, time_ns, size, p.pn);
+        stream_frame(o, f, m, &d);
+        return o.word(word_of("}]}}\n"), 5);
+    }
+    if let Some(ack) = ack_only(p) {
+        let o = &mut buf.record(ack.ranges.len() * RANGE_ROOM);
+        packet_head(o, f, dir, m, time_ns, size, p.pn);
+        ack_frame(o, f, m, ack);
+        return o.word(word_of("}]}}\n"), 5);
+    }
+    any_packet(buf, f, dir, m, time_ns, size, p, quic);
+}
+
+/// [`packet`] for a packet of any shape.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn any_packet(
+    buf: &mut Buf,
+    f: QlogFormat,
+    dir: Dir,
+    m: &mut PacketMemos,
+    time_ns: u64,
+    size: u32,
+    p: &Packet,
+    quic: bool,
+) {
     let ranges = p.ack.as_ref().map_or(0, |a| a.ranges.len());
     let o = &mut buf.record(ranges * RANGE_ROOM);
+    packet_head(o, f, dir, m, time_ns, size, p.pn);
+    // The frames leave their closing brace to what follows: the next frame's opener or the end.
+    const CLOSE_FRAME: u64 = word_of("}]}}\n");
+    const CLOSE_EMPTY: u64 = word_of("]}}\n");
+    let (w, n) = if frames(o, f, m, p, quic) {
+        (CLOSE_FRAME, 5)
+    } else {
+        // No frame: take back the `{` written for one.
+        o.unput(1);
+        (CLOSE_EMPTY, 4)
+    };
+    o.word(w, n);
+}
+
+/// A packet record up to its first frame's `{`.
+#[inline(always)]
+fn packet_head(o: &mut Out<'_>, f: QlogFormat, dir: Dir, m: &mut PacketMemos, time_ns: u64, size: u32, pn: u64) {
     let n = names(f);
     open(
         o,
@@ -255,19 +304,28 @@ pub(super) fn packet(
             n.packet_received
         },
     );
-    o.memo(&mut m.pn, p.pn);
+    o.memo(&mut m.pn, pn);
     o.put("},\"raw\":{\"length\":");
     o.memo(&mut m.size, size as u64);
-    o.put("},\"frames\":[");
-    // The frames leave their closing brace to what follows: the next frame's opener or the end.
-    const CLOSE_FRAME: u64 = word_of("}]}}\n");
-    const CLOSE_EMPTY: u64 = word_of("]}}\n");
-    let (w, n) = if frames(o, f, m, p, quic) {
-        (CLOSE_FRAME, 5)
-    } else {
-        (CLOSE_EMPTY, 4)
-    };
-    o.word(w, n);
+    o.put("},\"frames\":[{");
+}
+
+/// The STREAM frame of a packet that has only that frame, of 4 or more bytes and not the last
+/// (so no PADDING either, see [`padding`]): a bulk transfer's data packets.
+#[inline(always)]
+fn stream_only(p: &Packet) -> Option<DataChunk> {
+    let plain = p.ack.is_none() && p.ack_frequency().is_none() && !p.immediate_ack && !p.ping;
+    p.data.filter(|d| plain && d.len >= 4 && !d.fin)
+}
+
+/// The ACK frame of a packet that has only that frame, with ranges (so no PADDING, see
+/// [`padding`]) and no ECN counts: a receiver's ACKs.
+#[inline(always)]
+fn ack_only(p: &Packet) -> Option<&AckFrame> {
+    let plain = p.data.is_none() && p.ack_frequency().is_none() && !p.immediate_ack && !p.ping;
+    p.ack
+        .as_deref()
+        .filter(|a| plain && !a.ranges.is_empty() && a.ecn.is_none())
 }
 
 /// Padding of a QUIC packet (RFC 9001 §5.4.2: pn_len + frames ≥ 4). An ACK frame (≥ 5 bytes) or
@@ -281,56 +339,81 @@ fn padding(p: &Packet) -> u32 {
     }
 }
 
-/// Opens a frame: `{` as the first in the array, else `},{`, which also closes the previous frame.
-/// One 8-byte store of either word: a choice between two constant fragments of different lengths
-/// would compile to a `memcpy` call of the chosen length.
+/// Opens a frame: nothing for the first in the array (its `{` is written before the frames),
+/// else `},{`, which also closes the previous frame. One 8-byte store of either word: a choice
+/// between two constant fragments of different lengths would compile to a `memcpy` call.
 #[inline(always)]
 fn frame_sep(o: &mut Out<'_>, first: bool) {
-    const FIRST: u64 = word_of("{");
     const NEXT: u64 = word_of("},{");
-    let (w, n) = if first { (FIRST, 1) } else { (NEXT, 3) };
+    let (w, n) = if first { (0, 0) } else { (NEXT, 3) };
     o.word(w, n);
 }
 
+/// An ACK frame after its `{`, left open.
+#[inline(always)]
+fn ack_frame(o: &mut Out<'_>, f: QlogFormat, m: &mut PacketMemos, ack: &AckFrame) {
+    o.put("\"frame_type\":\"ack\",\"ack_delay\":");
+    o.ms_memo(&mut m.ack_delay, ack.ack_delay_ns);
+    // Ascending, as qlog examples and quiche write them; ranges are stored highest first.
+    // quic-events -12 writes a one-packet range as [n]; draft-02 readers want pairs.
+    let mut ranges = ack.ranges.iter().rev();
+    if let Some(&(lo, hi)) = ranges.next() {
+        o.put(",\"acked_ranges\":[[");
+        // The lowest range mostly starts where it started in the last ACK, and ends a packet or
+        // two further.
+        o.memo(&mut m.ack_lo, lo);
+        if lo != hi || f == QlogFormat::V03 {
+            o.byte(b',');
+            o.memo(&mut m.ack_hi, hi);
+        }
+        for &(lo, hi) in ranges {
+            o.put("],[");
+            o.u64(lo);
+            if lo != hi || f == QlogFormat::V03 {
+                o.byte(b',');
+                o.u64(hi);
+            }
+        }
+        o.put("]]");
+    } else {
+        o.put(",\"acked_ranges\":[]");
+    }
+    if let Some(&[ect0, ect1, ce]) = ack.ecn.as_deref() {
+        for (k, v) in [("ect1", ect1), ("ect0", ect0), ("ce", ce)] {
+            o.key(false, k);
+            o.u64(v);
+        }
+    }
+}
+
+/// A STREAM frame after its `{`, left open.
+#[inline(always)]
+fn stream_frame(o: &mut Out<'_>, f: QlogFormat, m: &mut PacketMemos, d: &DataChunk) {
+    o.put("\"frame_type\":\"stream\",\"stream_id\":0,\"offset\":");
+    o.u64(d.offset);
+    if f == QlogFormat::V03 {
+        o.put(",\"length\":");
+        o.memo(&mut m.stream_len, d.len as u64);
+    }
+    if d.fin {
+        o.put(",\"fin\":true");
+    }
+    if f == QlogFormat::Ietf {
+        o.put(",\"raw\":{\"payload_length\":");
+        o.memo(&mut m.stream_len, d.len as u64);
+        o.byte(b'}');
+    }
+}
+
 /// Frames in codec order: ACK, ACK_FREQUENCY, IMMEDIATE_ACK, PING, STREAM, PADDING, after the
-/// frames array's `[`, each left open (no closing brace). Returns whether any frame was written.
+/// first frame's `{`, each left open (no closing brace). Returns whether any frame was written.
 #[inline(always)]
 fn frames(o: &mut Out<'_>, f: QlogFormat, m: &mut PacketMemos, p: &Packet, quic: bool) -> bool {
     let mut first = true;
     if let Some(ack) = &p.ack {
         // The ACK frame, when there is one, is the first.
-        o.put("{\"frame_type\":\"ack\",\"ack_delay\":");
+        ack_frame(o, f, m, ack);
         first = false;
-        o.ms_memo(&mut m.ack_delay, ack.ack_delay_ns);
-        // Ascending, as qlog examples and quiche write them; ranges are stored highest first.
-        // quic-events -12 writes a one-packet range as [n]; draft-02 readers want pairs.
-        let mut ranges = ack.ranges.iter().rev();
-        if let Some(&(lo, hi)) = ranges.next() {
-            o.put(",\"acked_ranges\":[[");
-            // The lowest range mostly starts where it started in the last ACK.
-            o.memo(&mut m.ack_lo, lo);
-            if lo != hi || f == QlogFormat::V03 {
-                o.byte(b',');
-                o.u64(hi);
-            }
-            for &(lo, hi) in ranges {
-                o.put("],[");
-                o.u64(lo);
-                if lo != hi || f == QlogFormat::V03 {
-                    o.byte(b',');
-                    o.u64(hi);
-                }
-            }
-            o.put("]]");
-        } else {
-            o.put(",\"acked_ranges\":[]");
-        }
-        if let Some(&[ect0, ect1, ce]) = ack.ecn.as_deref() {
-            for (k, v) in [("ect1", ect1), ("ect0", ect0), ("ce", ce)] {
-                o.key(false, k);
-                o.u64(v);
-            }
-        }
     }
     // Neither schema has a typed ACK_FREQUENCY or IMMEDIATE_ACK frame: they are typed
     // `unknown` frames carrying the frame type, plus the draft's field names as extensions.
@@ -357,21 +440,8 @@ fn frames(o: &mut Out<'_>, f: QlogFormat, m: &mut PacketMemos, p: &Packet, quic:
     }
     if let Some(d) = &p.data {
         frame_sep(o, first);
-        o.put("\"frame_type\":\"stream\",\"stream_id\":0,\"offset\":");
+        stream_frame(o, f, m, d);
         first = false;
-        o.u64(d.offset);
-        if f == QlogFormat::V03 {
-            o.put(",\"length\":");
-            o.memo(&mut m.stream_len, d.len as u64);
-        }
-        if d.fin {
-            o.put(",\"fin\":true");
-        }
-        if f == QlogFormat::Ietf {
-            o.put(",\"raw\":{\"payload_length\":");
-            o.memo(&mut m.stream_len, d.len as u64);
-            o.byte(b'}');
-        }
     }
     // Padding depends only on the packet-number length and the frames (RFC 9001 §5.4.2), not
     // on the profile's other parameters.
@@ -504,7 +574,7 @@ pub(super) fn congestion_state(buf: &mut Buf, f: QlogFormat, time_ns: u64, old: 
 mod tests {
     use super::super::json::RECORD_ROOM;
     use super::*;
-    use cclab_core::wire::packet::{AckFrame, AckFrequencyFrame, DataChunk};
+    use cclab_core::wire::packet::AckFrequencyFrame;
 
     /// The unchecked appends rely on every record's fixed part fitting in `RECORD_ROOM`: a packet
     /// with every frame and every number at its widest stays within half of it, in both schemas.
@@ -540,6 +610,60 @@ mod tests {
             packet(&mut buf, f, Dir::Received, &mut m, u64::MAX, u32::MAX, &p, true);
             let n = buf.len() - RANGE_ROOM;
             assert!(n < RECORD_ROOM / 2, "{f:?}: {n} bytes");
+        }
+    }
+
+    /// The records of the two common shapes, written on their own, are those of any packet, in both
+    /// schemas and both directions, as numbers repeat, count up and jump (the memos).
+    #[test]
+    fn common_shapes_write_what_any_packet_writes() {
+        let stream = |pn: u64, offset: u64, len: u32| Packet {
+            pn,
+            pn_len: 2,
+            data: Some(DataChunk {
+                offset,
+                len,
+                fin: false,
+            }),
+            ..Default::default()
+        };
+        let ack = |pn: u64, ranges: Vec<(u64, u64)>, delay: u64| Packet {
+            pn,
+            pn_len: 1,
+            ack: Some(Box::new(AckFrame {
+                ranges: ranges.into(),
+                ack_delay_ns: delay,
+                ..Default::default()
+            })),
+            ..Default::default()
+        };
+        let packets = [
+            stream(0, 0, 1200),
+            stream(1, 1200, 1200),
+            stream(2, 2400, 4),
+            stream(9, 1 << 40, 1200),
+            stream(10, 99_999_999, 1200),
+            ack(0, vec![(0, 0)], 0),
+            ack(1, vec![(0, 5)], 25_000),
+            ack(2, vec![(9, 12), (0, 5)], 25_000),
+            ack(3, vec![(100_000_000, 100_000_001)], 1_000_000_000),
+        ];
+        for f in [QlogFormat::V03, QlogFormat::Ietf] {
+            for dir in [Dir::Sent, Dir::Received] {
+                let (mut fast, mut any) = (Buf::with_capacity(0), Buf::with_capacity(0));
+                let (mut mf, mut ma) = (PacketMemos::NEW, PacketMemos::NEW);
+                for (i, p) in packets.iter().enumerate() {
+                    assert!(stream_only(p).is_some() || ack_only(p).is_some(), "{p:?}");
+                    let t = 1_000_000 * i as u64 + 7;
+                    packet(&mut fast, f, dir, &mut mf, t, 1250, p, true);
+                    any_packet(&mut any, f, dir, &mut ma, t, 1250, p, true);
+                }
+                assert_eq!(
+                    String::from_utf8_lossy(fast.text()),
+                    String::from_utf8_lossy(any.text()),
+                    "{f:?}"
+                );
+            }
         }
     }
 

@@ -286,6 +286,12 @@ impl Out<'_> {
         self.at += s.len();
     }
 
+    /// Takes back the last `n` bytes appended.
+    #[inline(always)]
+    pub(super) fn unput(&mut self, n: usize) {
+        self.at -= n;
+    }
+
     /// Appends one byte.
     #[inline(always)]
     pub(super) fn byte(&mut self, c: u8) {
@@ -314,14 +320,16 @@ impl Out<'_> {
     }
 
     /// Appends `v` in decimal through `m`, the field's memo: a repeated value copies its digits,
-    /// one more than the last adds one to the last digit unless that is a 9 (no carry to handle),
-    /// anything else is formatted and kept (below 10^8).
+    /// a few more than the last adds them to the last digit if that does not carry (packet numbers
+    /// count up by one, the largest acknowledged by two), anything else is formatted and kept
+    /// (below 10^8).
     #[inline(always)]
     pub(super) fn memo(&mut self, m: &mut Memo, v: u64) {
         if v != m.v {
             let last_digit = (m.word >> (8 * (m.len - 1))) as u8;
-            if v == m.v + 1 && last_digit < b'9' {
-                m.word += 1 << (8 * (m.len - 1));
+            let up = v.wrapping_sub(m.v);
+            if up <= (b'9' - last_digit) as u64 {
+                m.word += up << (8 * (m.len - 1));
             } else if v < 100_000_000 {
                 let n = digit_count(v);
                 m.word = eight_digits(v as u32) >> (8 * (8 - n));
@@ -497,7 +505,8 @@ mod tests {
 
     #[test]
     fn memo_matches_u64_as_values_repeat_count_up_and_jump() {
-        // Repeats, +1 without and with a carry (9 → 10, 99 → 100, 10^8 - 1 → 10^8), jumps down,
+        // Repeats, +1 without and with a carry (9 → 10, 99 → 100, 10^8 - 1 → 10^8), +2..+9 without
+        // and with a carry (1509 → 1511, 1519 → 1528), jumps down,
         // beyond the memo's 8 digits and back, and a +1 from a value that was never kept.
         let values = [
             0,
@@ -513,6 +522,11 @@ mod tests {
             101,
             1500,
             1500,
+            1502,
+            1509,
+            1511,
+            1519,
+            1528,
             7,
             99_999_998,
             99_999_999,

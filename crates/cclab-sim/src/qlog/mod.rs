@@ -22,7 +22,7 @@ use json::Buf;
 pub use sink::{QlogCompression, QlogSink};
 
 use cclab_core::endpoint::{Metrics, TraceEvent};
-use cclab_core::time::Dur;
+use cclab_core::time::{Dur, Time};
 use cclab_core::wire::packet::{FlowId, Packet};
 use cclab_core::wire::size::{Profile, QuicProfile};
 use serde::Deserialize;
@@ -184,45 +184,36 @@ impl<W: Write> QlogWriter<W> {
         Ok(())
     }
 
+    /// Appends a `packet_sent` (`sent`) or `packet_received` record of `packet`, `size` IP-layer
+    /// bytes at `time`: what [`QlogWriter::write_event`] does with such an event, from its parts.
+    #[inline]
+    pub fn write_packet(&mut self, sent: bool, time: Time, size: u32, packet: &Packet) -> io::Result<()> {
+        match self.format {
+            QlogFormat::V03 => self.append_packet(QlogFormat::V03, sent, time, size, packet),
+            QlogFormat::Ietf => self.append_packet(QlogFormat::Ietf, sent, time, size, packet),
+        }
+        if self.buf.len() >= CHUNK_BYTES {
+            self.flush_buf()?;
+        }
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn append_packet(&mut self, f: QlogFormat, sent: bool, time: Time, size: u32, packet: &Packet) {
+        let (buf, memos, quic, t) = (&mut self.buf, &mut self.memos, self.quic, time.as_nanos());
+        match (f, sent) {
+            (QlogFormat::V03, true) => packet_record::<false, true>(buf, memos, quic, t, size, packet),
+            (QlogFormat::V03, false) => packet_record::<false, false>(buf, memos, quic, t, size, packet),
+            (QlogFormat::Ietf, true) => packet_record::<true, true>(buf, memos, quic, t, size, packet),
+            (QlogFormat::Ietf, false) => packet_record::<true, false>(buf, memos, quic, t, size, packet),
+        }
+    }
+
     #[inline(always)]
     fn append(&mut self, f: QlogFormat, ev: &TraceEvent) {
         match ev {
-            TraceEvent::PacketSent { time, size, packet } => match f {
-                QlogFormat::V03 => packet_record::<false, true>(
-                    &mut self.buf,
-                    &mut self.memos,
-                    self.quic,
-                    time.as_nanos(),
-                    *size,
-                    packet,
-                ),
-                QlogFormat::Ietf => packet_record::<true, true>(
-                    &mut self.buf,
-                    &mut self.memos,
-                    self.quic,
-                    time.as_nanos(),
-                    *size,
-                    packet,
-                ),
-            },
-            TraceEvent::PacketReceived { time, size, packet } => match f {
-                QlogFormat::V03 => packet_record::<false, false>(
-                    &mut self.buf,
-                    &mut self.memos,
-                    self.quic,
-                    time.as_nanos(),
-                    *size,
-                    packet,
-                ),
-                QlogFormat::Ietf => packet_record::<true, false>(
-                    &mut self.buf,
-                    &mut self.memos,
-                    self.quic,
-                    time.as_nanos(),
-                    *size,
-                    packet,
-                ),
-            },
+            TraceEvent::PacketSent { time, size, packet } => self.append_packet(f, true, *time, *size, packet),
+            TraceEvent::PacketReceived { time, size, packet } => self.append_packet(f, false, *time, *size, packet),
             TraceEvent::PacketLost { time, pn, trigger } => {
                 events::packet_lost(&mut self.buf, f, time.as_nanos(), *pn, trigger)
             }

@@ -15,6 +15,7 @@ pub use build::{flow_endpoints, Endpoints};
 pub use plan::{plan, FlowRoutes, PathPlan, PlannedLink};
 pub use report::{describe_flow, uses_ecn};
 
+use crate::host::Side;
 use crate::network::Stop;
 use crate::qlog::{trace_file_name, QlogFormat, QlogSink, QlogWriter};
 use crate::scenario::Scenario;
@@ -23,10 +24,12 @@ use crate::timeseries::{Sampler, SamplerOutput, TimeSeries};
 use cclab_core::endpoint::source::SourceConfig;
 use cclab_core::time::{Dur, Time};
 use cclab_core::wire::packet::FlowId;
-use observe::{vantage, RunObserver};
+use observe::{into_qlog_trace, vantage, QlogTrace, RunObserver};
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 
 /// Which qlog schema to write, if any. The rule: traces are written only when asked for, by the
 /// scenario (`[output] qlog = true`, in the 0.3 format) or by the caller; a caller's choice wins.
@@ -125,14 +128,16 @@ pub fn run(s: &Scenario, opts: RunOptions) -> Result<RunOutput, RunError> {
         std::fs::create_dir_all(dir).map_err(io_err(dir))?;
     }
     let n = file.flow.len();
+    let qlog_window = file.output.qlog_window.map(|[a, b]| (Time::ZERO + a, Time::ZERO + b));
+    let qlog_failed = Arc::new(AtomicBool::new(false));
     let mut qlogs = Vec::with_capacity(n);
     for (i, (sender_params, receiver_params)) in built.qlog_params.iter_mut().enumerate() {
         let (Some(fmt), Some(dir)) = (format, &opts.out_dir) else {
-            qlogs.push(None);
+            qlogs.push([None, None]);
             continue;
         };
         let title = format!("{} flow {i}", file.scenario.name);
-        let open = |params: &mut crate::qlog::QlogParams, side| -> Result<_, RunError> {
+        let mut open = |params: &mut crate::qlog::QlogParams, side| -> Result<_, RunError> {
             params.format = fmt;
             let compression = file.output.qlog_compression;
             let name = trace_file_name(vantage(side), FlowId(i as u32), n) + compression.extension();
@@ -140,11 +145,16 @@ pub fn run(s: &Scenario, opts: RunOptions) -> Result<RunOutput, RunError> {
             // The writer sends its records in 256 KB chunks: no BufWriter between it and the file.
             let sink = QlogSink::create(&path, compression).map_err(io_err(&path))?;
             let w = QlogWriter::new(sink, vantage(side), &title, params).map_err(io_err(&path))?;
-            Ok((w, path))
+            let trace = Box::new(QlogTrace::new(w, path, qlog_window, qlog_failed.clone()));
+            // The endpoint writes its trace itself if it can; otherwise the observer does.
+            Ok(match built.net.set_trace_sink(FlowId(i as u32), side, trace) {
+                Ok(()) => None,
+                Err(back) => Some(*into_qlog_trace(back)),
+            })
         };
-        let s = open(sender_params, crate::host::Side::Sender)?;
-        let r = open(receiver_params, crate::host::Side::Receiver)?;
-        qlogs.push(Some([s, r]));
+        let s = open(sender_params, Side::Sender)?;
+        let r = open(receiver_params, Side::Receiver)?;
+        qlogs.push([s, r]);
     }
     let csv = match &opts.out_dir {
         Some(dir) => {
@@ -188,13 +198,23 @@ pub fn run(s: &Scenario, opts: RunOptions) -> Result<RunOutput, RunError> {
         duration: file.scenario.duration,
         total_bytes,
         max_events: opts.max_events,
-        io_error: None,
-        qlog_window: file.output.qlog_window.map(|[a, b]| (Time::ZERO + a, Time::ZERO + b)),
+        qlog_failed,
     };
     let stop = built
         .net
         .run(Time::ZERO + file.scenario.duration, Some(interval), &mut obs);
-    if let Some((path, source)) = obs.io_error.take() {
+    // Every qlog back from wherever it was written, in flow order, sender first.
+    let mut traces = Vec::new();
+    for (i, files) in obs.qlogs.drain(..).enumerate() {
+        for (side, kept) in [Side::Sender, Side::Receiver].into_iter().zip(files) {
+            let kept = kept.or_else(|| {
+                let sink = built.net.take_trace_sink(FlowId(i as u32), side);
+                sink.map(|t| *into_qlog_trace(t))
+            });
+            traces.extend(kept);
+        }
+    }
+    if let Some((path, source)) = traces.iter_mut().find_map(QlogTrace::error) {
         return Err(RunError::Io { path, source });
     }
     if stop == Stop::Cancelled {
@@ -206,8 +226,8 @@ pub fn run(s: &Scenario, opts: RunOptions) -> Result<RunOutput, RunError> {
     if let Some(p) = obs.progress.as_mut() {
         p(1.0);
     }
-    for (w, path) in obs.qlogs.drain(..).flatten().flatten() {
-        w.finish().and_then(QlogSink::close).map_err(io_err(&path))?;
+    for t in traces {
+        t.finish().map_err(|(path, source)| RunError::Io { path, source })?;
     }
     let timeseries = obs.sampler.finish().map_err(ts_err)?;
     let cc_names: Vec<_> = built.qlog_params.iter().map(|(s, _)| s.cc_algorithm.clone()).collect();

@@ -5,22 +5,117 @@ use crate::host::Side;
 use crate::network::{Network, Observer};
 use crate::qlog::{QlogSink, QlogWriter, Vantage};
 use crate::timeseries::{SampleCounters, Sampler};
-use cclab_core::endpoint::{Endpoint, TraceEvent};
+use cclab_core::endpoint::{Endpoint, TraceEvent, TraceSink};
 use cclab_core::time::{Dur, Time};
-use cclab_core::wire::packet::FlowId;
+use cclab_core::wire::packet::{FlowId, Packet};
 use std::io;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 /// A qlog file being written.
 pub(crate) type Qlog = QlogWriter<QlogSink>;
+
+/// One endpoint's qlog file, with what the run reports about it. The built-in endpoints write
+/// into it themselves, as their [`TraceSink`] (each event as it happens, by reference); other
+/// endpoints' events reach it through [`Observer::on_trace`].
+pub(crate) struct QlogTrace {
+    w: Qlog,
+    path: PathBuf,
+    /// Trace only events in `[start, end)` (`[output] qlog_window`).
+    window: Option<(Time, Time)>,
+    /// First write error; writing stops there and `run()` reports it.
+    error: Option<io::Error>,
+    /// Shared by the run's traces: set on a write error, so that the run stops at its next check.
+    failed: Arc<AtomicBool>,
+}
+
+impl QlogTrace {
+    pub(crate) fn new(w: Qlog, path: PathBuf, window: Option<(Time, Time)>, failed: Arc<AtomicBool>) -> Self {
+        QlogTrace {
+            w,
+            path,
+            window,
+            error: None,
+            failed,
+        }
+    }
+
+    /// Whether an event at `t` is written: no error yet, and `t` in the window.
+    #[inline]
+    fn admits(&self, t: Time) -> bool {
+        self.error.is_none() && self.window.is_none_or(|(start, end)| t >= start && t < end)
+    }
+
+    /// Keeps the first write error and tells the run.
+    #[cold]
+    fn fail(&mut self, e: io::Error) {
+        self.error = Some(e);
+        self.failed.store(true, Ordering::Relaxed);
+    }
+
+    fn write(&mut self, ev: &TraceEvent) {
+        if self.admits(event_time(ev)) {
+            if let Err(e) = self.w.write_event(ev) {
+                self.fail(e);
+            }
+        }
+    }
+
+    #[inline]
+    fn write_packet(&mut self, sent: bool, time: Time, size: u32, packet: &Packet) {
+        if self.admits(time) {
+            if let Err(e) = self.w.write_packet(sent, time, size, packet) {
+                self.fail(e);
+            }
+        }
+    }
+
+    /// Its path and first write error, if writing failed.
+    pub(crate) fn error(&mut self) -> Option<(PathBuf, io::Error)> {
+        self.error.take().map(|e| (self.path.clone(), e))
+    }
+
+    /// Writes what is buffered and closes the file.
+    pub(crate) fn finish(self) -> Result<(), (PathBuf, io::Error)> {
+        self.w.finish().and_then(QlogSink::close).map_err(|e| (self.path, e))
+    }
+}
+
+/// A sink `run()` attached, back as what it is: `run()` attaches no other kind.
+pub(crate) fn into_qlog_trace(sink: Box<dyn TraceSink>) -> Box<QlogTrace> {
+    sink.into_any()
+        .downcast()
+        .unwrap_or_else(|_| unreachable!("run() attaches only qlog traces"))
+}
+
+impl TraceSink for QlogTrace {
+    #[inline]
+    fn event(&mut self, ev: &TraceEvent) {
+        self.write(ev);
+    }
+
+    fn packet_sent(&mut self, time: Time, size: u32, packet: &Packet) {
+        self.write_packet(true, time, size, packet);
+    }
+
+    fn packet_received(&mut self, time: Time, size: u32, packet: &Packet) {
+        self.write_packet(false, time, size, packet);
+    }
+
+    fn into_any(self: Box<Self>) -> Box<dyn std::any::Any> {
+        self
+    }
+}
 
 /// A progress hook: fraction done in, false to cancel.
 pub(crate) type Progress = Box<dyn FnMut(f64) -> bool + Send>;
 
 /// The observer `run()` hands to the network.
 pub(crate) struct RunObserver {
-    /// Per flow: sender's and receiver's qlog, when tracing, with their paths.
-    pub(crate) qlogs: Vec<Option<[(Qlog, PathBuf); 2]>>,
+    /// Per flow: sender's and receiver's qlog, when tracing and the endpoint does not write it
+    /// itself (see [`QlogTrace`]).
+    pub(crate) qlogs: Vec<[Option<QlogTrace>; 2]>,
     pub(crate) sampler: Sampler,
     pub(crate) progress: Option<Progress>,
     pub(crate) duration: Dur,
@@ -28,10 +123,8 @@ pub(crate) struct RunObserver {
     pub(crate) total_bytes: Option<u64>,
     /// Stop once this many events ran.
     pub(crate) max_events: Option<u64>,
-    /// First write error; writing stops there and `run()` reports it.
-    pub(crate) io_error: Option<(PathBuf, io::Error)>,
-    /// Trace only events in `[start, end)` (`[output] qlog_window`).
-    pub(crate) qlog_window: Option<(Time, Time)>,
+    /// Set when a qlog write failed (see [`QlogTrace`]): the run stops.
+    pub(crate) qlog_failed: Arc<AtomicBool>,
 }
 
 /// When `ev` happened.
@@ -62,20 +155,12 @@ impl RunObserver {
 
 impl Observer for RunObserver {
     fn on_trace(&mut self, flow: FlowId, side: Side, ev: &TraceEvent) {
-        if self.io_error.is_some() {
-            return;
-        }
-        if let Some((start, end)) = self.qlog_window {
-            let t = event_time(ev);
-            if t < start || t >= end {
-                return;
-            }
-        }
-        if let Some(files) = self.qlogs.get_mut(flow.0 as usize).and_then(Option::as_mut) {
-            let (w, path) = &mut files[(side == Side::Receiver) as usize];
-            if let Err(e) = w.write_event(ev) {
-                self.io_error = Some((path.clone(), e));
-            }
+        if let Some(t) = self
+            .qlogs
+            .get_mut(flow.0 as usize)
+            .and_then(|f| f[(side == Side::Receiver) as usize].as_mut())
+        {
+            t.write(ev);
         }
     }
 
@@ -108,7 +193,7 @@ impl Observer for RunObserver {
     }
 
     fn keep_going(&mut self, net: &Network) -> bool {
-        if self.io_error.is_some() || self.max_events.is_some_and(|cap| net.events() >= cap) {
+        if self.qlog_failed.load(Ordering::Relaxed) || self.max_events.is_some_and(|cap| net.events() >= cap) {
             return false;
         }
         if self.progress.is_none() {

@@ -15,7 +15,7 @@ mod warm;
 use self::stream::SendStream;
 use super::handshake::{HandshakeClient, HandshakeConfig};
 use super::source::{Source, SourceConfig};
-use super::{Endpoint, EndpointStats, Metrics, TraceEvent, TraceLog};
+use super::{Endpoint, EndpointStats, Metrics, TraceEvent, TraceLog, TraceSink};
 use crate::ack::frequency_sender::{AckFrequencySender, AckFrequencySenderConfig};
 use crate::ack::RangeSet;
 use crate::cc::{AckedPacket, CcConfig, CcState, CongestionController, LostPacket, RateSample};
@@ -377,11 +377,7 @@ impl Endpoint for Sender {
         }
         self.update_loss_deadline();
         if self.trace.is_on() {
-            self.trace.push(TraceEvent::PacketReceived {
-                time: now,
-                size: dgram.size,
-                packet: dgram.packet,
-            });
+            self.trace.received(now, dgram.size, dgram.packet);
         } else if let Some(ack) = dgram.packet.ack {
             // The receiver's next ACK reuses the box (`wire::ack_box`).
             AckFrame::recycle(ack);
@@ -411,6 +407,16 @@ impl Endpoint for Sender {
     fn set_tracing(&mut self, on: bool) {
         self.trace.set(on);
         self.cc_state = self.cc.state();
+    }
+
+    fn set_trace_sink(&mut self, sink: Box<dyn TraceSink>) -> Result<(), Box<dyn TraceSink>> {
+        self.set_tracing(true);
+        self.trace.set_sink(sink);
+        Ok(())
+    }
+
+    fn take_trace_sink(&mut self) -> Option<Box<dyn TraceSink>> {
+        self.trace.take_sink()
     }
 
     fn stats(&self) -> EndpointStats {

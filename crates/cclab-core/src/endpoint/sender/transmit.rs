@@ -317,12 +317,7 @@ impl Sender {
         st.data_packets_sent += p.data.is_some() as u64;
         st.retransmitted_packets += retransmission as u64;
         if self.trace.is_on() {
-            let copy = self.trace.copy_packet(&p);
-            self.trace.push(TraceEvent::PacketSent {
-                time: now,
-                size,
-                packet: copy,
-            });
+            self.trace.sent(now, size, &p);
         }
         Datagram {
             flow: self.flow,

@@ -17,7 +17,7 @@ use super::x_recv_set::XRecvSet;
 use super::{initial_window, TfrcConfig, FALLBACK_RTT, INITIAL_NOFEEDBACK};
 use crate::clock::Clock;
 use crate::endpoint::source::{Source, SourceConfig};
-use crate::endpoint::{Endpoint, EndpointStats, Metrics, TraceEvent, TraceLog};
+use crate::endpoint::{Endpoint, EndpointStats, Metrics, TraceEvent, TraceLog, TraceSink};
 use crate::time::{Dur, Time};
 use crate::wire::packet::{DataChunk, Datagram, Ecn, FlowId, Packet};
 use crate::wire::size::Profile;
@@ -372,6 +372,16 @@ impl Endpoint for TfrcSender {
 
     fn set_tracing(&mut self, on: bool) {
         self.trace.set(on);
+    }
+
+    fn set_trace_sink(&mut self, sink: Box<dyn TraceSink>) -> Result<(), Box<dyn TraceSink>> {
+        self.set_tracing(true);
+        self.trace.set_sink(sink);
+        Ok(())
+    }
+
+    fn take_trace_sink(&mut self) -> Option<Box<dyn TraceSink>> {
+        self.trace.take_sink()
     }
 
     fn stats(&self) -> EndpointStats {
