@@ -66,20 +66,36 @@ pub trait Endpoint: Send {
     /// The true time at which `handle_timeout` or `poll_transmit` next has work (timers and
     /// pacing), `None` if nothing is pending.
     fn poll_timeout(&self) -> Option<Time>;
+    /// The endpoint's trace, if it keeps one: what `poll_event`, `set_trace_sink` and
+    /// `take_trace_sink` use unless the endpoint has its own.
+    fn trace_log(&mut self) -> Option<&mut TraceLog> {
+        None
+    }
     /// Next trace event, if tracing is on (see `set_tracing`).
     fn poll_event(&mut self) -> Option<TraceEvent> {
-        None
+        self.trace_log()?.pop()
     }
     /// Turns trace events on or off (off by default: no cost when nobody listens).
     fn set_tracing(&mut self, _on: bool) {}
     /// Sends trace events to `sink` as they happen instead of queueing them for `poll_event`, and
-    /// turns tracing on; an endpoint without a trace hands the sink back.
+    /// turns tracing on (through `set_tracing`, so an endpoint's own catch-up runs); an endpoint
+    /// without a trace hands the sink back.
     fn set_trace_sink(&mut self, sink: Box<dyn TraceSink>) -> Result<(), Box<dyn TraceSink>> {
-        Err(sink)
+        if self.trace_log().is_none() {
+            return Err(sink);
+        }
+        self.set_tracing(true);
+        match self.trace_log() {
+            Some(log) => {
+                log.set_sink(sink);
+                Ok(())
+            }
+            None => Err(sink),
+        }
     }
     /// Detaches the trace sink, if any.
     fn take_trace_sink(&mut self) -> Option<Box<dyn TraceSink>> {
-        None
+        self.trace_log()?.take_sink()
     }
     /// Counters.
     fn stats(&self) -> EndpointStats;

@@ -15,7 +15,7 @@
 use serde::Deserialize;
 
 use super::handshake::{HandshakeConfig, HandshakeServer};
-use super::{Endpoint, EndpointStats, TraceEvent, TraceLog, TraceSink};
+use super::{Endpoint, EndpointStats, TraceEvent, TraceLog};
 use crate::ack::{AckOfAck, AckPolicy, AckPolicyConfig, Arrival, RangeSet};
 use crate::clock::{Clock, ClockConfig};
 use crate::time::Time;
@@ -508,22 +508,12 @@ impl Endpoint for Receiver {
         }
     }
 
-    fn poll_event(&mut self) -> Option<TraceEvent> {
-        self.trace.pop()
+    fn trace_log(&mut self) -> Option<&mut TraceLog> {
+        Some(&mut self.trace)
     }
 
     fn set_tracing(&mut self, on: bool) {
         self.trace.set(on);
-    }
-
-    fn set_trace_sink(&mut self, sink: Box<dyn TraceSink>) -> Result<(), Box<dyn TraceSink>> {
-        self.set_tracing(true);
-        self.trace.set_sink(sink);
-        Ok(())
-    }
-
-    fn take_trace_sink(&mut self) -> Option<Box<dyn TraceSink>> {
-        self.trace.take_sink()
     }
 
     fn stats(&self) -> EndpointStats {

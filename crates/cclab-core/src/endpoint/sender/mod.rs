@@ -15,7 +15,7 @@ mod warm;
 use self::stream::SendStream;
 use super::handshake::{HandshakeClient, HandshakeConfig};
 use super::source::{Source, SourceConfig};
-use super::{Endpoint, EndpointStats, Metrics, TraceEvent, TraceLog, TraceSink};
+use super::{Endpoint, EndpointStats, Metrics, TraceEvent, TraceLog};
 use crate::ack::frequency_sender::{AckFrequencySender, AckFrequencySenderConfig};
 use crate::ack::RangeSet;
 use crate::cc::{AckedPacket, CcConfig, CcState, CongestionController, LostPacket, RateSample};
@@ -400,23 +400,13 @@ impl Endpoint for Sender {
         self.next_timeout()
     }
 
-    fn poll_event(&mut self) -> Option<TraceEvent> {
-        self.trace.pop()
+    fn trace_log(&mut self) -> Option<&mut TraceLog> {
+        Some(&mut self.trace)
     }
 
     fn set_tracing(&mut self, on: bool) {
         self.trace.set(on);
         self.cc_state = self.cc.state();
-    }
-
-    fn set_trace_sink(&mut self, sink: Box<dyn TraceSink>) -> Result<(), Box<dyn TraceSink>> {
-        self.set_tracing(true);
-        self.trace.set_sink(sink);
-        Ok(())
-    }
-
-    fn take_trace_sink(&mut self) -> Option<Box<dyn TraceSink>> {
-        self.trace.take_sink()
     }
 
     fn stats(&self) -> EndpointStats {

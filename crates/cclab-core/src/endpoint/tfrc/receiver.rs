@@ -15,7 +15,7 @@ use super::loss_history::{LossIntervals, ReceiveRecord};
 use super::window_counter::ccval_ahead;
 use super::{TfrcConfig, FALLBACK_RTT};
 use crate::clock::Clock;
-use crate::endpoint::{Endpoint, EndpointStats, TraceEvent, TraceLog, TraceSink};
+use crate::endpoint::{Endpoint, EndpointStats, TraceEvent, TraceLog};
 use crate::time::{Dur, Time};
 use crate::wire::packet::{AckFrame, Datagram, Ecn, FlowId, Packet, TfrcFeedback};
 use crate::wire::size::Profile;
@@ -308,22 +308,12 @@ impl Endpoint for TfrcReceiver {
             .min()
     }
 
-    fn poll_event(&mut self) -> Option<TraceEvent> {
-        self.trace.pop()
+    fn trace_log(&mut self) -> Option<&mut TraceLog> {
+        Some(&mut self.trace)
     }
 
     fn set_tracing(&mut self, on: bool) {
         self.trace.set(on);
-    }
-
-    fn set_trace_sink(&mut self, sink: Box<dyn TraceSink>) -> Result<(), Box<dyn TraceSink>> {
-        self.set_tracing(true);
-        self.trace.set_sink(sink);
-        Ok(())
-    }
-
-    fn take_trace_sink(&mut self) -> Option<Box<dyn TraceSink>> {
-        self.trace.take_sink()
     }
 
     fn stats(&self) -> EndpointStats {

@@ -17,7 +17,7 @@ use super::x_recv_set::XRecvSet;
 use super::{initial_window, TfrcConfig, FALLBACK_RTT, INITIAL_NOFEEDBACK};
 use crate::clock::Clock;
 use crate::endpoint::source::{Source, SourceConfig};
-use crate::endpoint::{Endpoint, EndpointStats, Metrics, TraceEvent, TraceLog, TraceSink};
+use crate::endpoint::{Endpoint, EndpointStats, Metrics, TraceEvent, TraceLog};
 use crate::time::{Dur, Time};
 use crate::wire::packet::{DataChunk, Datagram, Ecn, FlowId, Packet};
 use crate::wire::size::Profile;
@@ -366,22 +366,12 @@ impl Endpoint for TfrcSender {
         [nofeedback, send].into_iter().flatten().min()
     }
 
-    fn poll_event(&mut self) -> Option<TraceEvent> {
-        self.trace.pop()
+    fn trace_log(&mut self) -> Option<&mut TraceLog> {
+        Some(&mut self.trace)
     }
 
     fn set_tracing(&mut self, on: bool) {
         self.trace.set(on);
-    }
-
-    fn set_trace_sink(&mut self, sink: Box<dyn TraceSink>) -> Result<(), Box<dyn TraceSink>> {
-        self.set_tracing(true);
-        self.trace.set_sink(sink);
-        Ok(())
-    }
-
-    fn take_trace_sink(&mut self) -> Option<Box<dyn TraceSink>> {
-        self.trace.take_sink()
     }
 
     fn stats(&self) -> EndpointStats {
