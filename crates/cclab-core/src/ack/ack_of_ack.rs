@@ -12,10 +12,12 @@
 //! promptly, and each one's Largest Acknowledged is the floor its acknowledgement allows.
 //!
 //! With a round trip longer than `REMEMBERED` retries (a window of more than ~1,000 packets) the
-//! retries outrun the acknowledgements: no new PING goes out while the remembered ones all await
-//! theirs. Replacing the oldest instead would forget every PING the peer's next ACK covers, and the
-//! floor would never rise again: after one loss burst every ACK frame would carry `max` ranges for
-//! the rest of the connection.
+//! retries outrun the acknowledgements. A full record then keeps its oldest PINGs, which the peer's
+//! next ACK covers first, and a new PING takes the newest one's place. Forgetting the oldest instead
+//! forgot every PING that ACK covers, and the floor never rose again: after one loss burst every ACK
+//! frame carried `max` ranges for the rest of the connection. Sending no PING while the record is
+//! full would stop for good if all of them were lost (thinned or dropped ACKs), as the peer sends
+//! no ACK without one.
 
 use std::collections::VecDeque;
 
@@ -24,8 +26,8 @@ use crate::wire::packet::{AckFrame, AckRanges};
 
 /// ACK packets sent after an unacknowledged PING before the next ACK packet carries one again.
 pub const PING_RETRY_ACKS: u64 = 64;
-/// PING-carrying ACK packets remembered while their acknowledgement is awaited: at most this many
-/// PINGs are outstanding, however many retries a round trip holds.
+/// PING-carrying ACK packets remembered while their acknowledgement is awaited: the oldest ones
+/// and the newest, however many retries a round trip holds.
 const REMEMBERED: usize = 8;
 
 /// A receiver's record of its ACK packets and of the floor below which it stops reporting.
@@ -57,7 +59,7 @@ impl AckOfAck {
             }
         }
         if self.sent.len() == REMEMBERED {
-            return false;
+            self.sent.pop_back();
         }
         self.ping = Some((pn, 0));
         self.sent.push_back((pn, largest));
@@ -202,18 +204,40 @@ mod tests {
         // first is acknowledged. The peer's ACK, a round trip later, covers the first ones sent.
         let mut a = AckOfAck::default();
         let pings: Vec<u64> = (0..50_000u64).filter(|&pn| a.on_ack_sent(pn, 10 * pn)).collect();
-        assert_eq!(
-            pings.len(),
-            REMEMBERED,
-            "retries stop while {REMEMBERED} PINGs await: {pings:?}"
-        );
+        assert_eq!(pings.len() as u64, 50_000u64.div_ceil(PING_RETRY_ACKS + 1));
         a.on_peer_ack(&ack(&[(0, 1_000)]));
-        let acked = *pings.iter().filter(|&&pn| pn <= 1_000).max().unwrap();
-        assert_eq!(a.floor(), Some(10 * acked));
-        // Room again: the next ACK packet carries a PING, and its acknowledgement raises the floor further.
-        assert!(a.on_ack_sent(50_000, 500_000));
-        a.on_peer_ack(&ack(&[(0, 50_000)]));
-        assert_eq!(a.floor(), Some(500_000));
+        // The oldest remembered PINGs were kept: the newest of them the ACK covers sets the floor.
+        assert_eq!(a.floor(), Some(10 * pings[REMEMBERED - 2]));
+        // A round trip later the peer acknowledges the newest PING too.
+        let newest = *pings.last().unwrap();
+        a.on_peer_ack(&ack(&[(0, newest)]));
+        assert_eq!(a.floor(), Some(10 * newest));
+    }
+
+    #[test]
+    fn ack_of_ack_floor_keeps_rising_at_any_window_and_after_lost_pings() {
+        // The peer acknowledges each PING it gets a round trip (`rtt` ACK packets) later, covering all of
+        // ours up to it; it sends no ACK without a PING. PINGs before `lost_until` are lost (thinned ACKs).
+        const N: u64 = 200_000;
+        for (rtt, lost_until) in [(100, 0), (50_000, 0), (100, 3_000), (5_000, 30_000)] {
+            let mut a = AckOfAck::default();
+            let mut due: VecDeque<(u64, u64)> = VecDeque::new();
+            for pn in 0..N {
+                while let Some(&(_, upto)) = due.front().filter(|&&(when, _)| when <= pn) {
+                    due.pop_front();
+                    a.on_peer_ack(&ack(&[(0, upto)]));
+                }
+                if a.on_ack_sent(pn, 10 * pn) && pn >= lost_until {
+                    due.push_back((pn + rtt, pn));
+                }
+            }
+            // Within the last few round trips, not stuck where the first loss or a full record left it.
+            let floor = a.floor().unwrap_or(0);
+            assert!(
+                floor >= 10 * (N - 3 * rtt),
+                "rtt {rtt}, lost until {lost_until}: floor {floor}"
+            );
+        }
     }
 
     #[test]
