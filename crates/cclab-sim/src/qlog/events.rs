@@ -47,7 +47,33 @@ impl PacketMemos {
         stream_len: Memo::ZERO,
         ack_lo: Memo::ZERO,
         ack_hi: Memo::ZERO,
-        ack_delay: MsMemo::EMPTY,
+        ack_delay: MsMemo::ONE_NS,
+    };
+}
+
+/// The `metrics_updated` fields, memoised: RTTs keep their whole milliseconds (mostly 0 on
+/// short paths) and repeat often; windows repeat; a pacing rate's digits above the last eight
+/// (`12950237207` → `129`) change far less often than the rate.
+#[derive(Clone, Copy)]
+pub(super) struct MetricMemos {
+    min_rtt: MsMemo,
+    smoothed_rtt: MsMemo,
+    latest_rtt: MsMemo,
+    cwnd: Memo,
+    bytes_in_flight: Memo,
+    ssthresh: Memo,
+    pacing_high: Memo,
+}
+
+impl MetricMemos {
+    pub(super) const NEW: MetricMemos = MetricMemos {
+        min_rtt: MsMemo::ONE_NS,
+        smoothed_rtt: MsMemo::ONE_NS,
+        latest_rtt: MsMemo::ONE_NS,
+        cwnd: Memo::ZERO,
+        bytes_in_flight: Memo::ZERO,
+        ssthresh: Memo::ZERO,
+        pacing_high: Memo::ZERO,
     };
 }
 
@@ -505,7 +531,14 @@ pub(super) fn nofeedback_expired(buf: &mut Buf, f: QlogFormat, time_ns: u64) {
 /// `None`); writes nothing when none changed. Unset values (RTTs before a sample, pacing rate
 /// 0, ssthresh `u64::MAX`) are never written.
 #[inline(always)]
-pub(super) fn metrics(buf: &mut Buf, f: QlogFormat, time_ns: u64, m: &Metrics, last: Option<&Metrics>) {
+pub(super) fn metrics(
+    buf: &mut Buf,
+    f: QlogFormat,
+    mm: &mut MetricMemos,
+    time_ns: u64,
+    m: &Metrics,
+    last: Option<&Metrics>,
+) {
     let l = last.copied().unwrap_or(Metrics {
         // Values no set metric has, so that every set field counts as changed.
         cwnd: u64::MAX,
@@ -549,13 +582,13 @@ pub(super) fn metrics(buf: &mut Buf, f: QlogFormat, time_ns: u64, m: &Metrics, l
             }
         };
     }
-    field!(0, "min_rtt", o.ms(m.min_rtt.0));
-    field!(1, "smoothed_rtt", o.ms(m.smoothed_rtt.0));
-    field!(2, "latest_rtt", o.ms(m.latest_rtt.0));
-    field!(3, "congestion_window", o.u64(m.cwnd));
-    field!(4, "bytes_in_flight", o.u64(m.bytes_in_flight));
-    field!(5, "ssthresh", o.u64(m.ssthresh));
-    field!(6, "pacing_rate", o.u64(m.pacing_rate_bps));
+    field!(0, "min_rtt", o.ms_memo(&mut mm.min_rtt, m.min_rtt.0));
+    field!(1, "smoothed_rtt", o.ms_memo(&mut mm.smoothed_rtt, m.smoothed_rtt.0));
+    field!(2, "latest_rtt", o.ms_memo(&mut mm.latest_rtt, m.latest_rtt.0));
+    field!(3, "congestion_window", o.memo(&mut mm.cwnd, m.cwnd));
+    field!(4, "bytes_in_flight", o.memo(&mut mm.bytes_in_flight, m.bytes_in_flight));
+    field!(5, "ssthresh", o.memo(&mut mm.ssthresh, m.ssthresh));
+    field!(6, "pacing_rate", o.memo_high(&mut mm.pacing_high, m.pacing_rate_bps));
     close(o);
 }
 

@@ -116,11 +116,11 @@ pub(super) struct Buf {
 /// digits and formats at most the fraction.
 #[derive(Clone, Copy)]
 pub(super) struct MsMemo {
-    /// Nanoseconds last written (`u64::MAX`: nothing kept yet).
+    /// Nanoseconds last written.
     ns: u64,
     /// Its fraction of a millisecond, as [`Out::word`] stores it (point and six digits).
     frac: u64,
-    /// Whole milliseconds (`u64::MAX`: nothing kept yet).
+    /// Whole milliseconds.
     ms: u64,
     /// Their digits, as [`Out::word`] stores them.
     word: u64,
@@ -150,13 +150,14 @@ impl MsMemo {
         true
     }
 
-    /// Holds nothing yet.
-    pub(super) const EMPTY: MsMemo = MsMemo {
-        ns: u64::MAX,
-        frac: 0,
-        ms: u64::MAX,
-        word: 0,
-        len: 0,
+    /// Holds 1 ns (`0.000001`): a real value, so that no sentinel can be mistaken for one
+    /// (`u64::MAX` as "nothing kept" would have matched a first time of `u64::MAX`).
+    pub(super) const ONE_NS: MsMemo = MsMemo {
+        ns: 1,
+        frac: word_of(".000001"),
+        ms: 0,
+        word: b'0' as u64,
+        len: 1,
     };
 }
 
@@ -188,7 +189,7 @@ impl Buf {
         Buf {
             bytes: vec![0; capacity],
             len: 0,
-            time: MsMemo::EMPTY,
+            time: MsMemo::ONE_NS,
         }
     }
 
@@ -340,6 +341,18 @@ impl Out<'_> {
             m.v = v;
         }
         self.word(m.word, m.len);
+    }
+
+    /// Appends `v`, mostly 9 digits or more (a pacing rate in bits/s), in decimal: its digits
+    /// above the last eight through `m`, the high part's memo (it changes far less often than
+    /// the low eight digits, which are formatted every time).
+    #[inline(always)]
+    pub(super) fn memo_high(&mut self, m: &mut Memo, v: u64) {
+        if v < 100_000_000 {
+            return self.u64(v);
+        }
+        self.memo(m, v / 100_000_000);
+        self.word(eight_digits((v % 100_000_000) as u32), 8);
     }
 
     /// [`Out::u64`] for 9 or more digits: up to 16 (stream offsets past 100 MB) inline, as the
@@ -551,6 +564,52 @@ mod tests {
             })
         });
         assert_eq!(memo, plain);
+    }
+
+    #[test]
+    fn memo_high_matches_u64_as_the_high_digits_repeat_and_change() {
+        // Below 10^8 (formatted plainly), high digits repeating with any low eight, changing,
+        // at 16 and 20 digits (the high part itself past the memo's 8 digits) and back.
+        let values = [
+            0,
+            99_999_999,
+            100_000_000,
+            12_950_237_207,
+            12_950_037_815,
+            12_999_999_999,
+            13_000_000_000,
+            9_999_999_999_999_999,
+            u64::MAX,
+            12_950_237_207,
+            7,
+        ];
+        let mut m = Memo::ZERO;
+        let memo = text(0, |o| {
+            values.iter().for_each(|&v| {
+                o.memo_high(&mut m, v);
+                o.byte(b' ');
+            })
+        });
+        let plain = text(0, |o| {
+            values.iter().for_each(|&v| {
+                o.u64(v);
+                o.byte(b' ');
+            })
+        });
+        assert_eq!(memo, plain);
+    }
+
+    #[test]
+    fn ms_memo_writes_any_first_value() {
+        // A fresh memo holds a real value (1 ns), not a sentinel a first value could match.
+        for first in [0, 1, 2, 999_999, u64::MAX] {
+            let mut m = MsMemo::ONE_NS;
+            assert_eq!(
+                text(0, |o| o.ms_memo(&mut m, first)),
+                text(0, |o| o.ms(first)),
+                "{first}"
+            );
+        }
     }
 
     #[test]
