@@ -300,6 +300,14 @@ impl Out<'_> {
         self.at += 1;
     }
 
+    /// Appends `c` unless `skip`, without a branch: the byte is stored either way and
+    /// overwritten by what follows when skipped.
+    #[inline(always)]
+    pub(super) fn byte_unless(&mut self, c: u8, skip: bool) {
+        self.copy(&c, 1);
+        self.at += !skip as usize;
+    }
+
     /// Appends the first `n` bytes of `word` (in `to_le_bytes` order) with one 8-byte store; the
     /// bytes past `n` land in the room after the text and are overwritten by what follows.
     #[inline(always)]
