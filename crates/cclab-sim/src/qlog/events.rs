@@ -590,6 +590,22 @@ pub(super) fn metrics(
     close(o);
 }
 
+/// Whether `m` holds what `last` holds in every field `metrics_updated` writes: then it writes
+/// nothing, whatever else changed (most ACKs move only the delivery rate, or nothing). The
+/// writer tests this inline before the record's out-of-line call; one branch for the fields,
+/// not one per field.
+#[inline(always)]
+pub(super) fn metrics_unchanged(m: &Metrics, last: &Metrics) -> bool {
+    (m.cwnd ^ last.cwnd)
+        | (m.bytes_in_flight ^ last.bytes_in_flight)
+        | (m.ssthresh ^ last.ssthresh)
+        | (m.pacing_rate_bps ^ last.pacing_rate_bps)
+        | (m.min_rtt.0 ^ last.min_rtt.0)
+        | (m.smoothed_rtt.0 ^ last.smoothed_rtt.0)
+        | (m.latest_rtt.0 ^ last.latest_rtt.0)
+        == 0
+}
+
 /// `congestion_state_updated` from `old` to `new`.
 pub(super) fn congestion_state(buf: &mut Buf, f: QlogFormat, time_ns: u64, old: &str, new: &str) {
     let o = &mut buf.record(str_room(old.len() + new.len()));
@@ -695,6 +711,41 @@ mod tests {
                     "{f:?}"
                 );
             }
+        }
+    }
+
+    /// The inline test that skips a `metrics_updated` call agrees with the record: it holds
+    /// exactly when the record would write nothing, as each written field changes on its own.
+    #[test]
+    fn metrics_unchanged_agrees_with_the_record() {
+        let last = Metrics {
+            cwnd: 12_000,
+            bytes_in_flight: 6_000,
+            smoothed_rtt: Dur(50_000),
+            min_rtt: Dur(40_000),
+            latest_rtt: Dur(55_000),
+            pacing_rate_bps: 12_950_237_207,
+            delivery_rate_bps: 9_000_000_000,
+            ssthresh: 30_000,
+        };
+        let changes: [fn(&mut Metrics); 9] = [
+            |_| {},
+            |m| m.delivery_rate_bps += 1,
+            |m| m.cwnd += 1,
+            |m| m.bytes_in_flight -= 1,
+            |m| m.smoothed_rtt.0 += 1,
+            |m| m.min_rtt.0 -= 1,
+            |m| m.latest_rtt.0 += 1,
+            |m| m.pacing_rate_bps += 1,
+            |m| m.ssthresh -= 1,
+        ];
+        for (i, change) in changes.iter().enumerate() {
+            let mut m = last;
+            change(&mut m);
+            let mut buf = Buf::with_capacity(0);
+            metrics(&mut buf, QlogFormat::V03, &mut MetricMemos::NEW, 7, &m, Some(&last));
+            assert_eq!(metrics_unchanged(&m, &last), buf.len() == 0, "change {i}");
+            assert_eq!(buf.len() == 0, i < 2, "change {i}");
         }
     }
 

@@ -223,6 +223,13 @@ impl<W: Write> QlogWriter<W> {
             TraceEvent::PtoExpired { time } => events::pto_expired(&mut self.buf, f, time.as_nanos()),
             TraceEvent::NofeedbackExpired { time } => events::nofeedback_expired(&mut self.buf, f, time.as_nanos()),
             TraceEvent::Metrics { time, metrics } => {
+                if self
+                    .last_metrics
+                    .as_ref()
+                    .is_some_and(|l| events::metrics_unchanged(metrics, l))
+                {
+                    return;
+                }
                 let (buf, mm, last, t) = (
                     &mut self.buf,
                     &mut self.metric_memos,
