@@ -201,6 +201,41 @@ impl<W: Write> QlogWriter<W> {
         Ok(())
     }
 
+    /// Appends a `metrics_updated` record of `metrics` at `time`, if a written field changed: what
+    /// [`QlogWriter::write_event`] does with such an event, from its parts.
+    #[inline]
+    pub fn write_metrics(&mut self, time: Time, metrics: &Metrics) -> io::Result<()> {
+        match self.format {
+            QlogFormat::V03 => self.append_metrics(QlogFormat::V03, time, metrics),
+            QlogFormat::Ietf => self.append_metrics(QlogFormat::Ietf, time, metrics),
+        }
+        if self.buf.len() >= CHUNK_BYTES {
+            self.flush_buf()?;
+        }
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn append_metrics(&mut self, f: QlogFormat, time: Time, metrics: &Metrics) {
+        if self
+            .last_metrics
+            .as_ref()
+            .is_some_and(|l| events::metrics_unchanged(metrics, l))
+        {
+            return;
+        }
+        let (buf, mm, last, t) = (
+            &mut self.buf,
+            &mut self.metric_memos,
+            &mut self.last_metrics,
+            time.as_nanos(),
+        );
+        match f {
+            QlogFormat::V03 => metrics_record::<false>(buf, mm, last, t, metrics),
+            QlogFormat::Ietf => metrics_record::<true>(buf, mm, last, t, metrics),
+        }
+    }
+
     #[inline(always)]
     fn append_packet(&mut self, f: QlogFormat, sent: bool, time: Time, size: u32, packet: &Packet) {
         let (buf, memos, quic, t) = (&mut self.buf, &mut self.memos, self.quic, time.as_nanos());
@@ -222,25 +257,7 @@ impl<W: Write> QlogWriter<W> {
             }
             TraceEvent::PtoExpired { time } => events::pto_expired(&mut self.buf, f, time.as_nanos()),
             TraceEvent::NofeedbackExpired { time } => events::nofeedback_expired(&mut self.buf, f, time.as_nanos()),
-            TraceEvent::Metrics { time, metrics } => {
-                if self
-                    .last_metrics
-                    .as_ref()
-                    .is_some_and(|l| events::metrics_unchanged(metrics, l))
-                {
-                    return;
-                }
-                let (buf, mm, last, t) = (
-                    &mut self.buf,
-                    &mut self.metric_memos,
-                    &mut self.last_metrics,
-                    time.as_nanos(),
-                );
-                match f {
-                    QlogFormat::V03 => metrics_record::<false>(buf, mm, last, t, metrics),
-                    QlogFormat::Ietf => metrics_record::<true>(buf, mm, last, t, metrics),
-                }
-            }
+            TraceEvent::Metrics { time, metrics } => self.append_metrics(f, *time, metrics),
             TraceEvent::CongestionState { time, old, new } => {
                 events::congestion_state(&mut self.buf, f, time.as_nanos(), old.name(), new.name())
             }
