@@ -279,8 +279,17 @@ pub(super) fn packet(
         stream_frame(o, f, m, &d);
         return o.word(word_of("}]}}\n"), 5);
     }
-    if let Some(ack) = ack_only(p) {
-        let o = &mut buf.record(ack.ranges.len() * RANGE_ROOM);
+    if let Some((ack, ranges)) = ack_only(p) {
+        // One range, as in almost every ACK of a transfer without loss: its two numbers fit the
+        // record's room, and the frame closes with the record in one store.
+        if let [(lo, hi)] = *ranges {
+            let o = &mut buf.record(0);
+            packet_head(o, f, dir, m, time_ns, size, p.pn);
+            ack_head(o, m, ack.ack_delay_ns);
+            first_range(o, f, m, lo, hi);
+            return o.word(word_of("]]}]}}\n"), 7);
+        }
+        let o = &mut buf.record(ranges.len() * RANGE_ROOM);
         packet_head(o, f, dir, m, time_ns, size, p.pn);
         ack_frame(o, f, m, ack);
         return o.word(word_of("}]}}\n"), 5);
@@ -344,14 +353,14 @@ fn stream_only(p: &Packet) -> Option<DataChunk> {
     p.data.filter(|d| plain && d.len >= 4 && !d.fin)
 }
 
-/// The ACK frame of a packet that has only that frame, with ranges (so no PADDING, see
-/// [`padding`]) and no ECN counts: a receiver's ACKs.
+/// The ACK frame of a packet that has only that frame, with its ranges (at least one, so no
+/// PADDING, see [`padding`]) and no ECN counts: a receiver's ACKs.
 #[inline(always)]
-fn ack_only(p: &Packet) -> Option<&AckFrame> {
+fn ack_only(p: &Packet) -> Option<(&AckFrame, &[(u64, u64)])> {
     let plain = p.data.is_none() && p.ack_frequency().is_none() && !p.immediate_ack && !p.ping;
-    p.ack
-        .as_deref()
-        .filter(|a| plain && !a.ranges.is_empty() && a.ecn.is_none())
+    let a = p.ack.as_deref().filter(|a| plain && a.ecn.is_none())?;
+    let ranges: &[(u64, u64)] = &a.ranges;
+    (!ranges.is_empty()).then_some((a, ranges))
 }
 
 /// Padding of a QUIC packet (RFC 9001 §5.4.2: pn_len + frames ≥ 4). An ACK frame (≥ 5 bytes) or
@@ -375,23 +384,35 @@ fn frame_sep(o: &mut Out<'_>, first: bool) {
     o.word(w, n);
 }
 
+/// An ACK frame's type and delay, after its `{`.
+#[inline(always)]
+fn ack_head(o: &mut Out<'_>, m: &mut PacketMemos, ack_delay_ns: u64) {
+    o.put("\"frame_type\":\"ack\",\"ack_delay\":");
+    o.ms_memo(&mut m.ack_delay, ack_delay_ns);
+}
+
+/// `,"acked_ranges":[[lo,hi` for the lowest range, left open. quic-events -12 writes a
+/// one-packet range as [n]; draft-02 readers want pairs.
+#[inline(always)]
+fn first_range(o: &mut Out<'_>, f: QlogFormat, m: &mut PacketMemos, lo: u64, hi: u64) {
+    o.put(",\"acked_ranges\":[[");
+    // The lowest range mostly starts where it started in the last ACK, and ends a packet or
+    // two further.
+    o.memo(&mut m.ack_lo, lo);
+    if lo != hi || f == QlogFormat::V03 {
+        o.byte(b',');
+        o.memo(&mut m.ack_hi, hi);
+    }
+}
+
 /// An ACK frame after its `{`, left open.
 #[inline(always)]
 fn ack_frame(o: &mut Out<'_>, f: QlogFormat, m: &mut PacketMemos, ack: &AckFrame) {
-    o.put("\"frame_type\":\"ack\",\"ack_delay\":");
-    o.ms_memo(&mut m.ack_delay, ack.ack_delay_ns);
+    ack_head(o, m, ack.ack_delay_ns);
     // Ascending, as qlog examples and quiche write them; ranges are stored highest first.
-    // quic-events -12 writes a one-packet range as [n]; draft-02 readers want pairs.
     let mut ranges = ack.ranges.iter().rev();
     if let Some(&(lo, hi)) = ranges.next() {
-        o.put(",\"acked_ranges\":[[");
-        // The lowest range mostly starts where it started in the last ACK, and ends a packet or
-        // two further.
-        o.memo(&mut m.ack_lo, lo);
-        if lo != hi || f == QlogFormat::V03 {
-            o.byte(b',');
-            o.memo(&mut m.ack_hi, hi);
-        }
+        first_range(o, f, m, lo, hi);
         for &(lo, hi) in ranges {
             o.put("],[");
             o.u64(lo);
