@@ -60,6 +60,20 @@ fn eight_digits(v: u32) -> u64 {
     x + u64::from_le_bytes(*b"00000000")
 }
 
+/// The four decimal digits of `v` < 10^4 in ASCII, leading zeros included, packed so that
+/// `to_le_bytes` gives them most significant first: [`eight_digits`]' last two steps alone.
+#[inline(always)]
+fn four_digits(v: u32) -> u64 {
+    let x = v as u64;
+    // Lanes of 16 bits: the two digit pairs.
+    let q = (x * 10_486) >> 20;
+    let x = q | ((x - q * 100) << 16);
+    // Lanes of 8 bits: each pair split into its two digits.
+    let q = ((x * 103) >> 10) & 0x000f_000f;
+    let x = q | ((x - q * 10) << 8);
+    x + u64::from_le_bytes(*b"0000\0\0\0\0")
+}
+
 /// The digits of `v` ≥ 10^16 as [`Out::word`] stores them: the leading group (its length is
 /// returned), then eight digits twice. Out of line and free of the record's [`Out`]: a method
 /// taking `&mut Out` here would make every record's cursor live in memory instead of a
@@ -118,6 +132,8 @@ pub(super) struct Buf {
 pub(super) struct MsMemo {
     /// Nanoseconds last written.
     ns: u64,
+    /// `ns` / 10,000.
+    tens_of_us: u64,
     /// Its fraction of a millisecond, as [`Out::word`] stores it (point and six digits).
     frac: u64,
     /// Whole milliseconds.
@@ -134,6 +150,17 @@ impl MsMemo {
     #[inline(always)]
     fn hold(&mut self, ns: u64) -> bool {
         if ns != self.ns {
+            // Within the same 10 µs (records of a busy trace mostly come a µs or two apart),
+            // the whole milliseconds and the fraction's first two digits hold: only its last
+            // four change, bytes 3 to 6 of the point-and-six-digits word.
+            let tens_of_us = ns / 10_000;
+            if tens_of_us == self.tens_of_us {
+                const LAST_FOUR: u64 = 0x00ff_ffff_ff00_0000;
+                let last_four = four_digits((ns - tens_of_us * 10_000) as u32);
+                self.frac = (self.frac & !LAST_FOUR) | (last_four << 24);
+                self.ns = ns;
+                return true;
+            }
             let ms = ns / 1_000_000;
             if ms != self.ms {
                 if ms >= 100_000_000 {
@@ -145,6 +172,7 @@ impl MsMemo {
                 self.len = n;
             }
             self.ns = ns;
+            self.tens_of_us = tens_of_us;
             self.frac = fraction_word(ns);
         }
         true
@@ -154,6 +182,7 @@ impl MsMemo {
     /// (`u64::MAX` as "nothing kept" would have matched a first time of `u64::MAX`).
     pub(super) const ONE_NS: MsMemo = MsMemo {
         ns: 1,
+        tens_of_us: 0,
         frac: word_of(".000001"),
         ms: 0,
         word: b'0' as u64,
@@ -522,6 +551,26 @@ mod tests {
         let plain = text(0, |o| times.iter().for_each(|&t| o.ms(t)));
         assert_eq!(cached, plain);
         assert!(plain.starts_with("0.0000000.999999"));
+    }
+
+    #[test]
+    fn record_times_match_ms_in_steps_within_and_across_10_us() {
+        // From just below a whole ms and a 10 µs boundary, steps that stay within 10 µs, cross
+        // it, cross a whole ms and a digit more of them, as packet times do.
+        let mut times = Vec::new();
+        for start in [0, 9_995, 999_990, 99_999_999_990, 99_999_999_999_990] {
+            let mut t = start;
+            for step in [
+                0, 1, 7, 999, 1_000, 1_200, 2_400, 9_999, 10_000, 10_001, 1, 3, 250_000, 0, 5,
+            ] {
+                t += step;
+                times.push(t);
+            }
+        }
+        let cached = text(0, |o| times.iter().for_each(|&t| o.time(t)));
+        let plain = text(0, |o| times.iter().for_each(|&t| o.ms(t)));
+        assert_eq!(cached, plain);
+        assert!((0..10_000u32).all(|v| four_digits(v).to_le_bytes()[..4] == *format!("{v:04}").as_bytes()));
     }
 
     #[test]
