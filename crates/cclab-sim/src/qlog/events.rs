@@ -29,12 +29,14 @@ pub(super) enum Dir {
 }
 
 /// The packet fields that mostly repeat or count up from one record of a direction to the next
-/// (packet number, size, stream frame length, both ends of the first ACK range, ACK delay), memoised.
+/// (packet number, size, stream frame length, both ends of the first ACK range, ACK delay), and
+/// the stream offset's digits above its last four, memoised.
 #[derive(Clone, Copy)]
 pub(super) struct PacketMemos {
     pn: Memo,
     size: Memo,
     stream_len: Memo,
+    offset_high: Memo,
     ack_lo: Memo,
     ack_hi: Memo,
     ack_delay: MsMemo,
@@ -45,6 +47,7 @@ impl PacketMemos {
         pn: Memo::ZERO,
         size: Memo::ZERO,
         stream_len: Memo::ZERO,
+        offset_high: Memo::ZERO,
         ack_lo: Memo::ZERO,
         ack_hi: Memo::ZERO,
         ack_delay: MsMemo::ONE_NS,
@@ -437,7 +440,7 @@ fn ack_frame(o: &mut Out<'_>, f: QlogFormat, m: &mut PacketMemos, ack: &AckFrame
 #[inline(always)]
 fn stream_frame(o: &mut Out<'_>, f: QlogFormat, m: &mut PacketMemos, d: &DataChunk) {
     o.put("\"frame_type\":\"stream\",\"stream_id\":0,\"offset\":");
-    o.u64(d.offset);
+    o.memo_above_four(&mut m.offset_high, d.offset);
     if f == QlogFormat::V03 {
         o.put(",\"length\":");
         o.memo(&mut m.stream_len, d.len as u64);

@@ -392,6 +392,19 @@ impl Out<'_> {
         self.word(eight_digits((v % 100_000_000) as u32), 8);
     }
 
+    /// Appends `v` in decimal as its digits above the last four, through `m`, and those four: for
+    /// numbers that rise by less than 10^4 a step (stream offsets, 1,200 bytes a packet), whose
+    /// high digits then repeat or count up by one, and only the last four are formatted.
+    #[inline(always)]
+    pub(super) fn memo_above_four(&mut self, m: &mut Memo, v: u64) {
+        let high = v / 10_000;
+        if high == 0 {
+            return self.u64(v);
+        }
+        self.memo(m, high);
+        self.word(four_digits((v - high * 10_000) as u32), 4);
+    }
+
     /// [`Out::u64`] for 9 or more digits: up to 16 (stream offsets past 100 MB) inline, as the
     /// digits above the last eight and then those eight; longer ones as [`long_words`].
     #[inline(always)]
@@ -644,6 +657,31 @@ mod tests {
         let memo = text(0, |o| {
             values.iter().for_each(|&v| {
                 o.memo_high(&mut m, v);
+                o.byte(b' ');
+            })
+        });
+        let plain = text(0, |o| {
+            values.iter().for_each(|&v| {
+                o.u64(v);
+                o.byte(b' ');
+            })
+        });
+        assert_eq!(memo, plain);
+    }
+
+    #[test]
+    fn memo_above_four_matches_u64_as_offsets_rise() {
+        // Offsets from 0 in packet-sized steps across 10^4, 10^8 and 10^12 boundaries, a jump
+        // to the largest value and back.
+        let mut values = Vec::new();
+        for start in [0, 99_999_000, 999_999_990_000, 9_999_999_999_999_000] {
+            values.extend((0..20).map(|i| start + 1_200 * i));
+        }
+        values.extend([u64::MAX, 5, 10_000, 9_999]);
+        let mut m = Memo::ZERO;
+        let memo = text(0, |o| {
+            values.iter().for_each(|&v| {
+                o.memo_above_four(&mut m, v);
                 o.byte(b' ');
             })
         });
