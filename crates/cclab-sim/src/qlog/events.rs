@@ -766,8 +766,8 @@ mod tests {
         for (i, change) in changes.iter().enumerate() {
             let mut m = last;
             change(&mut m);
-            let mut buf = Buf::with_capacity(0);
-            metrics(&mut buf, QlogFormat::V03, &mut MetricMemos::NEW, 7, &m, Some(&last));
+            let (mut buf, mut memos) = (Buf::with_capacity(0), MetricMemos::NEW);
+            metrics(&mut buf, QlogFormat::V03, &mut memos, 7, &m, Some(&last));
             assert_eq!(metrics_unchanged(&m, &last), buf.len() == 0, "change {i}");
             assert_eq!(buf.len() == 0, i < 2, "change {i}");
         }
