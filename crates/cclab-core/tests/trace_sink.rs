@@ -1,7 +1,7 @@
 //! `TraceLog` with a `TraceSink`: events go to the sink as they happen, after any queued before it
 //! was attached, in order; nothing is left for `pop`.
 
-use cclab_core::endpoint::{TraceEvent, TraceLog, TraceSink};
+use cclab_core::endpoint::{Metrics, TraceEvent, TraceLog, TraceSink};
 use cclab_core::time::Time;
 use cclab_core::wire::packet::{AckFrame, AckRanges, DataChunk, Packet};
 use std::sync::{Arc, Mutex};
@@ -50,12 +50,18 @@ fn trace_sink_sees_queued_then_live_events_in_order() {
     // Queued before the sink is attached: a copy goes to the queue.
     log.sent(Time(1), 1250, &data(0));
     log.push(TraceEvent::PtoExpired { time: Time(2) });
+    let m = |cwnd| Metrics {
+        cwnd,
+        ..Metrics::default()
+    };
+    log.metrics(Time(2), &m(10));
     let seen = Arc::new(Mutex::new(Vec::new()));
     log.set_sink(Box::new(Recorder(seen.clone())));
     assert!(log.is_on());
     // Live: the sink sees each packet by reference.
     log.sent(Time(3), 1250, &data(1));
     log.sent(Time(4), 60, &ack(7));
+    log.metrics(Time(4), &m(20));
     log.push(TraceEvent::PacketReceived {
         time: Time(5),
         size: 60,
@@ -70,8 +76,16 @@ fn trace_sink_sees_queued_then_live_events_in_order() {
     let want = vec![
         sent(1, 1250, data(0)),
         TraceEvent::PtoExpired { time: Time(2) },
+        TraceEvent::Metrics {
+            time: Time(2),
+            metrics: m(10),
+        },
         sent(3, 1250, data(1)),
         sent(4, 60, ack(7)),
+        TraceEvent::Metrics {
+            time: Time(4),
+            metrics: m(20),
+        },
         TraceEvent::PacketReceived {
             time: Time(5),
             size: 60,

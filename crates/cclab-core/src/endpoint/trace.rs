@@ -109,6 +109,15 @@ pub trait TraceSink: Send {
         let packet = packet.clone();
         self.event(&TraceEvent::PacketReceived { time, size, packet });
     }
+    /// A [`TraceEvent::Metrics`], given as its parts: one per ACK, most of which the qlog
+    /// writer skips, so that building the event around them and matching it again cost more
+    /// than deciding to skip.
+    fn metrics(&mut self, time: Time, metrics: &Metrics) {
+        self.event(&TraceEvent::Metrics {
+            time,
+            metrics: *metrics,
+        });
+    }
     /// The sink as `Any`, for its owner to take its concrete type back after a run.
     fn into_any(self: Box<Self>) -> Box<dyn std::any::Any>;
 }
@@ -192,6 +201,19 @@ impl TraceLog {
             size,
             packet: copy,
         });
+    }
+
+    /// Traces the metrics after an ACK (call only while tracing is on): a sink sees them by
+    /// reference, a queue keeps a [`TraceEvent::Metrics`].
+    #[inline]
+    pub fn metrics(&mut self, time: Time, metrics: &Metrics) {
+        match &mut self.kept.sink {
+            Some(sink) => sink.metrics(time, metrics),
+            None => self.push(TraceEvent::Metrics {
+                time,
+                metrics: *metrics,
+            }),
+        }
     }
 
     /// Traces `packet`, received at `time` as `size` IP-layer bytes, after which it is dropped (call

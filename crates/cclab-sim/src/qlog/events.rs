@@ -29,12 +29,14 @@ pub(super) enum Dir {
 }
 
 /// The packet fields that mostly repeat or count up from one record of a direction to the next
-/// (packet number, size, stream frame length, both ends of the first ACK range, ACK delay), memoised.
+/// (packet number, size, stream frame length, both ends of the first ACK range, ACK delay), and
+/// the stream offset's digits above its last four, memoised.
 #[derive(Clone, Copy)]
 pub(super) struct PacketMemos {
     pn: Memo,
     size: Memo,
     stream_len: Memo,
+    offset_high: Memo,
     ack_lo: Memo,
     ack_hi: Memo,
     ack_delay: MsMemo,
@@ -45,9 +47,36 @@ impl PacketMemos {
         pn: Memo::ZERO,
         size: Memo::ZERO,
         stream_len: Memo::ZERO,
+        offset_high: Memo::ZERO,
         ack_lo: Memo::ZERO,
         ack_hi: Memo::ZERO,
-        ack_delay: MsMemo::EMPTY,
+        ack_delay: MsMemo::ONE_NS,
+    };
+}
+
+/// The `metrics_updated` fields, memoised: RTTs keep their whole milliseconds (mostly 0 on
+/// short paths) and repeat often; windows repeat; a pacing rate's digits above the last eight
+/// (`12950237207` → `129`) change far less often than the rate.
+#[derive(Clone, Copy)]
+pub(super) struct MetricMemos {
+    min_rtt: MsMemo,
+    smoothed_rtt: MsMemo,
+    latest_rtt: MsMemo,
+    cwnd: Memo,
+    bytes_in_flight: Memo,
+    ssthresh: Memo,
+    pacing_high: Memo,
+}
+
+impl MetricMemos {
+    pub(super) const NEW: MetricMemos = MetricMemos {
+        min_rtt: MsMemo::ONE_NS,
+        smoothed_rtt: MsMemo::ONE_NS,
+        latest_rtt: MsMemo::ONE_NS,
+        cwnd: Memo::ZERO,
+        bytes_in_flight: Memo::ZERO,
+        ssthresh: Memo::ZERO,
+        pacing_high: Memo::ZERO,
     };
 }
 
@@ -253,8 +282,17 @@ pub(super) fn packet(
         stream_frame(o, f, m, &d);
         return o.word(word_of("}]}}\n"), 5);
     }
-    if let Some(ack) = ack_only(p) {
-        let o = &mut buf.record(ack.ranges.len() * RANGE_ROOM);
+    if let Some((ack, ranges)) = ack_only(p) {
+        // One range, as in almost every ACK of a transfer without loss: its two numbers fit the
+        // record's room, and the frame closes with the record in one store.
+        if let [(lo, hi)] = *ranges {
+            let o = &mut buf.record(0);
+            packet_head(o, f, dir, m, time_ns, size, p.pn);
+            ack_head(o, m, ack.ack_delay_ns);
+            first_range(o, f, m, lo, hi);
+            return o.word(word_of("]]}]}}\n"), 7);
+        }
+        let o = &mut buf.record(ranges.len() * RANGE_ROOM);
         packet_head(o, f, dir, m, time_ns, size, p.pn);
         ack_frame(o, f, m, ack);
         return o.word(word_of("}]}}\n"), 5);
@@ -318,14 +356,14 @@ fn stream_only(p: &Packet) -> Option<DataChunk> {
     p.data.filter(|d| plain && d.len >= 4 && !d.fin)
 }
 
-/// The ACK frame of a packet that has only that frame, with ranges (so no PADDING, see
-/// [`padding`]) and no ECN counts: a receiver's ACKs.
+/// The ACK frame of a packet that has only that frame, with its ranges (at least one, so no
+/// PADDING, see [`padding`]) and no ECN counts: a receiver's ACKs.
 #[inline(always)]
-fn ack_only(p: &Packet) -> Option<&AckFrame> {
+fn ack_only(p: &Packet) -> Option<(&AckFrame, &[(u64, u64)])> {
     let plain = p.data.is_none() && p.ack_frequency().is_none() && !p.immediate_ack && !p.ping;
-    p.ack
-        .as_deref()
-        .filter(|a| plain && !a.ranges.is_empty() && a.ecn.is_none())
+    let a = p.ack.as_deref().filter(|a| plain && a.ecn.is_none())?;
+    let ranges: &[(u64, u64)] = &a.ranges;
+    (!ranges.is_empty()).then_some((a, ranges))
 }
 
 /// Padding of a QUIC packet (RFC 9001 §5.4.2: pn_len + frames ≥ 4). An ACK frame (≥ 5 bytes) or
@@ -349,23 +387,35 @@ fn frame_sep(o: &mut Out<'_>, first: bool) {
     o.word(w, n);
 }
 
+/// An ACK frame's type and delay, after its `{`.
+#[inline(always)]
+fn ack_head(o: &mut Out<'_>, m: &mut PacketMemos, ack_delay_ns: u64) {
+    o.put("\"frame_type\":\"ack\",\"ack_delay\":");
+    o.ms_memo(&mut m.ack_delay, ack_delay_ns);
+}
+
+/// `,"acked_ranges":[[lo,hi` for the lowest range, left open. quic-events -12 writes a
+/// one-packet range as [n]; draft-02 readers want pairs.
+#[inline(always)]
+fn first_range(o: &mut Out<'_>, f: QlogFormat, m: &mut PacketMemos, lo: u64, hi: u64) {
+    o.put(",\"acked_ranges\":[[");
+    // The lowest range mostly starts where it started in the last ACK, and ends a packet or
+    // two further.
+    o.memo(&mut m.ack_lo, lo);
+    if lo != hi || f == QlogFormat::V03 {
+        o.byte(b',');
+        o.memo(&mut m.ack_hi, hi);
+    }
+}
+
 /// An ACK frame after its `{`, left open.
 #[inline(always)]
 fn ack_frame(o: &mut Out<'_>, f: QlogFormat, m: &mut PacketMemos, ack: &AckFrame) {
-    o.put("\"frame_type\":\"ack\",\"ack_delay\":");
-    o.ms_memo(&mut m.ack_delay, ack.ack_delay_ns);
+    ack_head(o, m, ack.ack_delay_ns);
     // Ascending, as qlog examples and quiche write them; ranges are stored highest first.
-    // quic-events -12 writes a one-packet range as [n]; draft-02 readers want pairs.
     let mut ranges = ack.ranges.iter().rev();
     if let Some(&(lo, hi)) = ranges.next() {
-        o.put(",\"acked_ranges\":[[");
-        // The lowest range mostly starts where it started in the last ACK, and ends a packet or
-        // two further.
-        o.memo(&mut m.ack_lo, lo);
-        if lo != hi || f == QlogFormat::V03 {
-            o.byte(b',');
-            o.memo(&mut m.ack_hi, hi);
-        }
+        first_range(o, f, m, lo, hi);
         for &(lo, hi) in ranges {
             o.put("],[");
             o.u64(lo);
@@ -390,7 +440,7 @@ fn ack_frame(o: &mut Out<'_>, f: QlogFormat, m: &mut PacketMemos, ack: &AckFrame
 #[inline(always)]
 fn stream_frame(o: &mut Out<'_>, f: QlogFormat, m: &mut PacketMemos, d: &DataChunk) {
     o.put("\"frame_type\":\"stream\",\"stream_id\":0,\"offset\":");
-    o.u64(d.offset);
+    o.memo_above_four(&mut m.offset_high, d.offset);
     if f == QlogFormat::V03 {
         o.put(",\"length\":");
         o.memo(&mut m.stream_len, d.len as u64);
@@ -505,7 +555,14 @@ pub(super) fn nofeedback_expired(buf: &mut Buf, f: QlogFormat, time_ns: u64) {
 /// `None`); writes nothing when none changed. Unset values (RTTs before a sample, pacing rate
 /// 0, ssthresh `u64::MAX`) are never written.
 #[inline(always)]
-pub(super) fn metrics(buf: &mut Buf, f: QlogFormat, time_ns: u64, m: &Metrics, last: Option<&Metrics>) {
+pub(super) fn metrics(
+    buf: &mut Buf,
+    f: QlogFormat,
+    mm: &mut MetricMemos,
+    time_ns: u64,
+    m: &Metrics,
+    last: Option<&Metrics>,
+) {
     let l = last.copied().unwrap_or(Metrics {
         // Values no set metric has, so that every set field counts as changed.
         cwnd: u64::MAX,
@@ -535,28 +592,42 @@ pub(super) fn metrics(buf: &mut Buf, f: QlogFormat, time_ns: u64, m: &Metrics, l
     }
     let o = &mut buf.record(0);
     open(o, time_ns, names(f).metrics_updated);
-    // Each key with its separator as one fragment: none before the first field written.
+    // The separator, then each key as a constant fragment: a choice between `"key":` and
+    // `,"key":` is one of two lengths, which compiled to a `memcpy` call per field.
     let mut first = true;
     macro_rules! field {
         ($i:expr, $key:literal, $put:expr) => {
             if write[$i] {
-                o.put(if std::mem::replace(&mut first, false) {
-                    concat!("\"", $key, "\":")
-                } else {
-                    concat!(",\"", $key, "\":")
-                });
+                o.byte_unless(b',', std::mem::replace(&mut first, false));
+                o.put(concat!("\"", $key, "\":"));
                 $put;
             }
         };
     }
-    field!(0, "min_rtt", o.ms(m.min_rtt.0));
-    field!(1, "smoothed_rtt", o.ms(m.smoothed_rtt.0));
-    field!(2, "latest_rtt", o.ms(m.latest_rtt.0));
-    field!(3, "congestion_window", o.u64(m.cwnd));
-    field!(4, "bytes_in_flight", o.u64(m.bytes_in_flight));
-    field!(5, "ssthresh", o.u64(m.ssthresh));
-    field!(6, "pacing_rate", o.u64(m.pacing_rate_bps));
+    field!(0, "min_rtt", o.ms_memo(&mut mm.min_rtt, m.min_rtt.0));
+    field!(1, "smoothed_rtt", o.ms_memo(&mut mm.smoothed_rtt, m.smoothed_rtt.0));
+    field!(2, "latest_rtt", o.ms_memo(&mut mm.latest_rtt, m.latest_rtt.0));
+    field!(3, "congestion_window", o.memo(&mut mm.cwnd, m.cwnd));
+    field!(4, "bytes_in_flight", o.memo(&mut mm.bytes_in_flight, m.bytes_in_flight));
+    field!(5, "ssthresh", o.memo(&mut mm.ssthresh, m.ssthresh));
+    field!(6, "pacing_rate", o.memo_high(&mut mm.pacing_high, m.pacing_rate_bps));
     close(o);
+}
+
+/// Whether `m` holds what `last` holds in every field `metrics_updated` writes: then it writes
+/// nothing, whatever else changed (most ACKs move only the delivery rate, or nothing). The
+/// writer tests this inline before the record's out-of-line call; one branch for the fields,
+/// not one per field.
+#[inline(always)]
+pub(super) fn metrics_unchanged(m: &Metrics, last: &Metrics) -> bool {
+    (m.cwnd ^ last.cwnd)
+        | (m.bytes_in_flight ^ last.bytes_in_flight)
+        | (m.ssthresh ^ last.ssthresh)
+        | (m.pacing_rate_bps ^ last.pacing_rate_bps)
+        | (m.min_rtt.0 ^ last.min_rtt.0)
+        | (m.smoothed_rtt.0 ^ last.smoothed_rtt.0)
+        | (m.latest_rtt.0 ^ last.latest_rtt.0)
+        == 0
 }
 
 /// `congestion_state_updated` from `old` to `new`.
@@ -664,6 +735,41 @@ mod tests {
                     "{f:?}"
                 );
             }
+        }
+    }
+
+    /// The inline test that skips a `metrics_updated` call agrees with the record: it holds
+    /// exactly when the record would write nothing, as each written field changes on its own.
+    #[test]
+    fn metrics_unchanged_agrees_with_the_record() {
+        let last = Metrics {
+            cwnd: 12_000,
+            bytes_in_flight: 6_000,
+            smoothed_rtt: Dur(50_000),
+            min_rtt: Dur(40_000),
+            latest_rtt: Dur(55_000),
+            pacing_rate_bps: 12_950_237_207,
+            delivery_rate_bps: 9_000_000_000,
+            ssthresh: 30_000,
+        };
+        let changes: [fn(&mut Metrics); 9] = [
+            |_| {},
+            |m| m.delivery_rate_bps += 1,
+            |m| m.cwnd += 1,
+            |m| m.bytes_in_flight -= 1,
+            |m| m.smoothed_rtt.0 += 1,
+            |m| m.min_rtt.0 -= 1,
+            |m| m.latest_rtt.0 += 1,
+            |m| m.pacing_rate_bps += 1,
+            |m| m.ssthresh -= 1,
+        ];
+        for (i, change) in changes.iter().enumerate() {
+            let mut m = last;
+            change(&mut m);
+            let (mut buf, mut memos) = (Buf::with_capacity(0), MetricMemos::NEW);
+            metrics(&mut buf, QlogFormat::V03, &mut memos, 7, &m, Some(&last));
+            assert_eq!(metrics_unchanged(&m, &last), buf.len() == 0, "change {i}");
+            assert_eq!(buf.len() == 0, i < 2, "change {i}");
         }
     }
 

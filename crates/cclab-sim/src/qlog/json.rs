@@ -60,6 +60,20 @@ fn eight_digits(v: u32) -> u64 {
     x + u64::from_le_bytes(*b"00000000")
 }
 
+/// The four decimal digits of `v` < 10^4 in ASCII, leading zeros included, packed so that
+/// `to_le_bytes` gives them most significant first: [`eight_digits`]' last two steps alone.
+#[inline(always)]
+fn four_digits(v: u32) -> u64 {
+    let x = v as u64;
+    // Lanes of 16 bits: the two digit pairs.
+    let q = (x * 10_486) >> 20;
+    let x = q | ((x - q * 100) << 16);
+    // Lanes of 8 bits: each pair split into its two digits.
+    let q = ((x * 103) >> 10) & 0x000f_000f;
+    let x = q | ((x - q * 10) << 8);
+    x + u64::from_le_bytes(*b"0000\0\0\0\0")
+}
+
 /// The digits of `v` ≥ 10^16 as [`Out::word`] stores them: the leading group (its length is
 /// returned), then eight digits twice. Out of line and free of the record's [`Out`]: a method
 /// taking `&mut Out` here would make every record's cursor live in memory instead of a
@@ -116,11 +130,13 @@ pub(super) struct Buf {
 /// digits and formats at most the fraction.
 #[derive(Clone, Copy)]
 pub(super) struct MsMemo {
-    /// Nanoseconds last written (`u64::MAX`: nothing kept yet).
+    /// Nanoseconds last written.
     ns: u64,
+    /// `ns` / 10,000.
+    tens_of_us: u64,
     /// Its fraction of a millisecond, as [`Out::word`] stores it (point and six digits).
     frac: u64,
-    /// Whole milliseconds (`u64::MAX`: nothing kept yet).
+    /// Whole milliseconds.
     ms: u64,
     /// Their digits, as [`Out::word`] stores them.
     word: u64,
@@ -134,6 +150,17 @@ impl MsMemo {
     #[inline(always)]
     fn hold(&mut self, ns: u64) -> bool {
         if ns != self.ns {
+            // Within the same 10 µs (records of a busy trace mostly come a µs or two apart),
+            // the whole milliseconds and the fraction's first two digits hold: only its last
+            // four change, bytes 3 to 6 of the point-and-six-digits word.
+            let tens_of_us = ns / 10_000;
+            if tens_of_us == self.tens_of_us {
+                const LAST_FOUR: u64 = 0x00ff_ffff_ff00_0000;
+                let last_four = four_digits((ns - tens_of_us * 10_000) as u32);
+                self.frac = (self.frac & !LAST_FOUR) | (last_four << 24);
+                self.ns = ns;
+                return true;
+            }
             let ms = ns / 1_000_000;
             if ms != self.ms {
                 if ms >= 100_000_000 {
@@ -145,18 +172,21 @@ impl MsMemo {
                 self.len = n;
             }
             self.ns = ns;
+            self.tens_of_us = tens_of_us;
             self.frac = fraction_word(ns);
         }
         true
     }
 
-    /// Holds nothing yet.
-    pub(super) const EMPTY: MsMemo = MsMemo {
-        ns: u64::MAX,
-        frac: 0,
-        ms: u64::MAX,
-        word: 0,
-        len: 0,
+    /// Holds 1 ns (`0.000001`): a real value, so that no sentinel can be mistaken for one
+    /// (`u64::MAX` as "nothing kept" would have matched a first time of `u64::MAX`).
+    pub(super) const ONE_NS: MsMemo = MsMemo {
+        ns: 1,
+        tens_of_us: 0,
+        frac: word_of(".000001"),
+        ms: 0,
+        word: b'0' as u64,
+        len: 1,
     };
 }
 
@@ -188,7 +218,7 @@ impl Buf {
         Buf {
             bytes: vec![0; capacity],
             len: 0,
-            time: MsMemo::EMPTY,
+            time: MsMemo::ONE_NS,
         }
     }
 
@@ -299,6 +329,14 @@ impl Out<'_> {
         self.at += 1;
     }
 
+    /// Appends `c` unless `skip`, without a branch: the byte is stored either way and
+    /// overwritten by what follows when skipped.
+    #[inline(always)]
+    pub(super) fn byte_unless(&mut self, c: u8, skip: bool) {
+        self.copy(&c, 1);
+        self.at += !skip as usize;
+    }
+
     /// Appends the first `n` bytes of `word` (in `to_le_bytes` order) with one 8-byte store; the
     /// bytes past `n` land in the room after the text and are overwritten by what follows.
     #[inline(always)]
@@ -340,6 +378,31 @@ impl Out<'_> {
             m.v = v;
         }
         self.word(m.word, m.len);
+    }
+
+    /// Appends `v`, mostly 9 digits or more (a pacing rate in bits/s), in decimal: its digits
+    /// above the last eight through `m`, the high part's memo (it changes far less often than
+    /// the low eight digits, which are formatted every time).
+    #[inline(always)]
+    pub(super) fn memo_high(&mut self, m: &mut Memo, v: u64) {
+        if v < 100_000_000 {
+            return self.u64(v);
+        }
+        self.memo(m, v / 100_000_000);
+        self.word(eight_digits((v % 100_000_000) as u32), 8);
+    }
+
+    /// Appends `v` in decimal as its digits above the last four, through `m`, and those four: for
+    /// numbers that rise by less than 10^4 a step (stream offsets, 1,200 bytes a packet), whose
+    /// high digits then repeat or count up by one, and only the last four are formatted.
+    #[inline(always)]
+    pub(super) fn memo_above_four(&mut self, m: &mut Memo, v: u64) {
+        let high = v / 10_000;
+        if high == 0 {
+            return self.u64(v);
+        }
+        self.memo(m, high);
+        self.word(four_digits((v - high * 10_000) as u32), 4);
     }
 
     /// [`Out::u64`] for 9 or more digits: up to 16 (stream offsets past 100 MB) inline, as the
@@ -504,6 +567,26 @@ mod tests {
     }
 
     #[test]
+    fn record_times_match_ms_in_steps_within_and_across_10_us() {
+        // From just below a whole ms and a 10 µs boundary, steps that stay within 10 µs, cross
+        // it, cross a whole ms and a digit more of them, as packet times do.
+        let mut times = Vec::new();
+        for start in [0, 9_995, 999_990, 99_999_999_990, 99_999_999_999_990] {
+            let mut t = start;
+            for step in [
+                0, 1, 7, 999, 1_000, 1_200, 2_400, 9_999, 10_000, 10_001, 1, 3, 250_000, 0, 5,
+            ] {
+                t += step;
+                times.push(t);
+            }
+        }
+        let cached = text(0, |o| times.iter().for_each(|&t| o.time(t)));
+        let plain = text(0, |o| times.iter().for_each(|&t| o.ms(t)));
+        assert_eq!(cached, plain);
+        assert!((0..10_000u32).all(|v| four_digits(v).to_le_bytes()[..4] == *format!("{v:04}").as_bytes()));
+    }
+
+    #[test]
     fn memo_matches_u64_as_values_repeat_count_up_and_jump() {
         // Repeats, +1 without and with a carry (9 → 10, 99 → 100, 10^8 - 1 → 10^8), +2..+9 without
         // and with a carry (1509 → 1511, 1519 → 1528), jumps down,
@@ -551,6 +634,77 @@ mod tests {
             })
         });
         assert_eq!(memo, plain);
+    }
+
+    #[test]
+    fn memo_high_matches_u64_as_the_high_digits_repeat_and_change() {
+        // Below 10^8 (formatted plainly), high digits repeating with any low eight, changing,
+        // at 16 and 20 digits (the high part itself past the memo's 8 digits) and back.
+        let values = [
+            0,
+            99_999_999,
+            100_000_000,
+            12_950_237_207,
+            12_950_037_815,
+            12_999_999_999,
+            13_000_000_000,
+            9_999_999_999_999_999,
+            u64::MAX,
+            12_950_237_207,
+            7,
+        ];
+        let mut m = Memo::ZERO;
+        let memo = text(0, |o| {
+            values.iter().for_each(|&v| {
+                o.memo_high(&mut m, v);
+                o.byte(b' ');
+            })
+        });
+        let plain = text(0, |o| {
+            values.iter().for_each(|&v| {
+                o.u64(v);
+                o.byte(b' ');
+            })
+        });
+        assert_eq!(memo, plain);
+    }
+
+    #[test]
+    fn memo_above_four_matches_u64_as_offsets_rise() {
+        // Offsets from 0 in packet-sized steps across 10^4, 10^8 and 10^12 boundaries, a jump
+        // to the largest value and back.
+        let mut values = Vec::new();
+        for start in [0, 99_999_000, 999_999_990_000, 9_999_999_999_999_000] {
+            values.extend((0..20).map(|i| start + 1_200 * i));
+        }
+        values.extend([u64::MAX, 5, 10_000, 9_999]);
+        let mut m = Memo::ZERO;
+        let memo = text(0, |o| {
+            values.iter().for_each(|&v| {
+                o.memo_above_four(&mut m, v);
+                o.byte(b' ');
+            })
+        });
+        let plain = text(0, |o| {
+            values.iter().for_each(|&v| {
+                o.u64(v);
+                o.byte(b' ');
+            })
+        });
+        assert_eq!(memo, plain);
+    }
+
+    #[test]
+    fn ms_memo_writes_any_first_value() {
+        // A fresh memo holds a real value (1 ns), not a sentinel a first value could match.
+        for first in [0, 1, 2, 999_999, u64::MAX] {
+            let mut m = MsMemo::ONE_NS;
+            assert_eq!(
+                text(0, |o| o.ms_memo(&mut m, first)),
+                text(0, |o| o.ms(first)),
+                "{first}"
+            );
+        }
     }
 
     #[test]

@@ -147,6 +147,8 @@ pub struct QlogWriter<W: Write> {
     last_metrics: Option<Metrics>,
     /// Memoised packet fields of sent (`[0]`) and received (`[1]`) packets.
     memos: [events::PacketMemos; 2],
+    /// Memoised `metrics_updated` fields.
+    metric_memos: events::MetricMemos,
 }
 
 impl<W: Write> QlogWriter<W> {
@@ -160,6 +162,7 @@ impl<W: Write> QlogWriter<W> {
             quic: matches!(params.profile, Profile::Quic(_)),
             last_metrics: None,
             memos: [events::PacketMemos::NEW; 2],
+            metric_memos: events::MetricMemos::NEW,
         };
         events::header(&mut w.buf, w.format, vantage, title, &params.profile);
         events::parameters(&mut w.buf, w.format, params);
@@ -198,6 +201,41 @@ impl<W: Write> QlogWriter<W> {
         Ok(())
     }
 
+    /// Appends a `metrics_updated` record of `metrics` at `time`, if a written field changed: what
+    /// [`QlogWriter::write_event`] does with such an event, from its parts.
+    #[inline]
+    pub fn write_metrics(&mut self, time: Time, metrics: &Metrics) -> io::Result<()> {
+        match self.format {
+            QlogFormat::V03 => self.append_metrics(QlogFormat::V03, time, metrics),
+            QlogFormat::Ietf => self.append_metrics(QlogFormat::Ietf, time, metrics),
+        }
+        if self.buf.len() >= CHUNK_BYTES {
+            self.flush_buf()?;
+        }
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn append_metrics(&mut self, f: QlogFormat, time: Time, metrics: &Metrics) {
+        if self
+            .last_metrics
+            .as_ref()
+            .is_some_and(|l| events::metrics_unchanged(metrics, l))
+        {
+            return;
+        }
+        let (buf, mm, last, t) = (
+            &mut self.buf,
+            &mut self.metric_memos,
+            &mut self.last_metrics,
+            time.as_nanos(),
+        );
+        match f {
+            QlogFormat::V03 => metrics_record::<false>(buf, mm, last, t, metrics),
+            QlogFormat::Ietf => metrics_record::<true>(buf, mm, last, t, metrics),
+        }
+    }
+
     #[inline(always)]
     fn append_packet(&mut self, f: QlogFormat, sent: bool, time: Time, size: u32, packet: &Packet) {
         let (buf, memos, quic, t) = (&mut self.buf, &mut self.memos, self.quic, time.as_nanos());
@@ -219,14 +257,7 @@ impl<W: Write> QlogWriter<W> {
             }
             TraceEvent::PtoExpired { time } => events::pto_expired(&mut self.buf, f, time.as_nanos()),
             TraceEvent::NofeedbackExpired { time } => events::nofeedback_expired(&mut self.buf, f, time.as_nanos()),
-            TraceEvent::Metrics { time, metrics } => match f {
-                QlogFormat::V03 => {
-                    metrics_record::<false>(&mut self.buf, &mut self.last_metrics, time.as_nanos(), metrics)
-                }
-                QlogFormat::Ietf => {
-                    metrics_record::<true>(&mut self.buf, &mut self.last_metrics, time.as_nanos(), metrics)
-                }
-            },
+            TraceEvent::Metrics { time, metrics } => self.append_metrics(f, *time, metrics),
             TraceEvent::CongestionState { time, old, new } => {
                 events::congestion_state(&mut self.buf, f, time.as_nanos(), old.name(), new.name())
             }
@@ -276,9 +307,15 @@ fn packet_record<const IETF: bool, const SENT: bool>(
 /// A `metrics_updated` record (if any field changed since `last`, which it then holds), out of
 /// line like [`packet_record`]: one copy per schema.
 #[inline(never)]
-fn metrics_record<const IETF: bool>(buf: &mut Buf, last: &mut Option<Metrics>, time_ns: u64, m: &Metrics) {
+fn metrics_record<const IETF: bool>(
+    buf: &mut Buf,
+    mm: &mut events::MetricMemos,
+    last: &mut Option<Metrics>,
+    time_ns: u64,
+    m: &Metrics,
+) {
     let f = if IETF { QlogFormat::Ietf } else { QlogFormat::V03 };
-    events::metrics(buf, f, time_ns, m, last.as_ref());
+    events::metrics(buf, f, mm, time_ns, m, last.as_ref());
     *last = Some(*m);
 }
 

@@ -5,7 +5,7 @@ use crate::host::Side;
 use crate::network::{Network, Observer};
 use crate::qlog::{QlogSink, QlogWriter, Vantage};
 use crate::timeseries::{SampleCounters, Sampler};
-use cclab_core::endpoint::{Endpoint, TraceEvent, TraceSink};
+use cclab_core::endpoint::{Endpoint, Metrics, TraceEvent, TraceSink};
 use cclab_core::time::{Dur, Time};
 use cclab_core::wire::packet::{FlowId, Packet};
 use std::io;
@@ -71,6 +71,15 @@ impl QlogTrace {
         }
     }
 
+    #[inline]
+    fn write_metrics(&mut self, time: Time, metrics: &Metrics) {
+        if self.admits(time) {
+            if let Err(e) = self.w.write_metrics(time, metrics) {
+                self.fail(e);
+            }
+        }
+    }
+
     /// Its path and first write error, if writing failed.
     pub(crate) fn error(&mut self) -> Option<(PathBuf, io::Error)> {
         self.error.take().map(|e| (self.path.clone(), e))
@@ -101,6 +110,10 @@ impl TraceSink for QlogTrace {
 
     fn packet_received(&mut self, time: Time, size: u32, packet: &Packet) {
         self.write_packet(false, time, size, packet);
+    }
+
+    fn metrics(&mut self, time: Time, metrics: &Metrics) {
+        self.write_metrics(time, metrics);
     }
 
     fn into_any(self: Box<Self>) -> Box<dyn std::any::Any> {

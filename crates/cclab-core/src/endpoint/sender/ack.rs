@@ -205,7 +205,7 @@ impl Sender {
         self.stats.cwnd_max_bytes = self.stats.cwnd_max_bytes.max(self.cc.window());
         if self.trace.is_on() {
             let metrics = crate::endpoint::Endpoint::metrics(self);
-            self.trace.push(TraceEvent::Metrics { time: now, metrics });
+            self.trace.metrics(now, &metrics);
             let state = self.cc.state();
             if state != self.cc_state {
                 self.trace.push(TraceEvent::CongestionState {
