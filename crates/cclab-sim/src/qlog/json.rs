@@ -529,6 +529,24 @@ mod tests {
         String::from_utf8(b.text().to_vec()).unwrap()
     }
 
+    /// `values` written through a memo (`write`) read as they do written plainly.
+    fn memo_writes_what_u64_writes(values: &[u64], write: fn(&mut Out<'_>, &mut Memo, u64)) {
+        let mut m = Memo::ZERO;
+        let memo = text(0, |o| {
+            values.iter().for_each(|&v| {
+                write(o, &mut m, v);
+                o.byte(b' ');
+            })
+        });
+        let plain = text(0, |o| {
+            values.iter().for_each(|&v| {
+                o.u64(v);
+                o.byte(b' ');
+            })
+        });
+        assert_eq!(memo, plain);
+    }
+
     #[test]
     fn push_ms_keeps_every_nanosecond() {
         let s = text(0, |o| {
@@ -620,20 +638,7 @@ mod tests {
             0,
             1,
         ];
-        let mut m = Memo::ZERO;
-        let memo = text(0, |o| {
-            values.iter().for_each(|&v| {
-                o.memo(&mut m, v);
-                o.byte(b' ');
-            })
-        });
-        let plain = text(0, |o| {
-            values.iter().for_each(|&v| {
-                o.u64(v);
-                o.byte(b' ');
-            })
-        });
-        assert_eq!(memo, plain);
+        memo_writes_what_u64_writes(&values, |o, m, v| o.memo(m, v));
     }
 
     #[test]
@@ -653,20 +658,7 @@ mod tests {
             12_950_237_207,
             7,
         ];
-        let mut m = Memo::ZERO;
-        let memo = text(0, |o| {
-            values.iter().for_each(|&v| {
-                o.memo_high(&mut m, v);
-                o.byte(b' ');
-            })
-        });
-        let plain = text(0, |o| {
-            values.iter().for_each(|&v| {
-                o.u64(v);
-                o.byte(b' ');
-            })
-        });
-        assert_eq!(memo, plain);
+        memo_writes_what_u64_writes(&values, |o, m, v| o.memo_high(m, v));
     }
 
     #[test]
@@ -678,20 +670,7 @@ mod tests {
             values.extend((0..20).map(|i| start + 1_200 * i));
         }
         values.extend([u64::MAX, 5, 10_000, 9_999]);
-        let mut m = Memo::ZERO;
-        let memo = text(0, |o| {
-            values.iter().for_each(|&v| {
-                o.memo_above_four(&mut m, v);
-                o.byte(b' ');
-            })
-        });
-        let plain = text(0, |o| {
-            values.iter().for_each(|&v| {
-                o.u64(v);
-                o.byte(b' ');
-            })
-        });
-        assert_eq!(memo, plain);
+        memo_writes_what_u64_writes(&values, |o, m, v| o.memo_above_four(m, v));
     }
 
     #[test]
