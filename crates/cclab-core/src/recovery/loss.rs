@@ -216,7 +216,6 @@ mod tests {
             bytes: 1000,
             ack_eliciting: true,
             data: None,
-            ack_frequency_seq: None,
             delivery,
         })
     }

@@ -108,7 +108,7 @@ impl Pacer {
             return Some(Time::MAX);
         }
         // Round up so that at the returned instant the bucket holds `bytes`.
-        Some(now + Dur((missing / rate * 1e9).ceil() as u64))
+        Some(now + Dur(ceil_u64(missing / rate * 1e9)))
     }
 
     /// A paced packet of `bytes` left (call after `delay` returned `None`). Within an aggregate
@@ -124,9 +124,56 @@ impl Pacer {
     }
 }
 
+/// `x.ceil() as u64`, bit for bit (NaN and negatives give 0, values past `u64::MAX` saturate), without
+/// the call: on the baseline x86-64 target `f64::ceil` is a libm routine of ~23 instructions, and a
+/// pacer-bound sender (any large window) works out a release time on most send attempts.
+#[inline(always)]
+fn ceil_u64(x: f64) -> u64 {
+    let n = x as u64;
+    // `n` truncates toward zero; below 2^53 it is exact, and from 2^52 on every f64 is an integer,
+    // so `x` is above `n` exactly when it has a fraction to round up.
+    if (n as f64) < x {
+        n.saturating_add(1)
+    } else {
+        n
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pacer_ceil_matches_f64_ceil_everywhere() {
+        let edges = [
+            0.0,
+            -0.0,
+            0.4,
+            1.0,
+            1.0 + f64::EPSILON,
+            2.5,
+            -0.5,
+            -3.0,
+            12_345.000_001,
+            (1u64 << 52) as f64 + 0.5,
+            (1u64 << 53) as f64,
+            (1u64 << 53) as f64 + 2.0,
+            u64::MAX as f64,
+            u64::MAX as f64 * 2.0,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            f64::MIN_POSITIVE,
+        ];
+        let mut x = 0.001f64;
+        let spread = core::iter::from_fn(|| {
+            x *= 1.37;
+            (x < 1e21).then_some(x)
+        });
+        for v in edges.into_iter().chain(spread) {
+            assert_eq!(ceil_u64(v), v.ceil() as u64, "{v:e}");
+        }
+    }
 
     #[test]
     fn pacer_allows_burst_then_spaces_at_rate() {

@@ -23,10 +23,42 @@ pub struct SentPacket {
     pub ack_eliciting: bool,
     /// Stream data it carried; re-queued if the packet is lost.
     pub data: Option<DataChunk>,
-    /// Sequence number of the ACK_FREQUENCY frame it carried, if any.
-    pub ack_frequency_seq: Option<u64>,
     /// Delivery-rate snapshot taken when it was sent.
     pub delivery: PacketDelivery,
+}
+
+// 80 bytes: at 100,000 packets of BDP the ring holds ~350,000 records after slow start's overshoot, and
+// each byte of a record is ~0.5 MB of memory first touched (a page fault per 4 KiB) and streamed through
+// the cache once per round trip. The rare ACK_FREQUENCY sequence number lives in `AckFrequencySent`.
+const _: () = assert!(size_of::<Option<SentPacket>>() <= 80);
+
+/// The outstanding packets that carried an ACK_FREQUENCY frame, with the frame's sequence number, in
+/// packet-number order: a policy sends about one frame per round trip, so a few entries beside the
+/// sent record rather than a field in each of its records.
+#[derive(Clone, Debug, Default)]
+pub struct AckFrequencySent(VecDeque<(u64, u64)>);
+
+impl AckFrequencySent {
+    /// Packet `pn`, newer than every packet recorded so far, carried frame `seq`.
+    pub fn push(&mut self, pn: u64, seq: u64) {
+        debug_assert!(self.0.back().is_none_or(|&(last, _)| last < pn));
+        self.0.push_back((pn, seq));
+    }
+
+    /// The sequence number of the frame packet `pn` carried, forgotten as the packet is acknowledged or
+    /// lost. Inlined for the common case, no frame outstanding.
+    #[inline]
+    pub fn take(&mut self, pn: u64) -> Option<u64> {
+        if self.0.is_empty() {
+            return None;
+        }
+        self.take_recorded(pn)
+    }
+
+    fn take_recorded(&mut self, pn: u64) -> Option<u64> {
+        let i = self.0.binary_search_by_key(&pn, |&(p, _)| p).ok()?;
+        self.0.remove(i).map(|(_, seq)| seq)
+    }
 }
 
 /// The outstanding packets of one packet-number space, with bytes-in-flight accounting.
@@ -158,7 +190,6 @@ mod tests {
             bytes,
             ack_eliciting: true,
             data: None,
-            ack_frequency_seq: None,
             delivery: PacketDelivery::default(),
         }
     }
@@ -193,5 +224,22 @@ mod tests {
         s.on_ack(&ranges, |pn, _| got.push(pn));
         assert_eq!(got, vec![12, 13, 14, 15, 18]);
         assert_eq!((s.first_pn(), s.bytes_in_flight()), (10, 500));
+    }
+
+    #[test]
+    fn sent_ack_frequency_seqs_are_found_once_in_any_order() {
+        let mut af = AckFrequencySent::default();
+        assert_eq!(af.take(3), None);
+        for (pn, seq) in [(2, 0), (5, 1), (9, 2), (30, 3)] {
+            af.push(pn, seq);
+        }
+        // Acknowledged or lost out of order (a loss below an acknowledged packet), and packets without one.
+        assert_eq!(af.take(9), Some(2));
+        assert_eq!(af.take(4), None);
+        assert_eq!(af.take(2), Some(0));
+        assert_eq!(af.take(2), None, "forgotten once taken");
+        assert_eq!(af.take(31), None);
+        assert_eq!((af.take(30), af.take(5)), (Some(3), Some(1)));
+        assert_eq!(af.0.len(), 0);
     }
 }

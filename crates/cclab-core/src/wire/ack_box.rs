@@ -30,7 +30,7 @@ fn spare() -> Option<Box<AckFrame>> {
 
 impl AckFrame {
     /// A frame without ranges, with this ACK delay and these ECN counts, in a box given back on this
-    /// thread if there is one (its ECN box reused too). Equal to a newly built frame.
+    /// thread if there is one (its ECN box and its ranges' heap buffer reused too). Equal to a newly built frame.
     #[inline]
     pub fn boxed(ack_delay_ns: u64, ecn: Option<[u64; 3]>) -> Box<AckFrame> {
         let Some(mut b) = spare() else {
@@ -110,6 +110,27 @@ mod tests {
                 assert_eq!(src.boxed_copy(), src);
             }
         }
+    }
+
+    #[test]
+    fn ack_box_reused_frame_keeps_its_ranges_buffer() {
+        // A box that held 40 ranges takes 40 again in the same heap buffer: no malloc per ACK after a loss burst.
+        let held = full(40);
+        let buffer = held.ranges.as_ptr();
+        AckFrame::recycle(held);
+        let mut b = AckFrame::boxed(0, None);
+        let lowest_first: Vec<(u64, u64)> = (0..40u64).map(|k| (10 * k, 10 * k + 5)).collect();
+        // Highest first, as a receiver builds a frame: the top two, then the rest.
+        b.ranges.extend_rev(&lowest_first[38..]);
+        assert_ne!(b.ranges.as_ptr(), buffer, "two ranges stay inline");
+        b.ranges.extend_rev(&lowest_first[..38]);
+        assert_eq!(b.ranges.as_ptr(), buffer);
+        assert_eq!(*b.ranges, *full(40).ranges);
+        // Cleared again, it starts inline, as a new frame does.
+        b.ranges.clear();
+        b.ranges.push((1, 2));
+        assert_eq!(*b.ranges, [(1, 2)]);
+        assert_ne!(b.ranges.as_ptr(), buffer);
     }
 
     #[test]

@@ -40,15 +40,20 @@ pub struct DataChunk {
 /// Ranges an [`AckRanges`] holds inside the frame: an ACK of a flow without recent loss carries one or two.
 const INLINE_RANGES: usize = 4;
 
+/// `AckRanges::len` once the ranges live in `heap`.
+const SPILLED: u32 = u32::MAX;
+
 /// The ranges of an ACK frame, a slice (`Deref`) of inclusive `(smallest, largest)` pairs. Up to
 /// `INLINE_RANGES` live inside the frame, so the boxed frame is the only allocation of a typical ACK (and
-/// the box is reused, `wire::ack_box`); more go to the heap together.
+/// the box is reused, `wire::ack_box`); more go to the heap together, into a buffer that `clear` keeps, so
+/// a reused box that held many ranges takes many again without an allocation (after a loss burst every
+/// ACK carries up to 32, and each used to cost a malloc and a free of 512 bytes).
 #[derive(Clone, Default)]
 pub struct AckRanges {
-    /// Number of ranges in `inline`, when `heap` is unused.
+    /// Number of ranges in `inline`, or `SPILLED` when they are in `heap`.
     len: u32,
     inline: [(u64, u64); INLINE_RANGES],
-    /// Every range, once there are more than `INLINE_RANGES` (its capacity is then above 0).
+    /// Every range when spilled; otherwise empty, keeping its capacity from an earlier spill.
     heap: Vec<(u64, u64)>,
 }
 
@@ -57,26 +62,33 @@ impl AckRanges {
     #[inline]
     pub fn push(&mut self, r: (u64, u64)) {
         let n = self.len as usize;
-        if self.heap.capacity() > 0 {
+        if self.len == SPILLED {
             self.heap.push(r);
         } else if n < INLINE_RANGES {
             self.inline[n] = r;
             self.len += 1;
         } else {
             // Room for a receiver's default 32 ranges (RFC 9000 §13.2.4 limit of quinn) in one allocation.
-            self.heap.reserve(8 * INLINE_RANGES);
-            self.heap.extend_from_slice(&self.inline);
+            self.spill(8 * INLINE_RANGES);
             self.heap.push(r);
         }
     }
 
-    /// Removes every range, back to the inline storage.
+    /// Moves the inline ranges to `heap`, with room for `room` ranges in all.
+    fn spill(&mut self, room: usize) {
+        let n = self.len as usize;
+        self.heap.reserve(room);
+        self.heap.extend_from_slice(&self.inline[..n]);
+        self.len = SPILLED;
+    }
+
+    /// Removes every range, back to the inline storage (the heap buffer stays for the next spill).
     #[inline]
     pub fn clear(&mut self) {
-        self.len = 0;
-        if self.heap.capacity() > 0 {
-            self.heap = Vec::new();
+        if self.len == SPILLED {
+            self.heap.clear();
         }
+        self.len = 0;
     }
 }
 
@@ -86,7 +98,7 @@ impl AckRanges {
     #[inline]
     pub fn extend_rev(&mut self, lowest_first: &[(u64, u64)]) {
         let n = self.len as usize;
-        if self.heap.capacity() == 0 && n + lowest_first.len() <= INLINE_RANGES {
+        if self.len != SPILLED && n + lowest_first.len() <= INLINE_RANGES {
             for (slot, &r) in self.inline[n..].iter_mut().zip(lowest_first.iter().rev()) {
                 *slot = r;
             }
@@ -99,10 +111,8 @@ impl AckRanges {
     /// `extend_rev` past the inline storage, out of line as it is rare.
     #[inline(never)]
     fn extend_rev_spill(&mut self, lowest_first: &[(u64, u64)]) {
-        let n = self.len as usize;
-        if self.heap.capacity() == 0 {
-            self.heap.reserve((n + lowest_first.len()).max(8 * INLINE_RANGES));
-            self.heap.extend_from_slice(&self.inline[..n]);
+        if self.len != SPILLED {
+            self.spill((self.len as usize + lowest_first.len()).max(8 * INLINE_RANGES));
         }
         self.heap.extend(lowest_first.iter().rev().copied());
     }
@@ -110,7 +120,7 @@ impl AckRanges {
 
 impl core::ops::DerefMut for AckRanges {
     fn deref_mut(&mut self) -> &mut [(u64, u64)] {
-        if self.heap.capacity() > 0 {
+        if self.len == SPILLED {
             &mut self.heap
         } else {
             &mut self.inline[..self.len as usize]
@@ -121,7 +131,7 @@ impl core::ops::DerefMut for AckRanges {
 impl core::ops::Deref for AckRanges {
     type Target = [(u64, u64)];
     fn deref(&self) -> &[(u64, u64)] {
-        if self.heap.capacity() > 0 {
+        if self.len == SPILLED {
             &self.heap
         } else {
             &self.inline[..self.len as usize]
@@ -149,6 +159,7 @@ impl From<Vec<(u64, u64)>> for AckRanges {
     fn from(v: Vec<(u64, u64)>) -> AckRanges {
         if v.len() > INLINE_RANGES {
             AckRanges {
+                len: SPILLED,
                 heap: v,
                 ..AckRanges::default()
             }

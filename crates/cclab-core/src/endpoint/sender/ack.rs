@@ -32,7 +32,7 @@ impl Sender {
             if let Some(c) = p.data {
                 self.stream.on_acked(c);
             }
-            if let (Some(seq), Some(af)) = (p.ack_frequency_seq, self.ack_frequency.as_mut()) {
+            if let (Some(seq), Some(af)) = (self.af_sent.take(pn), self.ack_frequency.as_mut()) {
                 af.on_frame_acked(seq);
             }
             self.rate.on_packet_acked(t, p.time_sent, p.bytes as u64, &p.delivery);
@@ -151,7 +151,8 @@ impl Sender {
                 if let Some(c) = p.data {
                     self.stream.queue_retransmission(c);
                 }
-                if p.ack_frequency_seq.is_some() && p.ack_frequency_seq == self.last_af_frame.map(|f| f.sequence) {
+                let seq = self.af_sent.take(pn);
+                if seq.is_some() && seq == self.last_af_frame.map(|f| f.sequence) {
                     self.af_resend = true;
                 }
                 if self.trace.is_on() {

@@ -25,7 +25,7 @@ use crate::recovery::loss::LossDetection;
 use crate::recovery::pacer::{Pacer, PacingConfig};
 use crate::recovery::rtt::RttEstimator;
 use crate::recovery::rtt_histogram::RttHistogram;
-use crate::recovery::sent::SentPackets;
+use crate::recovery::sent::{AckFrequencySent, SentPackets};
 use crate::time::{Dur, Time};
 use crate::units::Bytes;
 use crate::wire::packet::{AckFrame, AckFrequencyFrame, Datagram, Ecn, FlowId, RareFrames};
@@ -162,6 +162,8 @@ pub struct Sender {
     // Read when an ACK_FREQUENCY frame is sent or lost.
     /// Newest ACK_FREQUENCY frame sent, resent when its packet was lost.
     last_af_frame: Option<AckFrequencyFrame>,
+    /// The outstanding packets that carried an ACK_FREQUENCY frame.
+    af_sent: AckFrequencySent,
 }
 
 impl Sender {
@@ -221,6 +223,7 @@ impl Sender {
             }),
             receive_window: cfg.receive_window.map(|b| b.0),
             last_af_frame: None,
+            af_sent: AckFrequencySent::default(),
             af_resend: false,
             full_packet: transmit::FullPacket::default(),
             af_bound: cfg.ack_frequency.is_some().then(transmit::af_bound),

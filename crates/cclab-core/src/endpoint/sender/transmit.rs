@@ -304,9 +304,11 @@ impl Sender {
             bytes,
             ack_eliciting: true,
             data: p.data,
-            ack_frequency_seq: p.ack_frequency().map(|f| f.sequence),
             delivery,
         });
+        if let Some(f) = p.ack_frequency() {
+            self.af_sent.push(pn, f.sequence);
+        }
         self.loss.on_ack_eliciting_sent(t);
         self.update_loss_deadline();
         self.cc.on_packet_sent(t, pn, bytes as u64, self.sent.bytes_in_flight());
