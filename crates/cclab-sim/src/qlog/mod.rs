@@ -13,13 +13,17 @@
 //! `quic:recovery_metrics_updated`, ...). Times are milliseconds since the start of the run
 //! with six decimals, so nanoseconds survive. `docs/outputs.md` lists every event and field.
 
+mod direct;
 mod events;
 mod json;
 mod sink;
+mod trace_io;
 
 use json::Buf;
 
+pub use direct::DirectFile;
 pub use sink::{QlogCompression, QlogSink};
+pub use trace_io::TraceWriter;
 
 use cclab_core::endpoint::{Metrics, TraceEvent};
 use cclab_core::time::{Dur, Time};
