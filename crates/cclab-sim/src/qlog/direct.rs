@@ -3,12 +3,17 @@
 //!
 //! Why: a buffered `write` of a trace costs the kernel ~0.17 ns per byte (page-cache allocation,
 //! copy, ext4 delayed allocation), ~115 ns per data packet of a 10 Gbit/s trace, as much as
-//! formatting its records. `O_DIRECT` writes of 1 MiB cost it ~0.04 ns per byte, and on the writer
-//! thread they overlap the simulation instead of blocking it. The bytes in the file are the same:
-//! whole blocks go out as they fill, and the last, partial one at close, its aligned part direct
-//! and the rest (under 4 KiB) buffered, with `O_DIRECT` cleared by `fcntl`.
+//! formatting its records. `O_DIRECT` writes of 1 MiB or more cost it ~0.02–0.04 ns per byte, and
+//! on the writer thread they overlap the simulation instead of blocking it. The bytes in the file
+//! are the same: whole blocks go out as they fill, and the last, partial one at close, its
+//! aligned part direct and the rest (under 4 KiB) buffered, with `O_DIRECT` cleared by `fcntl`.
+//!
+//! A qlog writer hands over its own buffer ([`DirectFile::take`]), not a copy of it (a copy of
+//! each ~700-byte packet record into a block cost as much as it saved).
 
-use super::trace_io::{Block, Job, TraceIo, BLOCK_BYTES};
+use super::block::ALIGN;
+use super::json::Buf;
+use super::trace_io::{Job, TraceIo, BLOCK_BYTES};
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::os::unix::fs::OpenOptionsExt;
@@ -29,8 +34,9 @@ pub(super) struct Shared {
 pub struct DirectFile {
     shared: Arc<Shared>,
     io: TraceIo,
-    /// The block being filled; taken from the pool at the first byte that needs it.
-    block: Option<Block>,
+    /// The block being filled by `write` (the generic path; a qlog writer's buffer goes out
+    /// whole through [`DirectFile::take`]); taken from the pool at the first byte that needs it.
+    block: Option<super::block::Block>,
     /// Bytes in `block`.
     len: usize,
     /// File offset of `block`'s first byte.
@@ -90,6 +96,40 @@ impl DirectFile {
         outcome
     }
 
+    /// Takes the aligned part of `buf`'s text for the writer thread, with the memory that holds it:
+    /// `buf` goes on in a block from the pool, holding the rest (under [`ALIGN`] bytes). Falls back
+    /// to a copy while `write` has a partial block (the writes must stay in order).
+    pub(super) fn take(&mut self, buf: &mut Buf) -> io::Result<()> {
+        if let Err(e) = self.take_error() {
+            buf.clear();
+            return Err(e);
+        }
+        let aligned = buf.len() / ALIGN * ALIGN;
+        if self.block.is_some() || aligned == 0 {
+            let r = self.write_all(buf.text());
+            buf.clear();
+            return r;
+        }
+        let block = buf.swap_storage(self.io.take_block(), aligned);
+        let job = Job::Write {
+            file: self.shared.clone(),
+            offset: self.offset,
+            block,
+            len: aligned,
+        };
+        self.io.send(job).map_err(|_| thread_gone())?;
+        self.offset += aligned as u64;
+        Ok(())
+    }
+
+    /// [`DirectFile::take`], then the rest of `buf`'s text (copied): everything is handed over.
+    pub(super) fn take_all(&mut self, buf: &mut Buf) -> io::Result<()> {
+        self.take(buf)?;
+        let r = self.write_all(buf.text());
+        buf.clear();
+        r
+    }
+
     /// Writes what is left and closes the file; returns the first write error.
     pub fn close(mut self) -> io::Result<()> {
         let outcome = self.submit_close();
@@ -117,6 +157,7 @@ impl Write for DirectFile {
                     file: self.shared.clone(),
                     offset: self.offset,
                     block: self.block.take().expect("a full block is there"),
+                    len: BLOCK_BYTES,
                 };
                 self.io.send(job).map_err(|_| thread_gone())?;
                 self.offset += BLOCK_BYTES as u64;

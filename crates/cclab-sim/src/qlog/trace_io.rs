@@ -2,11 +2,13 @@
 //! ([`DirectFile`]) in the order they were handed over, from a bounded pool of aligned blocks.
 //!
 //! One thread per run, whatever its number of files: the simulation hands over a full block
-//! and goes on while the disk takes it. Memory stays bounded: at most [`DIRECT_BUDGET_BYTES`] of
-//! blocks exist, one filling per direct file and the rest queued; when none is free the
-//! simulation waits for the disk (wall time, not CPU). A run with more traces than the budget
-//! has blocks for writes the rest buffered (a 1,000-flow run has 2,000 traces).
+//! and goes on while the disk takes it. Memory stays bounded by [`DIRECT_BUDGET_BYTES`]: each
+//! direct file's writer fills one block, and the pool makes at most one more per direct file
+//! (a short-lived partial block at close) and [`QUEUED_BLOCKS`] for the queue; when none is free
+//! the simulation waits for the disk (wall time, not CPU). A run with more traces than the
+//! budget has blocks for writes the rest buffered (a 1,000-flow run has 2,000 traces).
 
+use super::block::{Block, ALIGN};
 use super::direct::{DirectFile, Shared};
 use super::sink::QlogSink;
 use std::fs::File;
@@ -18,46 +20,25 @@ use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 
-/// Bytes of one block. `O_DIRECT` costs the kernel ~0.10 ns per byte in 256 KiB writes, ~0.04
-/// in 1 MiB ones and ~0.02 in 4 MiB ones (measured on ext4 here; a buffered write ~0.17).
-pub(super) const BLOCK_BYTES: usize = 1 << 20;
+/// Bytes of one direct write: with the writer's slack, a block is one 2 MiB huge page
+/// ([`Block`]). `O_DIRECT` costs the kernel ~0.10 ns per byte in 256 KiB writes, ~0.04 in 1 MiB
+/// ones and ~0.02 in 4 MiB ones (ext4 here; a buffered write ~0.17). Measured in `cclab-bench
+/// --qlog`: 1, 2 and 4 MiB blocks alike, 256 KiB ~15 % slower.
+pub(super) const BLOCK_BYTES: usize = (2 << 20) - super::CHUNK_SLACK;
 
-/// Alignment of a direct write's memory, length and file offset: the page size, a multiple of
-/// any logical block size (`open(2)`, "O_DIRECT").
-pub(super) const ALIGN: usize = 4096;
+/// Bytes of a block as the pool makes it: [`BLOCK_BYTES`] and the room a qlog writer keeps past
+/// its chunk for the record that crosses it.
+pub(super) const POOL_BLOCK_BYTES: usize = BLOCK_BYTES + super::CHUNK_SLACK;
 
-/// Blocks of a run at most, filling and queued: the memory the direct path may use.
+/// Memory of a run's blocks at most: two per direct file and [`QUEUED_BLOCKS`].
 const DIRECT_BUDGET_BYTES: usize = 32 << 20;
 
-/// Blocks kept for the queue: a run opens at most this many fewer direct files than it has blocks,
-/// so the disk can take a few blocks while every direct file fills its next one.
+/// Blocks the pool may make beyond two per direct file: the disk can take a few blocks while
+/// every direct file fills its next one.
 const QUEUED_BLOCKS: usize = 4;
 
-/// A page of a block: the type that gives blocks their alignment.
-#[derive(Clone, Copy)]
-#[repr(C, align(4096))]
-struct Page([u8; ALIGN]);
-
-/// [`BLOCK_BYTES`] of memory aligned to [`ALIGN`].
-pub(super) struct Block(Box<[Page]>);
-
-impl Block {
-    fn new() -> Block {
-        Block(vec![Page([0; ALIGN]); BLOCK_BYTES / ALIGN].into_boxed_slice())
-    }
-
-    /// The block's bytes.
-    pub(super) fn bytes(&self) -> &[u8] {
-        // SAFETY: the pages are contiguous plain bytes (`repr(C)`, size = alignment), BLOCK_BYTES in all.
-        unsafe { std::slice::from_raw_parts(self.0.as_ptr().cast::<u8>(), BLOCK_BYTES) }
-    }
-
-    /// The block's bytes, to fill.
-    pub(super) fn bytes_mut(&mut self) -> &mut [u8] {
-        // SAFETY: as in `bytes`, and `&mut self` makes the borrow unique.
-        unsafe { std::slice::from_raw_parts_mut(self.0.as_mut_ptr().cast::<u8>(), BLOCK_BYTES) }
-    }
-}
+/// Direct files a run opens at most (6 with 2 MiB blocks).
+const MAX_DIRECT_FILES: usize = (DIRECT_BUDGET_BYTES / POOL_BLOCK_BYTES - QUEUED_BLOCKS) / 2;
 
 /// The blocks of a run: free ones, and how many exist.
 struct Pool {
@@ -77,7 +58,7 @@ impl Pool {
             }
             if st.1 < st.2 {
                 st.1 += 1;
-                return Block::new();
+                return Block::with_len(POOL_BLOCK_BYTES);
             }
             st = self.returned.wait(st).unwrap_or_else(|p| p.into_inner());
         }
@@ -91,13 +72,14 @@ impl Pool {
 
 /// Work for the thread.
 pub(super) enum Job {
-    /// A full block at `offset`.
+    /// The first `len` bytes of `block` at `offset`, a multiple of [`ALIGN`].
     Write {
         file: Arc<Shared>,
         offset: u64,
         block: Block,
+        len: usize,
     },
-    /// The last `len` bytes of `block` (if any) at `offset`, then the file's close.
+    /// The first `len` bytes of `block` (if any), the file's last, at `offset`; then its close.
     Close {
         file: Arc<Shared>,
         offset: u64,
@@ -157,7 +139,7 @@ impl TraceWriter {
     /// Creates (or truncates) the plain trace file `path`: direct while the budget has blocks for
     /// it and the file system takes `O_DIRECT`, buffered otherwise.
     pub fn create(&mut self, path: &Path) -> io::Result<QlogSink> {
-        if (self.direct_files + 1 + QUEUED_BLOCKS) * BLOCK_BYTES <= DIRECT_BUDGET_BYTES {
+        if self.direct_files < MAX_DIRECT_FILES {
             if let Some(f) = DirectFile::create(path, &self.io)? {
                 self.direct_files += 1;
                 self.io.pool.state.lock().unwrap_or_else(|p| p.into_inner()).2 += 1;
@@ -190,9 +172,14 @@ impl Drop for TraceWriter {
 fn serve(queue: mpsc::Receiver<Job>, pool: &Pool) -> u64 {
     for job in queue {
         match job {
-            Job::Write { file, offset, block } => {
+            Job::Write {
+                file,
+                offset,
+                block,
+                len,
+            } => {
                 if no_error(&file) {
-                    if let Err(e) = write_direct(&file.file, block.bytes(), offset) {
+                    if let Err(e) = write_direct(&file.file, &block.bytes()[..len], offset) {
                         fail(&file, e);
                     }
                 }
@@ -331,7 +318,8 @@ mod tests {
     fn direct_files_stop_at_the_memory_budget() {
         let dir = temp_dir("budget");
         let mut w = TraceWriter::start().unwrap();
-        let budget_files = DIRECT_BUDGET_BYTES / BLOCK_BYTES - QUEUED_BLOCKS;
+        let budget_files = MAX_DIRECT_FILES;
+        assert!(budget_files >= 2, "a one-flow run's two traces go direct");
         let sinks: Vec<_> = (0..budget_files + 3)
             .map(|i| w.create(&dir.join(i.to_string())).unwrap())
             .collect();
