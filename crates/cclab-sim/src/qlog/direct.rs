@@ -59,7 +59,12 @@ impl DirectFile {
             Err(e) if e.raw_os_error() == Some(libc::EINVAL) => return Ok(None),
             Err(e) => return Err(e),
         };
-        Ok(Some(DirectFile {
+        Ok(Some(DirectFile::with_file(file, io)))
+    }
+
+    /// A direct file writing to `file`, from its start.
+    pub(super) fn with_file(file: File, io: &TraceIo) -> DirectFile {
+        DirectFile {
             shared: Arc::new(Shared {
                 file,
                 error: Mutex::new(None),
@@ -69,7 +74,7 @@ impl DirectFile {
             len: 0,
             offset: 0,
             closed: false,
-        }))
+        }
     }
 
     /// The first error the writer thread met, if it has not been returned yet.

@@ -315,6 +315,29 @@ mod tests {
     }
 
     #[test]
+    fn a_failed_block_write_fails_the_next_write_or_the_close() {
+        // A read-only descriptor: the thread's first block write fails (EBADF) after `write_all`
+        // handed the block over; the file reports it at its next write or at close.
+        let dir = temp_dir("fail");
+        let path = dir.join("a");
+        std::fs::write(&path, b"").unwrap();
+        let w = TraceWriter::start().unwrap();
+        let mut f = DirectFile::with_file(File::open(&path).unwrap(), &w.io);
+        let bytes = text(BLOCK_BYTES);
+        let mut first = Ok(());
+        for _ in 0..3 {
+            first = f.write_all(&bytes);
+            if first.is_err() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let e = first.and_then(|()| f.close()).unwrap_err();
+        assert_eq!(e.raw_os_error(), Some(libc::EBADF), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn direct_files_stop_at_the_memory_budget() {
         let dir = temp_dir("budget");
         let mut w = TraceWriter::start().unwrap();
