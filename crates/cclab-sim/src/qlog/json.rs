@@ -4,8 +4,10 @@
 //!
 //! A record is written in two steps: [`Buf::record`] makes room for the largest text the record
 //! can have, then [`Out`] copies fragments into that room. The copies need no capacity check
-//! and no length bookkeeping in the `Vec`: each is a bounds check and a few moves, which for the
+//! and no length bookkeeping in the buffer: each is a bounds check and a few moves, which for the
 //! constant fragments the event writers use compile to straight stores.
+
+use super::block::Block;
 
 /// JSON-SEQ record separator (RFC 7464 §2.2), written before every record.
 pub(super) const RS: u8 = 0x1e;
@@ -118,7 +120,8 @@ fn fraction_word(ns: u64) -> u64 {
 
 /// The writer's bytes: a block kept at full length, of which the first `len` are text.
 pub(super) struct Buf {
-    bytes: Vec<u8>,
+    /// Page-aligned, so that a direct trace file can write it as it is.
+    bytes: Block,
     len: usize,
     /// Record times.
     time: MsMemo,
@@ -216,7 +219,7 @@ impl Buf {
     /// An empty buffer with room for `capacity` bytes (it grows if a record needs more).
     pub(super) fn with_capacity(capacity: usize) -> Buf {
         Buf {
-            bytes: vec![0; capacity],
+            bytes: Block::with_len(capacity),
             len: 0,
             time: MsMemo::ONE_NS,
         }
@@ -224,7 +227,7 @@ impl Buf {
 
     /// The text written so far.
     pub(super) fn text(&self) -> &[u8] {
-        &self.bytes[..self.len]
+        &self.bytes.bytes()[..self.len]
     }
 
     /// Bytes of text written so far.
@@ -246,7 +249,7 @@ impl Buf {
             self.grow(room);
         }
         Out {
-            base: self.bytes[self.len..].as_mut_ptr(),
+            base: self.bytes.bytes_mut()[self.len..].as_mut_ptr(),
             room,
             at: 0,
             len: &mut self.len,
@@ -256,7 +259,19 @@ impl Buf {
 
     #[cold]
     fn grow(&mut self, room: usize) {
-        self.bytes.resize(self.len + room, 0);
+        let mut bigger = Block::with_len(self.len + room);
+        bigger.bytes_mut()[..self.len].copy_from_slice(self.text());
+        self.bytes = bigger;
+    }
+
+    /// Makes `fresh` the buffer's memory, holding the text from byte `from` on, and returns the
+    /// memory it had, whose first `from` bytes are the text before `from`.
+    pub(super) fn swap_storage(&mut self, mut fresh: Block, from: usize) -> Block {
+        let rest = self.len - from;
+        // The writer's next record makes the room it needs (`record`), whatever `fresh` holds.
+        fresh.bytes_mut()[..rest].copy_from_slice(&self.text()[from..]);
+        self.len = rest;
+        std::mem::replace(&mut self.bytes, fresh)
     }
 }
 

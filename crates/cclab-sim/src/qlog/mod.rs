@@ -4,8 +4,9 @@
 //! and the receiver's (`trace-receiver.sqlog`, vantage "server"). The engine streams the
 //! endpoint's [`TraceEvent`]s into it one at a time; each becomes one record, formatted by hand
 //! into a reused byte buffer (no per-event allocation, no `serde_json::Value`, no `core::fmt`)
-//! that goes to the file in 256 KB chunks, optionally through gzip ([`QlogSink`]). Identical
-//! input gives byte-identical files.
+//! that goes to the file in 256 KB chunks, optionally through gzip ([`QlogSink`]), or, for a
+//! plain trace of `run()`, whole to the run's writer thread, which writes it with `O_DIRECT`
+//! ([`TraceWriter`], [`DirectFile`]). Identical input gives byte-identical files.
 //!
 //! Two schemas ([`QlogFormat`]): qlog 0.3 (draft-ietf-quic-qlog-main-schema-02 with
 //! draft-02 QUIC events, `transport:packet_sent`, ...), which qvis and the `qlog` crate 0.15
@@ -13,13 +14,18 @@
 //! `quic:recovery_metrics_updated`, ...). Times are milliseconds since the start of the run
 //! with six decimals, so nanoseconds survive. `docs/outputs.md` lists every event and field.
 
+mod block;
+mod direct;
 mod events;
 mod json;
 mod sink;
+mod trace_io;
 
 use json::Buf;
 
+pub use direct::DirectFile;
 pub use sink::{QlogCompression, QlogSink};
+pub use trace_io::TraceWriter;
 
 use cclab_core::endpoint::{Metrics, TraceEvent};
 use cclab_core::time::{Dur, Time};
@@ -127,18 +133,24 @@ impl Default for QlogParams {
 }
 
 /// Records collect in the writer's buffer and go to its output in chunks of about this size:
-/// one `write_all` per few hundred records, so the output needs no `BufWriter` of its own.
+/// one `write_all` per few hundred records, so the output needs no `BufWriter` of its own. A
+/// direct file ([`QlogSink::Direct`]) takes chunks of its block size instead.
 const CHUNK_BYTES: usize = 256 * 1024;
+
+/// Room in the buffer past a chunk, for the record that crosses its end: the buffer never regrows.
+const CHUNK_SLACK: usize = 64 * 1024;
 
 /// Streams one endpoint's trace events into a qlog JSON-SEQ file.
 ///
 /// Call order: `new` (writes the header and the parameter events), `write_event` for each
 /// event in time order, `finish`. Records are buffered ([`CHUNK_BYTES`]); dropping the writer
 /// without `finish` still writes what is buffered (a cancelled run keeps its partial trace).
-pub struct QlogWriter<W: Write> {
+pub struct QlogWriter<W: Write + 'static> {
     /// `None` only after `finish` took it.
     out: Option<W>,
     buf: Buf,
+    /// Buffered bytes that make a chunk.
+    chunk: usize,
     format: QlogFormat,
     /// QUIC traces show PADDING frames; TCP and DCCP have none.
     quic: bool,
@@ -151,13 +163,17 @@ pub struct QlogWriter<W: Write> {
     metric_memos: events::MetricMemos,
 }
 
-impl<W: Write> QlogWriter<W> {
+impl<W: Write + 'static> QlogWriter<W> {
     /// Writes the header of a trace titled `title` from `vantage`, then the parameter events.
-    pub fn new(out: W, vantage: Vantage, title: &str, params: &QlogParams) -> io::Result<Self> {
+    pub fn new(mut out: W, vantage: Vantage, title: &str, params: &QlogParams) -> io::Result<Self> {
+        let chunk = match direct(&mut out) {
+            Some(_) => trace_io::BLOCK_BYTES,
+            None => CHUNK_BYTES,
+        };
         let mut w = QlogWriter {
             out: Some(out),
-            // Room for a chunk and the record that crosses its end: the buffer never regrows.
-            buf: Buf::with_capacity(CHUNK_BYTES + 64 * 1024),
+            buf: Buf::with_capacity(chunk + CHUNK_SLACK),
+            chunk,
             format: params.format,
             quic: matches!(params.profile, Profile::Quic(_)),
             last_metrics: None,
@@ -181,7 +197,7 @@ impl<W: Write> QlogWriter<W> {
             QlogFormat::V03 => self.append(QlogFormat::V03, ev),
             QlogFormat::Ietf => self.append(QlogFormat::Ietf, ev),
         }
-        if self.buf.len() >= CHUNK_BYTES {
+        if self.buf.len() >= self.chunk {
             self.flush_buf()?;
         }
         Ok(())
@@ -195,7 +211,7 @@ impl<W: Write> QlogWriter<W> {
             QlogFormat::V03 => self.append_packet(QlogFormat::V03, sent, time, size, packet),
             QlogFormat::Ietf => self.append_packet(QlogFormat::Ietf, sent, time, size, packet),
         }
-        if self.buf.len() >= CHUNK_BYTES {
+        if self.buf.len() >= self.chunk {
             self.flush_buf()?;
         }
         Ok(())
@@ -209,7 +225,7 @@ impl<W: Write> QlogWriter<W> {
             QlogFormat::V03 => self.append_metrics(QlogFormat::V03, time, metrics),
             QlogFormat::Ietf => self.append_metrics(QlogFormat::Ietf, time, metrics),
         }
-        if self.buf.len() >= CHUNK_BYTES {
+        if self.buf.len() >= self.chunk {
             self.flush_buf()?;
         }
         Ok(())
@@ -266,20 +282,42 @@ impl<W: Write> QlogWriter<W> {
 
     /// Writes what is buffered, flushes and returns the underlying writer.
     pub fn finish(mut self) -> io::Result<W> {
-        self.flush_buf()?;
+        self.flush_all()?;
         let mut out = self.out.take().expect("only finish takes the output");
         out.flush()?;
         Ok(out)
     }
 
+    /// Sends a chunk on (a direct file keeps the unaligned end in the buffer).
     #[cold]
     fn flush_buf(&mut self) -> io::Result<()> {
         let r = match self.out.as_mut() {
-            Some(out) => out.write_all(self.buf.text()),
+            Some(out) => match direct(out) {
+                Some(d) => return d.take(&mut self.buf),
+                None => out.write_all(self.buf.text()),
+            },
             None => Ok(()),
         };
         self.buf.clear();
         r
+    }
+
+    /// Sends everything buffered on.
+    fn flush_all(&mut self) -> io::Result<()> {
+        match self.out.as_mut().and_then(direct) {
+            Some(d) => d.take_all(&mut self.buf),
+            None => self.flush_buf(),
+        }
+    }
+}
+
+/// `out` as a direct trace file, if it is one: such a file takes the writer's buffer itself
+/// instead of a copy of its text. (The writer stays generic over `Write`, for tests and tools
+/// that write into memory.)
+fn direct<W: Write + 'static>(out: &mut W) -> Option<&mut DirectFile> {
+    match (out as &mut dyn std::any::Any).downcast_mut::<QlogSink>() {
+        Some(QlogSink::Direct(d)) => Some(d),
+        _ => None,
     }
 }
 
@@ -319,10 +357,10 @@ fn metrics_record<const IETF: bool>(
     *last = Some(*m);
 }
 
-impl<W: Write> Drop for QlogWriter<W> {
+impl<W: Write + 'static> Drop for QlogWriter<W> {
     fn drop(&mut self) {
         // After `finish` nothing is left; otherwise keep the partial trace (errors have nowhere to go).
-        let _ = self.flush_buf();
+        let _ = self.flush_all();
     }
 }
 

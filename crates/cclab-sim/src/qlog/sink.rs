@@ -1,5 +1,7 @@
-//! Where a trace's bytes go: a plain file or a gzip stream (`[output] qlog_compression`).
+//! Where a trace's bytes go: a plain file, written buffered or direct, or a gzip stream
+//! (`[output] qlog_compression`).
 
+use super::direct::DirectFile;
 use flate2::write::GzEncoder;
 use serde::Deserialize;
 use std::fs::File;
@@ -52,6 +54,8 @@ impl core::str::FromStr for QlogCompression {
 pub enum QlogSink {
     /// Bytes straight to the file (the writer already sends them in large chunks).
     Plain(File),
+    /// Bytes to a file the run's writer thread writes with `O_DIRECT` (`TraceWriter::create`).
+    Direct(DirectFile),
     /// Bytes through a gzip encoder into the file (boxed: zlib-rs's stream state is ~230 bytes).
     Gzip(Box<GzEncoder<File>>),
 }
@@ -70,6 +74,7 @@ impl QlogSink {
     pub fn close(self) -> io::Result<()> {
         match self {
             QlogSink::Plain(mut f) => f.flush(),
+            QlogSink::Direct(d) => d.close(),
             QlogSink::Gzip(e) => e.finish()?.flush(),
         }
     }
@@ -79,6 +84,7 @@ impl Write for QlogSink {
     fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
         match self {
             QlogSink::Plain(f) => f.write(bytes),
+            QlogSink::Direct(d) => d.write(bytes),
             QlogSink::Gzip(e) => e.write(bytes),
         }
     }
@@ -86,6 +92,7 @@ impl Write for QlogSink {
     fn write_all(&mut self, bytes: &[u8]) -> io::Result<()> {
         match self {
             QlogSink::Plain(f) => f.write_all(bytes),
+            QlogSink::Direct(d) => d.write_all(bytes),
             QlogSink::Gzip(e) => e.write_all(bytes),
         }
     }
@@ -93,6 +100,7 @@ impl Write for QlogSink {
     fn flush(&mut self) -> io::Result<()> {
         match self {
             QlogSink::Plain(f) => f.flush(),
+            QlogSink::Direct(d) => d.flush(),
             // Only the file: flushing the encoder would cut a sync point into the stream (more bytes,
             // no use to a reader, which needs the trailer `close` writes anyway).
             QlogSink::Gzip(e) => e.get_mut().flush(),

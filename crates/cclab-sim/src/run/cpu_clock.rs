@@ -13,7 +13,7 @@ pub(crate) struct CpuClock {
 /// The calling thread's CPU time in ns. Not `/proc/thread-self/schedstat`, which this used to read:
 /// the kernel brings that figure up to date only at scheduler ticks and switches, so a run of a few
 /// milliseconds could read as none, and a 30 ms one off by a tenth.
-fn thread_cpu_ns() -> Option<u64> {
+pub(crate) fn thread_cpu_ns() -> Option<u64> {
     let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: `ts` is a valid, writable timespec; the call only writes it.
     let ok = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) } == 0;

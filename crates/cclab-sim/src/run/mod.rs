@@ -12,12 +12,13 @@ mod plan;
 mod report;
 
 pub use build::{flow_endpoints, Endpoints};
+pub(crate) use cpu_clock::thread_cpu_ns;
 pub use plan::{plan, FlowRoutes, PathPlan, PlannedLink};
 pub use report::{describe_flow, uses_ecn};
 
 use crate::host::Side;
 use crate::network::Stop;
-use crate::qlog::{trace_file_name, QlogFormat, QlogSink, QlogWriter};
+use crate::qlog::{trace_file_name, QlogCompression, QlogFormat, QlogSink, QlogWriter, TraceWriter};
 use crate::scenario::Scenario;
 use crate::summary::Summary;
 use crate::timeseries::{Sampler, SamplerOutput, TimeSeries};
@@ -123,6 +124,13 @@ pub fn run(s: &Scenario, opts: RunOptions) -> Result<RunOutput, RunError> {
     crate::budget::check(file, interval).map_err(RunError::Budget)?;
     let seed = opts.seed.unwrap_or(file.scenario.seed);
     let format = qlog_format(opts.qlog, file.output.qlog).filter(|_| opts.out_dir.is_some());
+    // Plain traces go through the run's writer thread. Declared before everything that holds a
+    // trace, so that it is dropped after them, when their last blocks have been handed over.
+    let plain = file.output.qlog_compression == QlogCompression::None;
+    let mut writer = match (format, &opts.out_dir) {
+        (Some(_), Some(dir)) if plain => Some(TraceWriter::start().map_err(io_err(dir))?),
+        _ => None,
+    };
     let mut built = build::build(file, seed, format.is_some());
     if let Some(dir) = &opts.out_dir {
         std::fs::create_dir_all(dir).map_err(io_err(dir))?;
@@ -143,7 +151,11 @@ pub fn run(s: &Scenario, opts: RunOptions) -> Result<RunOutput, RunError> {
             let name = trace_file_name(vantage(side), FlowId(i as u32), n) + compression.extension();
             let path = dir.join(name);
             // The writer sends its records in 256 KB chunks: no BufWriter between it and the file.
-            let sink = QlogSink::create(&path, compression).map_err(io_err(&path))?;
+            let sink = match writer.as_mut() {
+                Some(w) => w.create(&path),
+                None => QlogSink::create(&path, compression),
+            }
+            .map_err(io_err(&path))?;
             let w = QlogWriter::new(sink, vantage(side), &title, params).map_err(io_err(&path))?;
             let trace = Box::new(QlogTrace::new(w, path, qlog_window, qlog_failed.clone()));
             // The endpoint writes its trace itself if it can; otherwise the observer does.
@@ -231,7 +243,11 @@ pub fn run(s: &Scenario, opts: RunOptions) -> Result<RunOutput, RunError> {
     }
     let timeseries = obs.sampler.finish().map_err(ts_err)?;
     let cc_names: Vec<_> = built.qlog_params.iter().map(|(s, _)| s.cc_algorithm.clone()).collect();
-    let summary = report::summarise(&built.net, file, &built.link_names, &cc_names, seed, clock.elapsed());
+    // The writer thread's CPU is the run's too: writing traces is part of what a traced run costs.
+    let (cpu_s, wall_s) = clock.elapsed();
+    let writer_cpu_s = writer.take().map_or(0, TraceWriter::finish) as f64 * 1e-9;
+    let cost = (cpu_s + writer_cpu_s, wall_s);
+    let summary = report::summarise(&built.net, file, &built.link_names, &cc_names, seed, cost);
     if let Some(dir) = &opts.out_dir {
         let path = dir.join("summary.json");
         std::fs::write(&path, summary.to_json_pretty() + "\n").map_err(io_err(&path))?;
