@@ -7,31 +7,21 @@ use std::ptr::NonNull;
 /// any logical block size (`open(2)`, "O_DIRECT").
 pub(super) const ALIGN: usize = 4096;
 
-/// Size and alignment of a transparent huge page (x86-64, arm64 with 4 KiB pages).
-const HUGE: usize = 2 << 20;
-
 /// Bytes aligned to [`ALIGN`], a whole number of pages long, zero until written and not touched
 /// before: a run with 2,000 traces has 2,000 writer buffers, of which a short trace touches a
-/// page or two. Blocks of [`HUGE`] bytes or more are aligned to it and asked to be backed by
-/// huge pages (`MADV_HUGEPAGE`, where the kernel offers them). Why: a direct write pins the
-/// block's pages for the device, 512 of them per 2 MiB in 4 KiB pages (`gup_fast_fallback`, a
-/// third of the writer thread's time), and the qlog writer formats into the block (one TLB entry
-/// instead of 512). On a 1 GB traced run of the bench's path: 392 → 342 ns per data packet, the
-/// writer thread's share of the samples 8.9 → 4.5 %.
+/// page or two (`calloc` leaves fresh pages unwritten).
+///
+/// Plain pages, not transparent huge pages: huge pages spared the direct write pinning 512 pages
+/// per 2 MiB block (1 GB traced 392 → 342 ns per data packet), but on this project's VM a fresh
+/// huge page took ~1.7 ms to fault in whenever the host had to back it, so a run's first blocks
+/// cost 0–20 ms at random: `cclab-bench`'s 200 MB qlog case, whole suite, on/off 1.65–4.3×
+/// (median 2.4×) with them, 1.83–2.0× without.
 pub(super) struct Block {
     /// The first byte, aligned.
     ptr: NonNull<u8>,
     len: usize,
-    owner: Owner,
-}
-
-/// What holds a block's bytes.
-enum Owner {
-    /// Memory from the allocator, zeroed by it (`calloc`: fresh pages are not written).
-    Heap(*mut [u8]),
-    /// An anonymous mapping of `size` bytes at `base` (its first fault decides its page size, so
-    /// the advice must come before any write: heap memory may have been written).
-    Map { base: *mut libc::c_void, size: usize },
+    /// The allocation `ptr` lies in (zeroed by the allocator).
+    raw: *mut [u8],
 }
 
 // SAFETY: a block owns its memory, as a `Box<[u8]>` would.
@@ -41,11 +31,6 @@ impl Block {
     /// A zeroed block of at least `len` bytes.
     pub(super) fn with_len(len: usize) -> Block {
         let len = len.div_ceil(ALIGN) * ALIGN;
-        if len >= HUGE {
-            if let Some(b) = Block::mapped(len) {
-                return b;
-            }
-        }
         let raw = Box::into_raw(vec![0u8; len + ALIGN].into_boxed_slice());
         let base = raw.cast::<u8>();
         // SAFETY: the offset to the next aligned byte is under ALIGN, inside the allocation.
@@ -53,38 +38,8 @@ impl Block {
         Block {
             ptr: NonNull::new(ptr).expect("allocations are not null"),
             len,
-            owner: Owner::Heap(raw),
+            raw,
         }
-    }
-
-    /// A block in a mapping of its own, on huge pages if the kernel gives them; `None` if the
-    /// mapping fails.
-    fn mapped(len: usize) -> Option<Block> {
-        let size = len + HUGE;
-        // SAFETY: a new private anonymous mapping; no existing memory is affected.
-        let base = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                size,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        if base == libc::MAP_FAILED {
-            return None;
-        }
-        let at = base.cast::<u8>();
-        // SAFETY: the offset to the next HUGE-aligned byte is under HUGE, inside the mapping.
-        let ptr = unsafe { at.add(at.align_offset(HUGE)) };
-        // SAFETY: advice on a range of the mapping just made; it changes how it is backed only.
-        unsafe { libc::madvise(ptr.cast(), len, libc::MADV_HUGEPAGE) };
-        Some(Block {
-            ptr: NonNull::new(ptr)?,
-            len,
-            owner: Owner::Map { base, size },
-        })
     }
 
     /// Its length in bytes.
@@ -110,14 +65,8 @@ impl Block {
 
 impl Drop for Block {
     fn drop(&mut self) {
-        match self.owner {
-            // SAFETY: made by `Box::into_raw` in `with_len`, dropped once.
-            Owner::Heap(raw) => drop(unsafe { Box::from_raw(raw) }),
-            // SAFETY: the mapping made in `mapped`, unmapped once.
-            Owner::Map { base, size } => unsafe {
-                libc::munmap(base, size);
-            },
-        }
+        // SAFETY: made by `Box::into_raw` in `with_len`, dropped once.
+        drop(unsafe { Box::from_raw(self.raw) });
     }
 }
 
@@ -133,10 +82,10 @@ mod tests {
         b.bytes_mut()[2 * ALIGN - 1] = 7;
         assert_eq!(b.bytes()[2 * ALIGN - 1], 7);
         assert_eq!(Block::with_len(0).len(), 0);
-        let mut huge = Block::with_len(HUGE);
-        assert_eq!(huge.bytes().as_ptr() as usize % HUGE, 0);
-        assert!(huge.bytes().iter().all(|&b| b == 0));
-        huge.bytes_mut()[HUGE - 1] = 9;
-        assert_eq!(huge.bytes()[HUGE - 1], 9);
+        let mut big = Block::with_len(2 << 20);
+        assert_eq!(big.bytes().as_ptr() as usize % ALIGN, 0);
+        assert!(big.bytes().iter().all(|&b| b == 0));
+        big.bytes_mut()[(2 << 20) - 1] = 9;
+        assert_eq!(big.bytes()[(2 << 20) - 1], 9);
     }
 }

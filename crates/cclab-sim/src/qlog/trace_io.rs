@@ -20,10 +20,10 @@ use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 
-/// Bytes of one direct write: with the writer's slack, a block is one 2 MiB huge page
-/// ([`Block`]). `O_DIRECT` costs the kernel ~0.10 ns per byte in 256 KiB writes, ~0.04 in 1 MiB
-/// ones and ~0.02 in 4 MiB ones (ext4 here; a buffered write ~0.17). Measured in `cclab-bench
-/// --qlog`: 1, 2 and 4 MiB blocks alike, 256 KiB ~15 % slower.
+/// Bytes of one direct write: with the writer's slack, a block is 2 MiB ([`Block`]). `O_DIRECT`
+/// costs the kernel ~0.10 ns per byte in 256 KiB writes, ~0.04 in 1 MiB ones and ~0.02 in 4 MiB
+/// ones (ext4 here; a buffered write ~0.17). Measured in `cclab-bench --qlog`: 1, 2 and 4 MiB
+/// blocks alike, 256 KiB ~15 % slower.
 pub(super) const BLOCK_BYTES: usize = (2 << 20) - super::CHUNK_SLACK;
 
 /// Bytes of a block as the pool makes it: [`BLOCK_BYTES`] and the room a qlog writer keeps past
@@ -33,11 +33,12 @@ pub(super) const POOL_BLOCK_BYTES: usize = BLOCK_BYTES + super::CHUNK_SLACK;
 /// Memory of a run's blocks at most: two per direct file and [`QUEUED_BLOCKS`].
 const DIRECT_BUDGET_BYTES: usize = 32 << 20;
 
-/// Blocks the pool may make beyond two per direct file: the disk can take a few blocks while
-/// every direct file fills its next one.
-const QUEUED_BLOCKS: usize = 4;
+/// Blocks the pool may make beyond two per direct file: one, so that the disk takes a block while
+/// every direct file fills its next. Each block made is fresh memory the run faults in; 4 were
+/// no faster in steady state (`cclab-bench --qlog`) and cost more at the start of a short run.
+const QUEUED_BLOCKS: usize = 1;
 
-/// Direct files a run opens at most (6 with 2 MiB blocks).
+/// Direct files a run opens at most (7 with 2 MiB blocks).
 const MAX_DIRECT_FILES: usize = (DIRECT_BUDGET_BYTES / POOL_BLOCK_BYTES - QUEUED_BLOCKS) / 2;
 
 /// The blocks of a run: free ones, and how many exist.
