@@ -150,7 +150,8 @@ pub fn run(s: &Scenario, opts: RunOptions) -> Result<RunOutput, RunError> {
             let compression = file.output.qlog_compression;
             let name = trace_file_name(vantage(side), FlowId(i as u32), n) + compression.extension();
             let path = dir.join(name);
-            // The writer sends its records in 256 KB chunks: no BufWriter between it and the file.
+            // The writer sends its records in large chunks (256 KB, or a whole ~2 MiB block to a direct
+            // file): no BufWriter between it and the file.
             let sink = match writer.as_mut() {
                 Some(w) => w.create(&path),
                 None => QlogSink::create(&path, compression),
