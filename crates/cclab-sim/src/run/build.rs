@@ -27,11 +27,14 @@ pub(crate) struct Built {
     _huge_pages: Option<HugePages>,
 }
 
-/// From how many flows a run's heap grows in huge pages (`cclab_alloc::HugePages`; only where the process's global
-/// allocator is `cclab_alloc::HugePageAlloc`: `cclab-bench` and `cclab._core`). Many flows' state is touched in no
-/// order the TLB can follow; one flow's large rings are touched in order, and a fresh huge page costs ~1.7 ms to
-/// fault in here, so runs with few flows (BDP runs, the catalog) keep 4 KiB pages.
-const HUGE_PAGES_MIN_FLOWS: usize = 256;
+/// From how many flows a run's heap grows in huge pages (`cclab_alloc::HugePages`, where the process's global
+/// allocator is `cclab_alloc::HugePageAlloc`: `cclab-bench` and `cclab._core`); the bound at which the network
+/// starts its look-ahead prefetches too (`network.rs`). Many flows' state is touched in no order the TLB can
+/// follow: measured on 10 Gbit/s dumbbells (docs/performance.md), 64 flows −6 % CPU per packet over 20 s and −15 %
+/// over 1 s, 256 −6..−10 %, 1,000 −7..−10 %, 10,000 −17 %. Runs with one flow keep 4 KiB pages: with the switch on,
+/// their per-packet cost did not drop and a third of runs took +30 % (a fresh huge page costs ~1.7 ms to fault in
+/// on this VM).
+const HUGE_PAGES_MIN_FLOWS: usize = 64;
 
 /// Builds the network of `file` for a run seeded `seed`; endpoints trace when `trace` is set.
 pub(crate) fn build(file: &ScenarioFile, seed: u64, trace: bool) -> Built {
