@@ -31,9 +31,9 @@ pub(crate) struct Built {
 /// allocator is `cclab_alloc::HugePageAlloc`: `cclab-bench` and `cclab._core`); the bound at which the network
 /// starts its look-ahead prefetches too (`network.rs`). Many flows' state is touched in no order the TLB can
 /// follow: measured on 10 Gbit/s dumbbells (docs/performance.md), 64 flows −6 % CPU per packet over 20 s and −15 %
-/// over 1 s, 256 −6..−10 %, 1,000 −7..−10 %, 10,000 −17 %. Runs with one flow keep 4 KiB pages: with the switch on,
-/// their per-packet cost did not drop and a third of runs took +30 % (a fresh huge page costs ~1.7 ms to fault in
-/// on this VM).
+/// over 1 s, 256 −6..−10 %, 1,000 −6..−11 %, 10,000 −14..−17 %. Runs with one flow keep 4 KiB pages: with the
+/// switch on, their per-packet cost did not drop and 1–2 of 5 runs took +20..+37 % (a fresh huge page costs ~1.7 ms
+/// to fault in on this VM).
 const HUGE_PAGES_MIN_FLOWS: usize = 64;
 
 /// Builds the network of `file` for a run seeded `seed`; endpoints trace when `trace` is set.
