@@ -1,23 +1,19 @@
 //! The switch in a process of its own, whose main thread allocates as `cclab-bench` and `cclab run` do: heap that
-//! grows while the switch is off is not advised, heap that grows while it is on is advised and (where transparent
-//! huge pages are available) backed by huge pages, and heap that grows after it turned off again (past the free
-//! top it left) is not advised. A plain `main` (no libtest harness), so the blocks come from glibc's main heap.
+//! grows while the switch is off is not advised; blocks allocated while it is on lie in advised heap (the heap as
+//! it stood is advised too) and, where transparent huge pages are available, largely in huge pages; heap that grows
+//! after it turned off again (past the free top it left) is not advised. A plain `main` (no libtest harness), so
+//! the blocks come from glibc's main heap.
 
 use cclab_alloc::{huge_pages_on, HugePageAlloc, HugePages};
-
-extern "C" {
-    /// glibc's `sbrk`.
-    fn sbrk(increment: libc::intptr_t) -> *mut libc::c_void;
-}
 
 #[global_allocator]
 static GLOBAL: HugePageAlloc = HugePageAlloc;
 
-/// What `/proc/self/smaps` says about the mapping holding an address.
-#[derive(Debug)]
+/// What `/proc/self/smaps` says about one mapping.
+#[derive(Debug, Clone)]
 struct Mapping {
-    /// Its first address.
-    start: usize,
+    /// Its addresses.
+    range: (usize, usize),
     /// Its name is `[heap]`.
     heap: bool,
     /// `VmFlags` has `hg` (advised `MADV_HUGEPAGE`).
@@ -36,33 +32,37 @@ fn range(line: &str) -> Option<(usize, usize)> {
     ))
 }
 
-fn mapping_of(addr: usize) -> Mapping {
+/// Every mapping of the process, read once.
+fn mappings() -> Vec<Mapping> {
     let smaps = std::fs::read_to_string("/proc/self/smaps").expect("/proc/self/smaps is readable");
-    let mut lines = smaps
-        .lines()
-        .skip_while(|l| !range(l).is_some_and(|(s, e)| s <= addr && addr < e));
-    let header = lines.next().expect("the address is in a mapping");
-    let mut m = Mapping {
-        start: range(header).unwrap().0,
-        heap: header.ends_with("[heap]"),
-        advised: false,
-        huge_kb: 0,
-    };
-    for l in lines {
+    let mut all: Vec<Mapping> = Vec::new();
+    for l in smaps.lines() {
         if let Some(v) = l.strip_prefix("AnonHugePages:") {
-            m.huge_kb = v
+            let kb = v
                 .trim()
                 .trim_end_matches("kB")
                 .trim()
                 .parse()
                 .expect("AnonHugePages in kB");
-        }
-        if let Some(flags) = l.strip_prefix("VmFlags:") {
-            m.advised = flags.split_whitespace().any(|f| f == "hg");
-            break;
+            all.last_mut().expect("a mapping's header first").huge_kb = kb;
+        } else if let Some(flags) = l.strip_prefix("VmFlags:") {
+            all.last_mut().expect("a mapping's header first").advised = flags.split_whitespace().any(|f| f == "hg");
+        } else if let Some(r) = range(l).filter(|_| !l.contains(": ")) {
+            all.push(Mapping {
+                range: r,
+                heap: l.ends_with("[heap]"),
+                advised: false,
+                huge_kb: 0,
+            });
         }
     }
-    m
+    all
+}
+
+fn mapping_of(all: &[Mapping], addr: usize) -> &Mapping {
+    all.iter()
+        .find(|m| m.range.0 <= addr && addr < m.range.1)
+        .expect("the address is in a mapping")
 }
 
 /// Why huge pages cannot show up in this process, if they cannot.
@@ -89,7 +89,7 @@ fn grow_heap() -> Vec<Box<[u8; 4096]>> {
 }
 
 fn last(blocks: &[Box<[u8; 4096]>]) -> Mapping {
-    let m = mapping_of(blocks.last().unwrap().as_ptr() as usize);
+    let m = mapping_of(&mappings(), blocks.last().unwrap().as_ptr() as usize).clone();
     assert!(
         m.heap,
         "a 4 KiB block of the main thread should be in glibc's main heap: {m:?}"
@@ -110,21 +110,19 @@ fn main() {
     let switch = HugePages::on();
     let nested = HugePages::on();
     assert!(huge_pages_on());
-    // SAFETY: sbrk(0) only reads glibc's record of the heap's end.
-    let heap_end = unsafe { sbrk(0) } as usize;
-    let mut huge_kb = 0;
     let during = grow_heap();
     // Each growth of the heap is a mapping of its own: add up those that hold the blocks.
+    let all = mappings();
     let mut seen = Vec::new();
-    // The heap as it stood when the switch turned on keeps its pages (its free top is used first).
-    for b in during.iter().filter(|b| b.as_ptr() as usize >= heap_end) {
-        let m = mapping_of(b.as_ptr() as usize);
+    let mut huge_kb = 0;
+    for b in &during {
+        let m = mapping_of(&all, b.as_ptr() as usize);
         assert!(
             m.heap && m.advised,
-            "the switch is on, yet heap grown under it is not advised: {m:?}"
+            "the switch is on, yet heap it holds blocks in is not advised: {m:?}"
         );
-        if !seen.contains(&m.start) {
-            seen.push(m.start);
+        if !seen.contains(&m.range) {
+            seen.push(m.range);
             huge_kb += m.huge_kb;
         }
     }
