@@ -13,6 +13,11 @@ mod units;
 
 use pyo3::prelude::*;
 
+/// glibc, with huge pages for the heap of runs with many flows, as in `cclab-bench` (`cclab_alloc`,
+/// ARCHITECTURE.md); a run that has them sets glibc's heap parameters for the Python process while it lasts.
+#[global_allocator]
+static ALLOC: cclab_alloc::HugePageAlloc = cclab_alloc::HugePageAlloc;
+
 /// The `cclab._core` module.
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {

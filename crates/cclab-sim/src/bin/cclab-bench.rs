@@ -17,6 +17,10 @@
 
 use cclab_sim::{run, QlogMode, RunOptions, RunOutput, Scenario};
 
+/// glibc, with huge pages for the heap of runs with many flows (`cclab_alloc`, ARCHITECTURE.md).
+#[global_allocator]
+static ALLOC: cclab_alloc::HugePageAlloc = cclab_alloc::HugePageAlloc;
+
 /// One bulk flow over a symmetric-delay path; `RATE_FWD`, `RATE_RET`, `DELAY`, `QUEUE`, `SIZE`, `CC`.
 const P2P: &str = r#"
 [scenario]
