@@ -15,6 +15,26 @@
 use super::slot_set::SlotSet;
 use crate::engine::Scheduler;
 use cclab_core::time::Time;
+use std::cell::Cell;
+
+thread_local! {
+    /// The list of slots whose timers are due, shared by a thread's hosts: it lives only while one host
+    /// fires its timers. A list per host was a heap line (and page) of its own, and its header a fifth
+    /// line of the host, touched per timer with thousands of hosts.
+    static DUE: Cell<Vec<u16>> = const { Cell::new(Vec::new()) };
+}
+
+/// This thread's due list, empty; give it back with [`put_due_list`] (a nested call would get a new one).
+pub(super) fn take_due_list() -> Vec<u16> {
+    let mut v = DUE.take();
+    v.clear();
+    v
+}
+
+/// Hands the due list back, its capacity kept.
+pub(super) fn put_due_list(v: Vec<u16>) {
+    DUE.set(v);
+}
 
 /// Most slots whose wake-up times are kept in place.
 const FEW: usize = 4;
