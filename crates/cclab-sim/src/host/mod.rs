@@ -443,9 +443,8 @@ impl Host {
     #[inline(never)]
     fn fire_due_timers(&mut self, now: Time) -> usize {
         let mut finished = 0;
-        let mut due = wakeups::take_due_list();
-        self.wake.take_due(now, &mut due);
-        for &slot in &due {
+        let due = self.wake.take_due(now);
+        for &slot in due.slots() {
             let s = &mut self.slots[slot as usize];
             if s.start <= now && s.endpoint.poll_timeout().is_some_and(|t| t <= now) {
                 s.endpoint.handle_timeout(now);
@@ -456,7 +455,7 @@ impl Host {
             self.wake.mark_ready(slot);
             self.touched(slot as usize);
         }
-        wakeups::put_due_list(due);
+        due.give_back();
         finished
     }
 
