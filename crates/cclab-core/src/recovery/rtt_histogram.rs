@@ -27,10 +27,12 @@ pub struct RttHistogram {
     total: u64,
     min: Dur,
     max: Dur,
-    /// The latest samples while they fall in one bucket: `(bucket, samples)` not yet in `counts`.
-    /// Consecutive RTT samples mostly share a bucket, and `counts` lives apart from the sender: with
-    /// thousands of flows, adding each sample there cost a cache miss per ACK.
-    run: (usize, u32),
+    /// Samples not yet in `counts`, as `(bucket, samples)` for the two buckets used last, the latest
+    /// first (count 0 = unused). Consecutive RTT samples mostly share a bucket or step back and forth
+    /// between two neighbours (at 10,000 flows, 88 % of samples fell in the latest sample's bucket and
+    /// 8 % in the next one), and `counts` lives apart from the sender: with thousands of flows each
+    /// add there is a cold line read before it can be written, so only a third bucket flushes one.
+    runs: [(u32, u32); 2],
 }
 
 /// The bucket of `ns` and the smallest value in it.
@@ -60,21 +62,26 @@ impl RttHistogram {
     /// Counts one sample. Inlined into the sender's ACK handling (the widening stays a call).
     #[inline]
     pub fn record(&mut self, rtt: Dur) {
-        let b = bucket(rtt.0);
-        if self.run.1 > 0 && self.run.0 == b && self.run.1 < u32::MAX {
-            self.run.1 += 1;
+        let b = bucket(rtt.0) as u32;
+        let [latest, other] = &mut self.runs;
+        if latest.1 > 0 && latest.0 == b && latest.1 < u32::MAX {
+            latest.1 += 1;
+        } else if other.1 > 0 && other.0 == b && other.1 < u32::MAX {
+            other.1 += 1;
+            self.runs.swap(0, 1);
         } else {
-            self.flush_run();
-            self.run = (b, 1);
+            self.flush_run(1);
+            self.runs = [(b, 1), self.runs[0]];
         }
         self.min = if self.total == 0 { rtt } else { self.min.min(rtt) };
         self.max = self.max.max(rtt);
         self.total += 1;
     }
 
-    /// Adds the pending run of samples to `counts` (saturating, as adding them one by one would).
-    fn flush_run(&mut self) {
-        let (b, n) = std::mem::take(&mut self.run);
+    /// Adds pending run `i` of samples to `counts` (saturating, as adding them one by one would).
+    fn flush_run(&mut self, i: usize) {
+        let (b, n) = std::mem::take(&mut self.runs[i]);
+        let b = b as usize;
         if n == 0 {
             return;
         }
@@ -100,6 +107,11 @@ impl RttHistogram {
         }
     }
 
+    fn flush_all(&mut self) {
+        self.flush_run(0);
+        self.flush_run(1);
+    }
+
     /// Samples recorded.
     pub fn count(&self) -> u64 {
         self.total
@@ -111,10 +123,10 @@ impl RttHistogram {
         if self.total == 0 {
             return None;
         }
-        if self.run.1 > 0 {
-            // Read at the end of a run, a few times: a copy with the pending run added is cheap.
+        if self.runs.iter().any(|r| r.1 > 0) {
+            // Read at the end of a run, a few times: a copy with the pending runs added is cheap.
             let mut all = self.clone();
-            all.flush_run();
+            all.flush_all();
             return all.quantile(q);
         }
         let rank = ((q * self.total as f64).ceil() as u64).clamp(1, self.total);
@@ -156,6 +168,27 @@ mod tests {
         assert_eq!(h.quantile(1.0), Some(Dur::from_micros(1000)));
         assert_eq!(h.quantile(0.0), Some(Dur::from_micros(1)));
         assert_eq!(RttHistogram::default().quantile(0.5), None);
+    }
+
+    #[test]
+    fn rtt_histogram_two_alternating_buckets_stay_pending() {
+        // RTT stepping between two neighbouring buckets touches no counts until a third one comes.
+        let (a, b) = (20_000_000u64, 20_600_000u64);
+        assert_ne!(bucket(a), bucket(b));
+        let mut h = RttHistogram::default();
+        for i in 0..100 {
+            h.record(Dur(if i % 3 == 0 { a } else { b }));
+        }
+        assert!(h.counts.is_empty(), "{} buckets allocated", h.counts.len());
+        // Bucket midpoints, clamped to the largest sample.
+        let mid = (lower_bound(bucket(a)) + lower_bound(bucket(a) + 1)) / 2;
+        assert_eq!(h.quantile(0.3), Some(Dur(mid)));
+        assert_eq!(h.quantile(0.5), Some(Dur(b)));
+        h.record(Dur(40_000_000));
+        // The bucket used less recently (b: the 100th sample was a) went to `counts`; a and the new one are pending.
+        assert_eq!(h.counts.iter().map(|&n| n as u64).sum::<u64>(), 66);
+        assert_eq!(h.count(), 101);
+        assert_eq!(h.quantile(1.0), Some(Dur(40_000_000)));
     }
 
     #[test]
@@ -212,13 +245,16 @@ mod tests {
             let (lo, hi) = (lower_bound(bucket(ns)), lower_bound(bucket(ns) + 1));
             Some(Dur(lo + (hi - lo) / 2))
         };
-        assert_eq!(runs.run, (bucket(90_000_000), 7));
+        assert_eq!(
+            runs.runs,
+            [(bucket(90_000_000) as u32, 7), (bucket(5_000_000) as u32, 2)]
+        );
         // 17 samples: rank 6 is in the 20 ms bucket, ranks 10 and 17 in the 90 ms one (7 of them pending).
         assert_eq!(runs.quantile(0.3), mid(20_000_000));
         assert_eq!(runs.quantile(0.55), mid(90_000_000));
         assert_eq!(runs.quantile(1.0), mid(90_000_000));
         assert_eq!(runs.quantile(0.0), mid(5_000_000));
-        runs.flush_run();
+        runs.flush_all();
         let counted: Vec<u64> = (0..BUCKETS)
             .map(|i| {
                 i.checked_sub(runs.first)
@@ -232,7 +268,7 @@ mod tests {
         for us in 20_000..=60_000u64 {
             narrow.record(Dur::from_micros(us));
         }
-        narrow.flush_run();
+        narrow.flush_all();
         assert!(
             narrow.counts.len() <= 64,
             "{} buckets for 20-60 ms",

@@ -139,8 +139,6 @@ pub struct Host {
     /// Tracing slots called since the last `drain_events`, in call order (no slot twice in a row):
     /// their events stay in the endpoints until then, so each moves once, endpoint to observer.
     traced: Vec<u16>,
-    /// Scratch list of slots whose timers are due.
-    due: Vec<u16>,
     stats: HostStats,
     cpu: CpuConfig,
     busy_until: Time,
@@ -194,7 +192,6 @@ impl Host {
             send_turn: true,
             next_slot: 0,
             wake: Wakeups::new(),
-            due: Vec::new(),
             stale: SlotSet::default(),
             traced: Vec::new(),
             stats: HostStats::default(),
@@ -446,9 +443,8 @@ impl Host {
     #[inline(never)]
     fn fire_due_timers(&mut self, now: Time) -> usize {
         let mut finished = 0;
-        let mut due = std::mem::take(&mut self.due);
-        self.wake.take_due(now, &mut due);
-        for &slot in &due {
+        let due = self.wake.take_due(now);
+        for &slot in due.slots() {
             let s = &mut self.slots[slot as usize];
             if s.start <= now && s.endpoint.poll_timeout().is_some_and(|t| t <= now) {
                 s.endpoint.handle_timeout(now);
@@ -459,8 +455,7 @@ impl Host {
             self.wake.mark_ready(slot);
             self.touched(slot as usize);
         }
-        due.clear();
-        self.due = due;
+        due.give_back();
         finished
     }
 

@@ -15,6 +15,37 @@
 use super::slot_set::SlotSet;
 use crate::engine::Scheduler;
 use cclab_core::time::Time;
+use std::cell::Cell;
+
+thread_local! {
+    /// The list of due slots of hosts with many slots, shared by a thread's hosts: it lives only while one
+    /// host fires its timers. A list per host was a heap line (and page) of its own, and its header a
+    /// fifth line of the host, touched per timer with thousands of hosts.
+    static DUE: Cell<Vec<u16>> = const { Cell::new(Vec::new()) };
+}
+
+/// The slots due at one instant, in slot order: in place for a host with few slots (no memory
+/// outside the stack, not even a thread-local), else in this thread's list.
+pub(super) enum Due {
+    Few([u16; FEW], usize),
+    Many(Vec<u16>),
+}
+
+impl Due {
+    pub(super) fn slots(&self) -> &[u16] {
+        match self {
+            Due::Few(s, n) => &s[..*n],
+            Due::Many(v) => v,
+        }
+    }
+
+    /// Hands a thread's list back, its capacity kept.
+    pub(super) fn give_back(self) {
+        if let Due::Many(v) = self {
+            DUE.set(v);
+        }
+    }
+}
 
 /// Most slots whose wake-up times are kept in place.
 const FEW: usize = 4;
@@ -87,22 +118,29 @@ impl Wakeups {
         }
     }
 
-    /// Removes the slots due at or before `now` into `due`, in slot order.
-    pub(super) fn take_due(&mut self, now: Time, due: &mut Vec<u16>) {
+    /// Removes the slots due at or before `now`, in slot order (give the list back with [`Due::give_back`]).
+    pub(super) fn take_due(&mut self, now: Time) -> Due {
         match &mut self.timers {
             Timers::Few(times) => {
+                let (mut due, mut n) = ([0; FEW], 0);
                 for (slot, t) in times.iter_mut().enumerate() {
                     if *t <= now.0 {
                         *t = u64::MAX;
-                        due.push(slot as u16);
+                        due[n] = slot as u16;
+                        n += 1;
                     }
                 }
+                Due::Few(due, n)
             }
             Timers::Many(s) => {
+                // A nested call (none is made) would find the list taken and start a new one.
+                let mut due = DUE.take();
+                due.clear();
                 while let Ok((_, slot)) = s.pop_until(now) {
                     due.push(slot as u16);
                 }
                 due.sort_unstable();
+                Due::Many(due)
             }
         }
     }
