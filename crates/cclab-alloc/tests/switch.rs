@@ -88,23 +88,21 @@ fn grow_heap() -> Vec<Box<[u8; 4096]>> {
     (0..16_384).map(|i| Box::new([i as u8; 4096])).collect()
 }
 
-fn last(blocks: &[Box<[u8; 4096]>]) -> Mapping {
+/// Checks that the heap holding the newest of `blocks` is neither advised nor in huge pages; `when` says why it
+/// should not be.
+fn assert_last_not_advised(blocks: &[Box<[u8; 4096]>], when: &str) {
     let m = mapping_of(&mappings(), blocks.last().unwrap().as_ptr() as usize).clone();
     assert!(
         m.heap,
         "a 4 KiB block of the main thread should be in glibc's main heap: {m:?}"
     );
-    m
+    assert!(!m.advised && m.huge_kb == 0, "{when}, yet the heap is advised: {m:?}");
 }
 
 fn main() {
     assert!(!huge_pages_on());
     let before = grow_heap();
-    let m = last(&before);
-    assert!(
-        !m.advised && m.huge_kb == 0,
-        "the switch was never on, yet the heap is advised: {m:?}"
-    );
+    assert_last_not_advised(&before, "the switch was never on");
     println!("test heap_grown_before_the_switch_is_not_advised ... ok");
 
     let switch = HugePages::on();
@@ -141,11 +139,7 @@ fn main() {
     drop(switch);
     assert!(!huge_pages_on());
     let after = grow_heap();
-    let m = last(&after);
-    assert!(
-        !m.advised && m.huge_kb == 0,
-        "the switch is off again, yet new heap is advised: {m:?}"
-    );
+    assert_last_not_advised(&after, "the switch is off again");
     println!("test heap_grown_after_the_switch_is_off_is_not_advised ... ok");
 
     for (i, blocks) in [&before, &during, &after].into_iter().enumerate() {
