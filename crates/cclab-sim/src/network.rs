@@ -100,7 +100,7 @@ struct FlowState {
 
 /// Flows from which links prefetch the state of their next packets' endpoints (with fewer, it
 /// stays in cache and the hints only cost instructions).
-const WARM_MIN_FLOWS: usize = 64;
+pub(crate) const WARM_MIN_FLOWS: usize = 64;
 /// How far ahead in a link's ring [`Network::warm_ahead`] starts loading packets: the look-ahead reads the
 /// packet one ahead, and this leaves the load about a microsecond of work to land.
 const RING_AHEAD: usize = 8;
