@@ -69,11 +69,6 @@ fn state() -> std::sync::MutexGuard<'static, State> {
     STATE.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-extern "C" {
-    /// glibc's `sbrk`; `sbrk(0)` reads its record of the heap's end without a system call.
-    fn sbrk(increment: libc::intptr_t) -> *mut libc::c_void;
-}
-
 /// The process-wide switch: while one of these lives, glibc's main heap grows in huge pages.
 ///
 /// Turn it on before allocating the state that should live in huge pages; several may live at once (runs on
@@ -151,7 +146,7 @@ fn advise_to_end(block: usize) {
         // SAFETY: malloc_trim only gives whole free pages back to the kernel; live blocks keep their contents.
         unsafe { libc::malloc_trim(0) };
         // SAFETY: as below.
-        let end = unsafe { sbrk(0) } as usize;
+        let end = unsafe { libc::sbrk(0) } as usize;
         if let Some(start) = st.start.filter(|&s| s < end) {
             let at = start & !(page_size() - 1);
             // SAFETY: `at..end` is the heap; advice changes no contents, and an error only means 4 KiB pages.
@@ -161,8 +156,8 @@ fn advise_to_end(block: usize) {
         NEXT.store(end, Relaxed);
         return;
     }
-    // SAFETY: sbrk(0) only reads glibc's record of the heap's end.
-    let end = unsafe { sbrk(0) } as usize;
+    // SAFETY: sbrk(0) only reads glibc's record of the heap's end (no system call).
+    let end = unsafe { libc::sbrk(0) } as usize;
     // A block at or past the heap's end is in a mapping (another arena, a large block): not in the heap.
     if block >= end || end <= st.from {
         return;
