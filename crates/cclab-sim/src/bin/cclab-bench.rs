@@ -101,17 +101,14 @@ fn p2p(fwd: &str, ret: &str, one_way: &str, queue: &str, size: &str, cc: &str) -
 /// A dumbbell of `n` CUBIC flows on a bottleneck sized for `share` flows: 10 Mbit/s each (20 ms RTT,
 /// one BDP of queue per flow), for `secs` simulated seconds.
 fn dumbbell(n: u64, share: u64, secs: u64) -> String {
-    let mut s = format!(
+    format!(
         "[scenario]\nname = \"dumbbell\"\nduration = \"{secs}s\"\ntopology = \"dumbbell\"\n\
          [path.forward]\nrate = \"{r}Mbps\"\ndelay = \"10ms\"\nqueue = {{ kind = \"droptail\", limit = \"{q}B\" }}\n\
-         [path.return]\nrate = \"{r}Mbps\"\ndelay = \"10ms\"\n",
+         [path.return]\nrate = \"{r}Mbps\"\ndelay = \"10ms\"\n\
+         [[flow]]\ncount = {n}\nsource = {{ kind = \"bulk\", size = \"100GB\" }}\ncc = {{ algorithm = \"cubic\" }}\n",
         r = 10 * share,
         q = 25_000 * share,
-    );
-    for _ in 0..n {
-        s += "[[flow]]\nsource = { kind = \"bulk\", size = \"100GB\" }\ncc = { algorithm = \"cubic\" }\n";
-    }
-    s
+    )
 }
 
 fn arg<'a>(args: &'a [String], name: &str) -> Option<&'a str> {

@@ -18,6 +18,7 @@ pub use schema::{
 };
 
 use cclab_core::endpoint::source::SourceConfig;
+use cclab_core::time::Dur;
 use cclab_core::wire::size::Profile;
 use std::path::{Path, PathBuf};
 
@@ -139,9 +140,7 @@ fn validate(file: &mut ScenarioFile, base: &Path) -> Result<(), (String, String)
     if file.flow.is_empty() {
         return Err(("flow".into(), "expected at least one [[flow]]".into()));
     }
-    if file.flow.len() > u16::MAX as usize / 2 {
-        return Err(("flow".into(), format!("at most {} flows", u16::MAX / 2)));
-    }
+    count_flows(&file.flow)?;
     let dumbbell = file.scenario.topology == Topology::Dumbbell;
     for (i, f) in file.flow.iter_mut().enumerate() {
         let key = |k: &str| format!("flow[{i}].{k}");
@@ -190,6 +189,7 @@ fn validate(file: &mut ScenarioFile, base: &Path) -> Result<(), (String, String)
             (None, _) => {}
         }
     }
+    expand_copies(&mut file.flow);
     if file.output.qlog_window.is_some_and(|[start, end]| start >= end) {
         return Err((
             "output.qlog_window".into(),
@@ -197,6 +197,57 @@ fn validate(file: &mut ScenarioFile, base: &Path) -> Result<(), (String, String)
         ));
     }
     crate::budget::check(file, file.output.timeseries_interval).map_err(|m| ("output.max_bytes".into(), m))
+}
+
+/// Most flows a scenario may have, counting every table's `count` copies.
+const MAX_FLOWS: u64 = u16::MAX as u64 / 2;
+
+/// Checks each table's `count` and `stagger` before any copy is made, so a huge count is an error, not an
+/// allocation: the flows add up to at most [`MAX_FLOWS`], and the last copy's start fits the clock.
+fn count_flows(flows: &[FlowConfig]) -> Result<(), (String, String)> {
+    let mut total = 0u64;
+    for (i, f) in flows.iter().enumerate() {
+        let key = |k: &str| format!("flow[{i}].{k}");
+        if f.count == 0 {
+            return Err((key("count"), "expected at least 1".into()));
+        }
+        total = total.saturating_add(f.count);
+        if total > MAX_FLOWS {
+            let msg = format!("at most {MAX_FLOWS} flows in all; the tables up to this one make {total}");
+            return Err((if f.count > 1 { key("count") } else { "flow".into() }, msg));
+        }
+        let last = f.stagger.as_nanos().checked_mul(f.count - 1);
+        if last.and_then(|d| d.checked_add(f.start.as_nanos())).is_none() {
+            return Err((
+                key("stagger"),
+                format!("the last of {} copies would start past ~584 years", f.count),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Replaces each table by its `count` copies (checked by [`count_flows`]), in place in the flow order:
+/// copy `k` starts `k·stagger` after the table's `start` and, when the table is named and has copies, is
+/// named `<name>-<k>`; unnamed copies take the default `flow<i>` of their place like any flow.
+fn expand_copies(flows: &mut Vec<FlowConfig>) {
+    if flows.iter().all(|f| f.count == 1) {
+        return;
+    }
+    let tables = std::mem::take(flows);
+    flows.reserve_exact(tables.iter().map(|f| f.count as usize).sum());
+    for table in tables {
+        for k in 0..table.count {
+            let mut copy = table.clone();
+            copy.count = 1;
+            copy.stagger = Dur::ZERO;
+            copy.start = table.start + table.stagger * k;
+            if table.count > 1 {
+                copy.name = table.name.as_ref().map(|n| format!("{n}-{k}"));
+            }
+            flows.push(copy);
+        }
+    }
 }
 
 /// A flow's full-sized packets must fit an IP packet (65,535 bytes; RFC 791 §3.1, RFC 8200 §3): the error is

@@ -181,6 +181,13 @@ pub struct FlowConfig {
     /// When the flow starts (default 0).
     #[serde(default)]
     pub start: Dur,
+    /// Copies of this table (default 1): loading replaces the table by `count` flows with its settings,
+    /// in its place in the flow order, so a sweep can vary the number of flows with one key.
+    #[serde(default = "one")]
+    pub count: u64,
+    /// Start spacing of the copies: copy `k` (from 0) starts at `start + k·stagger` (default 0: together).
+    #[serde(default)]
+    pub stagger: Dur,
     /// What the application sends.
     pub source: SourceConfig,
     /// Congestion controller (default NewReno; QUIC and TCP profiles).
