@@ -20,4 +20,4 @@ mod run;
 pub mod socket;
 pub mod wire;
 
-pub use run::{notices, run_real, RealError, RealOptions};
+pub use run::{notices, run_real, RealError, RealOptions, MAX_REAL_FLOWS};

@@ -103,7 +103,17 @@ pub fn notices(file: &ScenarioFile) -> Vec<String> {
     v
 }
 
+/// Most flows a real run takes: each has two sockets and two threads of its own, and a `count` of a few
+/// digits would otherwise ask this machine for thousands of both.
+pub const MAX_REAL_FLOWS: usize = 64;
+
 fn check(file: &ScenarioFile, bind: IpAddr) -> Result<(), RealError> {
+    if file.flow.len() > MAX_REAL_FLOWS {
+        return Err(RealError::Unsupported(format!(
+            "flow: real mode runs at most {MAX_REAL_FLOWS} flows (two sockets and two threads each); this scenario has {}",
+            file.flow.len()
+        )));
+    }
     for (i, f) in file.flow.iter().enumerate() {
         let (key, ipv6) = match f.wire_profile() {
             Profile::Quic(q) => ("quic", q.ipv6),

@@ -151,3 +151,16 @@ fn handshakes_run_over_real_sockets() {
         assert_eq!(f.decode_errors, Some(0), "{profile}");
     }
 }
+
+#[test]
+fn more_flows_than_real_mode_takes_is_an_error_before_any_socket() {
+    let text = bulk(LOOPBACK, "10KB", &format!("count = {}", cclab_real::MAX_REAL_FLOWS + 1));
+    let e = run_real(&scenario(&text), RealOptions::default()).expect_err("must be refused");
+    assert!(matches!(e, cclab_real::RealError::Unsupported(_)), "{e}");
+    assert!(
+        e.to_string().starts_with("flow: real mode runs at most 64 flows"),
+        "{e}"
+    );
+    let at_limit = bulk(LOOPBACK, "10KB", &format!("count = {}", cclab_real::MAX_REAL_FLOWS));
+    assert_eq!(scenario(&at_limit).config().flow.len(), 64);
+}
