@@ -22,3 +22,46 @@ def test_sizes_and_fractions():
     assert fmt_bytes(1500) == "1.5 kB"
     assert fmt_bytes(999) == "999 B"
     assert fmt_pct(0.971) == "97.1 %"
+
+
+def _rows(table) -> list[list[str]]:
+    cells = [[str(c) for c in col.cells] for col in table.columns]
+    return [list(r) for r in zip(*cells, strict=True)]
+
+
+def _flow(i: int, goodput: float, done: bool) -> dict:
+    return {
+        "flow": i,
+        "goodput_bps": goodput,
+        "completion_time_s": 2.0 + i if done else None,
+        "loss_rate": 0.01,
+        "ack_interval_mean_s": 1e-3,
+        "srtt_s": 0.02,
+        "cwnd_max_bytes": 15000,
+    }
+
+
+def test_a_few_flows_get_a_row_each():
+    from cclab.cli._tables import flow_table
+
+    rows = _rows(flow_table([_flow(i, 1e6 * (i + 1), i != 1) for i in range(3)]))
+    assert [r[0] for r in rows] == ["0", "1", "2"]
+    assert rows[1][2] == "incomplete"
+
+
+def test_many_flows_show_the_first_and_the_spread_over_all():
+    from cclab.cli._tables import FIRST_FLOWS, flow_table
+
+    flows = [_flow(i, 1e6 * (i + 1), i % 2 == 0) for i in range(1000)]
+    table = flow_table(flows)
+    rows = _rows(table)
+    assert [r[0] for r in rows[:FIRST_FLOWS]] == [str(i) for i in range(FIRST_FLOWS)]
+    assert rows[FIRST_FLOWS][0] == "… 990 more"
+    by_label = {r[0]: r for r in rows[FIRST_FLOWS + 1 :]}
+    # Goodputs are 1..1000 Mbit/s over all flows, not only the ones shown.
+    assert by_label["min"][1] == "1 Mbit/s"
+    assert by_label["median"][1] == "500 Mbit/s"
+    assert by_label["max"][1] == "1 Gbit/s"
+    # Completion spreads over the 500 flows that completed (even indices: 2 s + i).
+    assert by_label["max"][2] == "1e+03 s"
+    assert table.caption == "min, median, max over all 1000 flows (500 complete); summary.json has every flow"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rich.console import Group
@@ -47,6 +47,54 @@ def fmt_pct(x: float | None) -> str:
     return MISSING if x is None else f"{100 * x:.3g} %"
 
 
+#: Flows shown one row each; a run with more shows the first ``FIRST_FLOWS`` and the spread over all of them.
+MAX_FLOW_ROWS = 20
+FIRST_FLOWS = 10
+
+#: Flow-table columns after ``flow``: summary key and formatter.
+FLOW_COLUMNS = (
+    ("goodput", "goodput_bps", fmt_rate),
+    ("completion", "completion_time_s", fmt_secs),
+    ("loss", "loss_rate", fmt_pct),
+    ("ACK interval", "ack_interval_mean_s", fmt_secs),
+    ("srtt", "srtt_s", fmt_secs),
+    ("cwnd max", "cwnd_max_bytes", fmt_bytes),
+)
+
+
+def flow_table(flows: Sequence[Mapping[str, Any]]) -> Table:
+    """One row per flow, or for more than ``MAX_FLOW_ROWS`` flows the first few and the spread over all.
+
+    The spread is min, median and max of each column over every flow: a `count = 1000` dumbbell would
+    otherwise print a thousand rows.
+    """
+    table = Table(title="Flows", title_justify="left")
+    table.add_column("flow", justify="left")
+    for title, _, _ in FLOW_COLUMNS:
+        table.add_column(title, justify="right")
+
+    def cell(f: Mapping[str, Any], key: str, fmt: Any) -> str:
+        if key == "completion_time_s" and f.get(key) is None:
+            return "incomplete"
+        return fmt(f.get(key))
+
+    shown = flows if len(flows) <= MAX_FLOW_ROWS else flows[:FIRST_FLOWS]
+    for f in shown:
+        table.add_row(str(f.get("flow")), *(cell(f, key, fmt) for _, key, fmt in FLOW_COLUMNS))
+    if len(shown) == len(flows):
+        return table
+    table.add_row(Text(f"… {len(flows) - len(shown)} more", style="dim"), *([""] * len(FLOW_COLUMNS)))
+    spread = {key: sorted(v for f in flows if (v := f.get(key)) is not None) for _, key, _ in FLOW_COLUMNS}
+    for label, pick in (("min", lambda v: v[0]), ("median", lambda v: v[(len(v) - 1) // 2]), ("max", lambda v: v[-1])):
+        table.add_row(
+            Text(label, style="bold"),
+            *(fmt(pick(spread[key])) if spread[key] else MISSING for _, key, fmt in FLOW_COLUMNS),
+        )
+    done = len(spread["completion_time_s"])
+    table.caption = f"min, median, max over all {len(flows)} flows ({done} complete); summary.json has every flow"
+    return table
+
+
 def summary_tables(summary: Mapping[str, Any]) -> Group:
     """The header line, the flow table and the link table of a run summary."""
     sim = summary.get("sim", {})
@@ -62,19 +110,7 @@ def summary_tables(summary: Mapping[str, Any]) -> Group:
         ("  events/s ", "dim"),
         f"{sim.get('events_per_s', 0):.3g}",
     )
-    flows = Table(title="Flows", title_justify="left")
-    for col in ("flow", "goodput", "completion", "loss", "ACK interval", "srtt", "cwnd max"):
-        flows.add_column(col, justify="left" if col == "flow" else "right")
-    for f in summary.get("flows", []):
-        flows.add_row(
-            str(f.get("flow")),
-            fmt_rate(f.get("goodput_bps")),
-            fmt_secs(f.get("completion_time_s")) if f.get("completion_time_s") is not None else "incomplete",
-            fmt_pct(f.get("loss_rate")),
-            fmt_secs(f.get("ack_interval_mean_s")),
-            fmt_secs(f.get("srtt_s")),
-            fmt_bytes(f.get("cwnd_max_bytes")),
-        )
+    flows = flow_table(summary.get("flows", []))
     links = Table(title="Links", title_justify="left")
     for col in ("link", "direction", "utilisation", "drops"):
         links.add_column(col, justify="left" if col in ("link", "direction") else "right")
