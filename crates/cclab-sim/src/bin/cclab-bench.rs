@@ -98,9 +98,9 @@ fn p2p(fwd: &str, ret: &str, one_way: &str, queue: &str, size: &str, cc: &str) -
         .replace("CC", cc)
 }
 
-/// A dumbbell of `n` CUBIC flows on a bottleneck sized for `share` flows: 10 Mbit/s each (20 ms RTT,
-/// one BDP of queue per flow), for `secs` simulated seconds.
-fn dumbbell(n: u64, share: u64, secs: u64) -> String {
+/// A dumbbell of `n` flows of controller `cc` on a bottleneck sized for `share` flows: 10 Mbit/s each
+/// (20 ms RTT, one BDP of queue per flow), for `secs` simulated seconds.
+fn dumbbell(n: u64, share: u64, secs: u64, cc: &str) -> String {
     let mut s = format!(
         "[scenario]\nname = \"dumbbell\"\nduration = \"{secs}s\"\ntopology = \"dumbbell\"\n\
          [path.forward]\nrate = \"{r}Mbps\"\ndelay = \"10ms\"\nqueue = {{ kind = \"droptail\", limit = \"{q}B\" }}\n\
@@ -109,7 +109,7 @@ fn dumbbell(n: u64, share: u64, secs: u64) -> String {
         q = 25_000 * share,
     );
     for _ in 0..n {
-        s += "[[flow]]\nsource = { kind = \"bulk\", size = \"100GB\" }\ncc = { algorithm = \"cubic\" }\n";
+        s += &format!("[[flow]]\nsource = {{ kind = \"bulk\", size = \"100GB\" }}\ncc = {{ algorithm = \"{cc}\" }}\n");
     }
     s
 }
@@ -139,33 +139,43 @@ const COMPARE: &[(&str, &str, &str, &str, u64, u64)] = &[
     ),
 ];
 
-/// CPU seconds, data packets and simulated seconds from the ns-3 program's `key=value` line.
-fn run_ns3(bin: &str, c: &(&str, &str, &str, &str, u64, u64)) -> (f64, f64, f64) {
-    let out = std::process::Command::new(bin)
-        .args([
-            format!("--fwd={}", c.1),
-            format!("--ret={}", c.2),
-            format!("--delay={}", c.3),
-            format!("--queue={}", c.4),
-            format!("--size={}", c.5),
-        ])
-        .output()
-        .unwrap_or_else(|e| panic!("{bin}: {e}"));
-    let text = String::from_utf8_lossy(&out.stdout);
-    let get = |k: &str| -> f64 {
-        text.split_whitespace()
-            .find_map(|kv| kv.strip_prefix(k)?.strip_prefix('=')?.parse().ok())
-            .unwrap_or_else(|| {
-                panic!(
-                    "{bin}: no {k} in {text:?} (stderr {:?})",
-                    String::from_utf8_lossy(&out.stderr)
-                )
-            })
-    };
-    (get("cpu_s"), get("pkts"), get("sim_s"))
+/// The `key=value` line an ns-3 program prints (`cpu_s`, `pkts`, `sim_s`, ...).
+struct Ns3Line {
+    bin: String,
+    stdout: String,
+    stderr: String,
 }
 
-fn compare(bin: &str) {
+impl Ns3Line {
+    fn run(bin: &str, args: &[String]) -> Self {
+        let out = std::process::Command::new(bin)
+            .args(args)
+            .output()
+            .unwrap_or_else(|e| panic!("{bin}: {e}"));
+        Ns3Line {
+            bin: bin.into(),
+            stdout: String::from_utf8_lossy(&out.stdout).into(),
+            stderr: String::from_utf8_lossy(&out.stderr).into(),
+        }
+    }
+
+    fn get(&self, k: &str) -> f64 {
+        self.stdout
+            .split_whitespace()
+            .find_map(|kv| kv.strip_prefix(k)?.strip_prefix('=')?.parse().ok())
+            .unwrap_or_else(|| panic!("{}: no {k} in {:?} (stderr {:?})", self.bin, self.stdout, self.stderr))
+    }
+
+    /// Prints the line as cclab's `report` does; returns the CPU nanoseconds per data packet.
+    fn report(&self, label: &str) -> f64 {
+        let (cpu, pkts, sim_s) = (self.get("cpu_s"), self.get("pkts"), self.get("sim_s"));
+        let ns_per_pkt = cpu * 1e9 / pkts.max(1.0);
+        println!("{label:<34} {pkts:>28} pkts {cpu:>7.3} s CPU {ns_per_pkt:>36.0} ns/pkt  ({sim_s:.3} s simulated)");
+        ns_per_pkt
+    }
+}
+
+fn compare(bin: &str, dumbbell_bin: Option<&str>) {
     println!("== cclab vs ns-3 (TCP NewReno, 1448 B MSS, drop-tail; CPU per data packet)");
     for c in COMPARE {
         let text = p2p(
@@ -178,14 +188,106 @@ fn compare(bin: &str) {
         )
         .replace("[[flow]]", "[[flow]]\nprofile = \"tcp\"");
         let ours = bench_text(&format!("cclab {}", c.0), &text, RunOptions::default());
-        let (cpu, pkts, sim_s) = run_ns3(bin, c);
-        let theirs = cpu * 1e9 / pkts.max(1.0);
+        let args = [
+            format!("--fwd={}", c.1),
+            format!("--ret={}", c.2),
+            format!("--delay={}", c.3),
+            format!("--queue={}", c.4),
+            format!("--size={}", c.5),
+        ];
+        let theirs = Ns3Line::run(bin, &args).report(&format!("ns-3 {}", c.0));
+        println!("ns-3 / cclab CPU per packet: {:.1}x", theirs / ours);
+    }
+    if let Some(bin) = dumbbell_bin {
+        compare_dumbbell(bin);
+    }
+}
+
+/// The dumbbell cases both simulators run: flows, flows the bottleneck is sized for, simulated seconds.
+/// Each sends ~0.8 M data packets; the 1,000-flow case costs ns-3 3.37 about a minute of CPU here.
+const COMPARE_DUMBBELL: &[(u64, u64, u64)] = &[(1, 1, 100), (100, 100, 10), (1_000, 1_000, 1), (1, 1_000, 1)];
+
+/// What both simulators delivered, so that their CPU per packet compares the same load: goodput as a
+/// share of the bottleneck, data packets the bottleneck queue dropped, ACKs per data packet.
+fn load_line(delivered_bytes: f64, rate_bps: f64, sim_s: f64, pkts: f64, drops: f64, acks: f64) -> String {
+    format!(
+        "{:<34} goodput {:.1} % of the bottleneck, {:.2} % of data packets dropped, {:.3} ACKs per data packet",
+        "",
+        delivered_bytes * 8.0 / sim_s.max(1e-9) / rate_bps * 100.0,
+        drops / pkts.max(1.0) * 100.0,
+        acks / pkts.max(1.0),
+    )
+}
+
+/// The dumbbell (`dumbbell`, TCP profile, NewReno) in cclab and in `bench/ns3/dumbbell.cc`, then how each
+/// simulator's CPU per packet grows with the number of flows.
+fn compare_dumbbell(bin: &str) {
+    println!("== cclab vs ns-3: dumbbell (TCP NewReno, 10 Mbit/s and 25,000 B of drop-tail queue per flow, 20 ms RTT)");
+    // (flows, share, cclab ns/pkt, ns-3 ns/pkt)
+    let mut costs = Vec::new();
+    for &(n, share, secs) in COMPARE_DUMBBELL {
+        let label = if n == share {
+            format!("dumbbell {n} flows")
+        } else {
+            format!("dumbbell {n} flow, {share}-flow path")
+        };
+        let rate_bps = 10e6 * share as f64;
+        let text = dumbbell(n, share, secs, "newreno").replace("[[flow]]", "[[flow]]\nprofile = \"tcp\"");
+        let scenario = Scenario::from_toml_str(&text, &label, &[]).unwrap_or_else(|e| panic!("{e}"));
+        let out = run(&scenario, discard_timeseries(RunOptions::default())).unwrap_or_else(|e| panic!("{label}: {e}"));
+        let ours = report(&format!("cclab {label}"), &out);
+        let s = &out.summary;
+        let sum = |f: fn(&cclab_sim::summary::FlowSummary) -> u64| s.flows.iter().map(f).sum::<u64>() as f64;
         println!(
-            "{:<34} {pkts:>28} pkts {cpu:>7.3} s CPU {:>36.0} ns/pkt  ({sim_s:.3} s simulated)",
-            format!("ns-3 {}", c.0),
-            theirs
+            "{}",
+            load_line(
+                sum(|f| f.bytes_delivered),
+                rate_bps,
+                s.sim.sim_time_s,
+                sum(|f| f.data_packets_sent),
+                s.links.iter().find(|l| l.name == "path.forward").map_or(0, |l| l.drops) as f64,
+                sum(|f| f.acks_sent),
+            )
+        );
+        let args = [
+            format!("--flows={n}"),
+            format!("--share={share}"),
+            format!("--secs={secs}"),
+        ];
+        let line = Ns3Line::run(bin, &args);
+        let theirs = line.report(&format!("ns-3 {label}"));
+        println!(
+            "{}",
+            load_line(
+                line.get("rx"),
+                rate_bps,
+                line.get("sim_s"),
+                line.get("pkts"),
+                line.get("drops"),
+                line.get("acks"),
+            )
         );
         println!("ns-3 / cclab CPU per packet: {:.1}x", theirs / ours);
+        costs.push((n, share, ours, theirs));
+    }
+    // Growth with the number of flows: against one flow with the same share, and against one flow alone
+    // on the many-flow path (the same bandwidth-delay product, so only the number of flows differs).
+    let one = costs.iter().find(|c| c.0 == 1 && c.1 == 1).expect("a one-flow case");
+    for many in costs.iter().filter(|c| c.0 > 1) {
+        println!(
+            "per-packet cost {} flows / 1 flow: cclab {:.2}x, ns-3 {:.2}x",
+            many.0,
+            many.2 / one.2,
+            many.3 / one.3
+        );
+        if let Some(alone) = costs.iter().find(|c| c.0 == 1 && c.1 == many.1) {
+            println!(
+                "per-packet cost {} flows / 1 flow on the same path: cclab {:.2}x, ns-3 {:.2}x",
+                many.0,
+                many.2 / alone.2,
+                many.3 / alone.3
+            );
+        }
     }
 }
 
@@ -226,7 +328,7 @@ fn qlog_cases(quick: bool) {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if let Some(bin) = arg(&args, "--ns3") {
-        compare(bin);
+        compare(bin, arg(&args, "--ns3-dumbbell"));
         return;
     }
     if let Some(path) = arg(&args, "--scenario") {
@@ -320,18 +422,18 @@ fn main() {
     println!("== many flows (dumbbell, 10 Mbit/s per flow, CUBIC)");
     let one = bench_text(
         "dumbbell 1 flow",
-        &dumbbell(1, 1, if quick { 20 } else { 200 }),
+        &dumbbell(1, 1, if quick { 20 } else { 200 }, "cubic"),
         RunOptions::default(),
     );
     let label = format!("dumbbell {flows} flows");
     let secs = if quick { 1 } else { (2_000 / flows).max(1) };
-    let many = bench_text(&label, &dumbbell(flows, flows, secs), RunOptions::default());
+    let many = bench_text(&label, &dumbbell(flows, flows, secs, "cubic"), RunOptions::default());
     // One flow alone on the many-flow bottleneck: its packets meet the same bandwidth-delay product
     // (queue and propagation rings of the same length), so the two ratios split what the number of flows
     // costs from what the larger path costs.
     let alone = bench_text(
         &format!("dumbbell 1 flow, {flows}-flow path"),
-        &dumbbell(1, flows, secs.max(if quick { 1 } else { 2 })),
+        &dumbbell(1, flows, secs.max(if quick { 1 } else { 2 }), "cubic"),
         RunOptions::default(),
     );
     println!("per-packet cost {flows} flows / 1 flow: {:.2}x", many / one);
