@@ -2,27 +2,31 @@
 // cclab-bench's dumbbell (10 Mbit/s per flow each way, 10 ms one-way delay each way, a drop-tail queue of
 // 25,000 B per flow on the forward bottleneck, 1,000 packets on the return), for a fixed simulated time,
 // timed in process CPU seconds around Simulator::Run.
-// Prints `cpu_s=.. pkts=.. rx=.. drops=.. acks=.. sim_s=..`: pkts = data packets the senders sent (all
-// flows, counted where they enter the bottleneck queue, drops included), rx = bytes the receivers got.
+// Prints `cpu_s=.. pkts=.. rx=.. drops=.. acks=.. sim_s=..`: pkts = data packets the senders' IP layer
+// sent (all flows, retransmissions and drops included), drops = those the bottleneck queue refused,
+// acks = pure ACKs the receivers sent, rx = bytes the receiving applications got.
 //
-// Topology (--topology): `nodes` (default) is one sender node and one receiver node with N sockets each,
-// joined by the bottleneck link: every packet crosses exactly the links it crosses in cclab, where
-// each flow's hosts connect straight to the shared links. `leaves` is ns-3's PointToPointDumbbellHelper:
-// a node per flow on each side, behind 100 Gbit/s, zero-delay leaf links and two routers.
+// Topology: one sender node and one receiver node with N sockets each, joined by the bottleneck link, so
+// every packet crosses exactly the links it crosses in cclab, where each flow's hosts connect straight to
+// the shared links. ns-3's PointToPointDumbbellHelper (a node per flow behind 100 Gbit/s, zero-delay leaf
+// links and two routers) simulates the same load but adds two hops and two routing-table scans per packet:
+// 3.7x this topology's CPU per packet at 100 flows, 6.4x at 1,000 (docs/performance.md).
 //
 // Build: g++ -O2 dumbbell.cc $(pkg-config --cflags --libs ns3-core ns3-network ns3-internet
-//        ns3-point-to-point ns3-applications ns3-traffic-control ns3-point-to-point-layout)
+//        ns3-point-to-point ns3-applications ns3-traffic-control)
 
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
 #include "ns3/network-module.h"
-#include "ns3/point-to-point-layout-module.h"
 #include "ns3/point-to-point-module.h"
 #include "ns3/traffic-control-module.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
+#include <string>
+#include <vector>
 
 using namespace ns3;
 
@@ -33,8 +37,6 @@ static uint64_t g_acks = 0;
 // IP packets larger than this carry data (1,500 B with a 1,448 B segment); smaller ones are SYNs and
 // pure ACKs.
 static const uint32_t DATA_MIN_BYTES = 1000;
-// Socket buffers in per-flow BDPs of the bottleneck.
-static uint64_t BUF_BDPS = 8;
 
 // A sender's IP layer sends a packet: counted before the traffic-control layer, which drops silently
 // what a full device queue refuses (the drop-tail losses).
@@ -87,114 +89,63 @@ main(int argc, char* argv[])
     uint32_t flows = 1000;
     uint32_t share = 0;
     double secs = 2;
-    std::string topology = "nodes";
     CommandLine cmd;
     cmd.AddValue("flows", "number of flows", flows);
     cmd.AddValue("share", "flows the bottleneck is sized for (default: --flows)", share);
     cmd.AddValue("secs", "simulated seconds", secs);
-    cmd.AddValue("buf", "socket buffers, in per-flow BDPs", BUF_BDPS);
-    cmd.AddValue("topology", "nodes (two nodes, N sockets) or leaves (a node per flow)", topology);
     cmd.Parse(argc, argv);
     share = share ? share : flows;
+    // One port per flow, above 10,000.
+    if (flows < 1 || flows > 50000 || secs <= 0)
+    {
+        std::fprintf(stderr, "--flows must be 1..50000 and --secs positive\n");
+        return 2;
+    }
 
     Config::SetDefault("ns3::TcpL4Protocol::SocketType", StringValue("ns3::TcpNewReno"));
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1448));
-    // Buffers large enough that only the congestion window limits the sender: BUF_BDPS times a flow's
-    // share of the path's BDP (a window reaches ~4 before a drop-tail loss: path and queue, doubled by
-    // slow start). Not 1 GiB as bulk.cc: an unlimited BulkSend fills its send buffer at once, in Run.
-    uint32_t buf = BUF_BDPS * 25000ull * share / flows;
+    // Buffers large enough that only the congestion window limits the sender: 8 times a flow's share of
+    // the path's BDP (a window reaches ~4 before a drop-tail loss: path and queue, doubled by slow start;
+    // 32 gave the same packets at 1,000 flows). Not 1 GiB as bulk.cc: an unlimited BulkSend fills its
+    // send buffer at once, inside Run.
+    uint32_t buf = std::min<uint64_t>(8 * 25000ull * share / flows, UINT32_MAX);
     Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(buf));
     Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(buf));
     // cclab paces at 1.25 cwnd/srtt in every phase (RFC 9002 §7.7, its PacingConfig default).
     Config::SetDefault("ns3::TcpSocketState::EnablePacing", BooleanValue(true));
     Config::SetDefault("ns3::TcpSocketState::PacingSsRatio", UintegerValue(125));
     Config::SetDefault("ns3::TcpSocketState::PacingCaRatio", UintegerValue(125));
+    // No cap below the bottleneck (ns-3's default is 4 Gbit/s; cclab has none).
+    Config::SetDefault("ns3::TcpSocketState::MaxPacingRate",
+                       DataRateValue(DataRate(uint64_t(10e6) * share * 10)));
 
-    InternetStackHelper stack;
-    // Senders (with their bottleneck-side device) and receivers, one entry per flow.
-    std::vector<Ptr<Node>> senders;
-    std::vector<Ptr<Node>> receivers;
-    std::vector<Ipv4Address> receiverAddr;
-    if (topology == "nodes")
-    {
-        NodeContainer nodes;
-        nodes.Create(2);
-        NetDeviceContainer devs = Bottleneck(share).Install(nodes);
-        stack.Install(nodes);
-        Ipv4AddressHelper addr;
-        addr.SetBase("10.0.0.0", "255.255.255.0");
-        Ipv4InterfaceContainer ifs = addr.Assign(devs);
-        // No qdisc (Assign installed the default one): the device queue is the bottleneck, as in cclab.
-        TrafficControlHelper().Uninstall(devs);
-        ConfigureBottleneck(devs.Get(0), devs.Get(1), share);
-        senders.assign(flows, nodes.Get(0));
-        receivers.assign(flows, nodes.Get(1));
-        receiverAddr.assign(flows, ifs.GetAddress(1));
-    }
-    else if (topology == "leaves")
-    {
-        PointToPointHelper leaf;
-        leaf.SetDeviceAttribute("DataRate", StringValue("100Gbps"));
-        leaf.SetChannelAttribute("Delay", StringValue("0s"));
-        // Leaf queues that never drop: a sender's window waits there at most a few µs.
-        leaf.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", StringValue("100000p"));
-        PointToPointDumbbellHelper d(flows, leaf, flows, leaf, Bottleneck(share));
-        d.InstallStack(stack);
-        d.AssignIpv4Addresses(Ipv4AddressHelper("10.0.0.0", "255.255.255.0"),
-                              Ipv4AddressHelper("20.0.0.0", "255.255.255.0"),
-                              Ipv4AddressHelper("30.0.0.0", "255.255.255.0"));
-        Ipv4GlobalRoutingHelper::PopulateRoutingTables();
-        for (Ptr<Node> n : {d.GetLeft(), d.GetRight()})
-        {
-            for (uint32_t i = 0; i < n->GetNDevices(); i++)
-            {
-                // Every device but the loopback, which has no qdisc.
-                if (DynamicCast<PointToPointNetDevice>(n->GetDevice(i)))
-                {
-                    TrafficControlHelper().Uninstall(n->GetDevice(i));
-                }
-            }
-        }
-        for (uint32_t i = 0; i < flows; i++)
-        {
-            TrafficControlHelper().Uninstall(d.GetLeft(i)->GetDevice(0));
-            TrafficControlHelper().Uninstall(d.GetRight(i)->GetDevice(0));
-            senders.push_back(d.GetLeft(i));
-            receivers.push_back(d.GetRight(i));
-            receiverAddr.push_back(d.GetRightIpv4Address(i));
-        }
-        // The helper installs the bottleneck first: device 0 of each router.
-        ConfigureBottleneck(d.GetLeft()->GetDevice(0), d.GetRight()->GetDevice(0), share);
-    }
-    else
-    {
-        std::fprintf(stderr, "--topology: nodes or leaves, not %s\n", topology.c_str());
-        return 2;
-    }
+    NodeContainer nodes;
+    nodes.Create(2);
+    NetDeviceContainer devs = Bottleneck(share).Install(nodes);
+    InternetStackHelper().Install(nodes);
+    Ipv4AddressHelper addr;
+    addr.SetBase("10.0.0.0", "255.255.255.0");
+    Ipv4InterfaceContainer ifs = addr.Assign(devs);
+    // No qdisc (Assign installed the default one): the device queue is the bottleneck, as in cclab.
+    TrafficControlHelper().Uninstall(devs);
+    ConfigureBottleneck(devs.Get(0), devs.Get(1), share);
+    Ptr<Node> sender = nodes.Get(0);
+    Ptr<Node> receiver = nodes.Get(1);
+    sender->GetObject<Ipv4L3Protocol>()->TraceConnectWithoutContext("Tx", MakeCallback(&OnSenderTx));
+    receiver->GetObject<Ipv4L3Protocol>()->TraceConnectWithoutContext("Tx", MakeCallback(&OnReceiverTx));
 
-    senders[0]->GetObject<Ipv4L3Protocol>()->TraceConnectWithoutContext("Tx", MakeCallback(&OnSenderTx));
-    receivers[0]->GetObject<Ipv4L3Protocol>()->TraceConnectWithoutContext("Tx", MakeCallback(&OnReceiverTx));
-    for (uint32_t i = 1; i < flows; i++)
-    {
-        // `nodes` has one node per side, connected once; `leaves` one per flow.
-        if (senders[i] != senders[0])
-        {
-            senders[i]->GetObject<Ipv4L3Protocol>()->TraceConnectWithoutContext("Tx", MakeCallback(&OnSenderTx));
-            receivers[i]->GetObject<Ipv4L3Protocol>()->TraceConnectWithoutContext("Tx", MakeCallback(&OnReceiverTx));
-        }
-    }
     std::vector<Ptr<PacketSink>> sinks;
     for (uint32_t i = 0; i < flows; i++)
     {
-        // One port per flow, so the `nodes` receiver has one listening socket per flow too.
+        // One port and listening socket per flow, as each cclab flow has its own receiver.
         uint16_t port = 10000 + i;
-        BulkSendHelper bulk("ns3::TcpSocketFactory", InetSocketAddress(receiverAddr[i], port));
+        BulkSendHelper bulk("ns3::TcpSocketFactory", InetSocketAddress(ifs.GetAddress(1), port));
         bulk.SetAttribute("MaxBytes", UintegerValue(0));
         // One write per segment: cclab's bulk source costs nothing per write.
         bulk.SetAttribute("SendSize", UintegerValue(1448));
-        bulk.Install(senders[i]).Start(Seconds(0));
+        bulk.Install(sender).Start(Seconds(0));
         PacketSinkHelper sink("ns3::TcpSocketFactory", InetSocketAddress(Ipv4Address::GetAny(), port));
-        ApplicationContainer app = sink.Install(receivers[i]);
+        ApplicationContainer app = sink.Install(receiver);
         app.Start(Seconds(0));
         sinks.push_back(DynamicCast<PacketSink>(app.Get(0)));
     }
