@@ -12,6 +12,12 @@
 // links and two routers) simulates the same load but adds two hops and two routing-table scans per packet:
 // 3.7x this topology's CPU per packet at 100 flows, 6.4x at 1,000 (docs/performance.md).
 //
+// What still differs from cclab's TCP profile: ns-3's NewReno adds one MSS per ACK in slow start and
+// MSS²/cwnd per ACK in congestion avoidance (tcp-congestion-ops.cc), so with an ACK per two segments its
+// window grows 1.5x per round trip, then half an MSS per round trip; cclab's grows by the bytes acked (RFC
+// 9002 §7.3.1, §7.3.3: 2x, then one MSS), so ns-3 drops fewer packets. ns-3 also opens each connection with
+// a handshake, has a 1 s minimum RTO, and its leftover BulkSend and socket work is part of its CPU.
+//
 // Build: g++ -O2 dumbbell.cc $(pkg-config --cflags --libs ns3-core ns3-network ns3-internet
 //        ns3-point-to-point ns3-applications ns3-traffic-control)
 
