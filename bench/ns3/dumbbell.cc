@@ -16,7 +16,8 @@
 // MSS²/cwnd per ACK in congestion avoidance (tcp-congestion-ops.cc), so with an ACK per two segments its
 // window grows 1.5x per round trip, then half an MSS per round trip; cclab's grows by the bytes acked (RFC
 // 9002 §7.3.1, §7.3.3: 2x, then one MSS), so ns-3 drops fewer packets. ns-3 also opens each connection with
-// a handshake, has a 1 s minimum RTO, and its leftover BulkSend and socket work is part of its CPU.
+// a handshake, has a 1 s minimum RTO, and its application writes and send buffer count in its CPU
+// (cclab's bulk source costs nothing).
 //
 // Build: g++ -O2 dumbbell.cc $(pkg-config --cflags --libs ns3-core ns3-network ns3-internet
 //        ns3-point-to-point ns3-applications ns3-traffic-control)
