@@ -205,10 +205,10 @@ fn compare(bin: &str, dumbbell_bin: Option<&str>) {
 }
 
 /// The dumbbell cases both simulators run, one flow first: flows and simulated seconds (the bottleneck
-/// sized for them).
-/// Each sends ~0.8 M data packets; the 1,000-flow case costs ns-3 3.37 about a minute of CPU here. No
-/// case of one flow alone on the 1,000-flow path (as `make bench` has): its 17,000-packet window took
-/// ns-3 over 10 CPU-minutes for one simulated second without finishing.
+/// sized for them). Each sends ~0.8 M data packets; the 1,000-flow case costs ns-3 3.37 one to one and a
+/// half minutes of CPU here. No case of one flow alone on the 1,000-flow path (as `make bench` has):
+/// with its window sized for 10 Gbit/s and 20 ms (~17,000 packets) ns-3 had not simulated one second
+/// after 9.5 CPU-minutes.
 const COMPARE_DUMBBELL: &[(u64, u64)] = &[(1, 100), (100, 10), (1_000, 1)];
 
 /// What both simulators delivered, so that their CPU per packet compares the same load: goodput as a
