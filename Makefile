@@ -70,14 +70,16 @@ bench:
 	$(CARGO) run --release --quiet -p cclab-sim --bin cclab-bench -- $(BENCH_ARGS)
 	uptime
 
-# The suite, then the TCP path cases in ns-3 (Debian's 3.37 packages, installed here) and the CPU ratio per case.
+# The suite, then the TCP path cases and the dumbbell at 1, 100 and 1,000 NewReno flows in ns-3 (Debian's 3.37
+# packages, installed here) and the CPU ratio per case (~2 min more, most of it ns-3's 1,000 flows).
 NS3_LIBS := ns3-core ns3-network ns3-internet ns3-point-to-point ns3-applications ns3-traffic-control
 bench-compare: bench
 	dpkg -s libns3-dev libgsl-dev pkg-config >/dev/null 2>&1 || \
 	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ns3 libns3-dev libgsl-dev pkg-config g++; }
 	mkdir -p target
 	g++ -O2 -o target/ns3-bulk bench/ns3/bulk.cc $$(pkg-config --cflags --libs $(NS3_LIBS))
-	$(CARGO) run --release --quiet -p cclab-sim --bin cclab-bench -- --ns3 target/ns3-bulk
+	g++ -O2 -o target/ns3-dumbbell bench/ns3/dumbbell.cc $$(pkg-config --cflags --libs $(NS3_LIBS))
+	$(CARGO) run --release --quiet -p cclab-sim --bin cclab-bench -- --ns3 target/ns3-bulk --ns3-dumbbell target/ns3-dumbbell
 	uptime
 
 # Real mode on this machine: cclab's loopback QUIC vs quinn 0.11 (quinn-bulk), and the emulator's timing.

@@ -13,7 +13,8 @@
 //! file instead of the suite (with `--out DIR` it writes the run's outputs there, and `--qlog`
 //! then adds the qlog files: a check that a speed change leaves them byte-identical);
 //! `--ns3 BIN` runs the TCP path cases in cclab and in the ns-3 program `bench/ns3/bulk.cc`
-//! (`make bench-compare`) and prints the ratio of CPU per data packet.
+//! (`make bench-compare`) and prints the ratio of CPU per data packet; `--ns3-dumbbell BIN` adds the
+//! dumbbell at 1, 100 and 1,000 NewReno flows against `bench/ns3/dumbbell.cc`.
 
 use cclab_sim::{run, QlogMode, RunOptions, RunOutput, Scenario};
 
@@ -98,14 +99,14 @@ fn p2p(fwd: &str, ret: &str, one_way: &str, queue: &str, size: &str, cc: &str) -
         .replace("CC", cc)
 }
 
-/// A dumbbell of `n` CUBIC flows on a bottleneck sized for `share` flows: 10 Mbit/s each (20 ms RTT,
-/// one BDP of queue per flow), for `secs` simulated seconds.
-fn dumbbell(n: u64, share: u64, secs: u64) -> String {
+/// A dumbbell of `n` flows of controller `cc` on a bottleneck sized for `share` flows: 10 Mbit/s each
+/// (20 ms RTT, one BDP of queue per flow), for `secs` simulated seconds.
+fn dumbbell(n: u64, share: u64, secs: u64, cc: &str) -> String {
     format!(
         "[scenario]\nname = \"dumbbell\"\nduration = \"{secs}s\"\ntopology = \"dumbbell\"\n\
          [path.forward]\nrate = \"{r}Mbps\"\ndelay = \"10ms\"\nqueue = {{ kind = \"droptail\", limit = \"{q}B\" }}\n\
          [path.return]\nrate = \"{r}Mbps\"\ndelay = \"10ms\"\n\
-         [[flow]]\ncount = {n}\nsource = {{ kind = \"bulk\", size = \"100GB\" }}\ncc = {{ algorithm = \"cubic\" }}\n",
+         [[flow]]\ncount = {n}\nsource = {{ kind = \"bulk\", size = \"100GB\" }}\ncc = {{ algorithm = \"{cc}\" }}\n",
         r = 10 * share,
         q = 25_000 * share,
     )
@@ -136,33 +137,43 @@ const COMPARE: &[(&str, &str, &str, &str, u64, u64)] = &[
     ),
 ];
 
-/// CPU seconds, data packets and simulated seconds from the ns-3 program's `key=value` line.
-fn run_ns3(bin: &str, c: &(&str, &str, &str, &str, u64, u64)) -> (f64, f64, f64) {
-    let out = std::process::Command::new(bin)
-        .args([
-            format!("--fwd={}", c.1),
-            format!("--ret={}", c.2),
-            format!("--delay={}", c.3),
-            format!("--queue={}", c.4),
-            format!("--size={}", c.5),
-        ])
-        .output()
-        .unwrap_or_else(|e| panic!("{bin}: {e}"));
-    let text = String::from_utf8_lossy(&out.stdout);
-    let get = |k: &str| -> f64 {
-        text.split_whitespace()
-            .find_map(|kv| kv.strip_prefix(k)?.strip_prefix('=')?.parse().ok())
-            .unwrap_or_else(|| {
-                panic!(
-                    "{bin}: no {k} in {text:?} (stderr {:?})",
-                    String::from_utf8_lossy(&out.stderr)
-                )
-            })
-    };
-    (get("cpu_s"), get("pkts"), get("sim_s"))
+/// The `key=value` line an ns-3 program prints (`cpu_s`, `pkts`, `sim_s`, ...).
+struct Ns3Line {
+    bin: String,
+    stdout: String,
+    stderr: String,
 }
 
-fn compare(bin: &str) {
+impl Ns3Line {
+    fn run(bin: &str, args: &[String]) -> Self {
+        let out = std::process::Command::new(bin)
+            .args(args)
+            .output()
+            .unwrap_or_else(|e| panic!("{bin}: {e}"));
+        Ns3Line {
+            bin: bin.into(),
+            stdout: String::from_utf8_lossy(&out.stdout).into(),
+            stderr: String::from_utf8_lossy(&out.stderr).into(),
+        }
+    }
+
+    fn get(&self, k: &str) -> f64 {
+        self.stdout
+            .split_whitespace()
+            .find_map(|kv| kv.strip_prefix(k)?.strip_prefix('=')?.parse().ok())
+            .unwrap_or_else(|| panic!("{}: no {k} in {:?} (stderr {:?})", self.bin, self.stdout, self.stderr))
+    }
+
+    /// Prints the line as cclab's `report` does; returns the CPU nanoseconds per data packet.
+    fn report(&self, label: &str) -> f64 {
+        let (cpu, pkts, sim_s) = (self.get("cpu_s"), self.get("pkts"), self.get("sim_s"));
+        let ns_per_pkt = cpu * 1e9 / pkts.max(1.0);
+        println!("{label:<34} {pkts:>28} pkts {cpu:>7.3} s CPU {ns_per_pkt:>36.0} ns/pkt  ({sim_s:.3} s simulated)");
+        ns_per_pkt
+    }
+}
+
+fn compare(bin: &str, dumbbell_bin: Option<&str>) {
     println!("== cclab vs ns-3 (TCP NewReno, 1448 B MSS, drop-tail; CPU per data packet)");
     for c in COMPARE {
         let text = p2p(
@@ -175,14 +186,91 @@ fn compare(bin: &str) {
         )
         .replace("[[flow]]", "[[flow]]\nprofile = \"tcp\"");
         let ours = bench_text(&format!("cclab {}", c.0), &text, RunOptions::default());
-        let (cpu, pkts, sim_s) = run_ns3(bin, c);
-        let theirs = cpu * 1e9 / pkts.max(1.0);
+        let args = [
+            format!("--fwd={}", c.1),
+            format!("--ret={}", c.2),
+            format!("--delay={}", c.3),
+            format!("--queue={}", c.4),
+            format!("--size={}", c.5),
+        ];
+        let theirs = Ns3Line::run(bin, &args).report(&format!("ns-3 {}", c.0));
+        println!("ns-3 / cclab CPU per packet: {:.1}x", theirs / ours);
+    }
+    if let Some(bin) = dumbbell_bin {
+        compare_dumbbell(bin);
+    }
+}
+
+/// The dumbbell cases both simulators run, one flow first: flows and simulated seconds (the bottleneck
+/// sized for them). Each sends ~0.8 M data packets; the 1,000-flow case costs ns-3 3.37 one to one and a
+/// half minutes of CPU here. No case of one flow alone on the 1,000-flow path (as `make bench` has):
+/// with its window sized for 10 Gbit/s and 20 ms (~17,000 packets) ns-3 had not simulated one second
+/// after 9.5 CPU-minutes.
+const COMPARE_DUMBBELL: &[(u64, u64)] = &[(1, 100), (100, 10), (1_000, 1)];
+
+/// What both simulators delivered, so that their CPU per packet compares the same load: goodput as a
+/// share of the bottleneck, data packets the bottleneck queue dropped, ACKs per data packet.
+fn load_line(delivered_bytes: f64, rate_bps: f64, sim_s: f64, pkts: f64, drops: f64, acks: f64) -> String {
+    format!(
+        "{:<34} goodput {:.1} % of the bottleneck, {:.2} % of data packets dropped, {:.3} ACKs per data packet",
+        "",
+        delivered_bytes * 8.0 / sim_s.max(1e-9) / rate_bps * 100.0,
+        drops / pkts.max(1.0) * 100.0,
+        acks / pkts.max(1.0),
+    )
+}
+
+/// The dumbbell (`dumbbell`, TCP profile, NewReno) in cclab and in `bench/ns3/dumbbell.cc`, then how each
+/// simulator's CPU per packet grows with the number of flows.
+fn compare_dumbbell(bin: &str) {
+    println!("== cclab vs ns-3: dumbbell (TCP NewReno, 10 Mbit/s and 25,000 B of drop-tail queue per flow, 20 ms RTT)");
+    // (flows, cclab ns/pkt, ns-3 ns/pkt)
+    let mut costs = Vec::new();
+    for &(n, secs) in COMPARE_DUMBBELL {
+        let label = format!("dumbbell {n} flow{}", if n == 1 { "" } else { "s" });
+        let rate_bps = 10e6 * n as f64;
+        let text = dumbbell(n, n, secs, "newreno").replace("[[flow]]", "[[flow]]\nprofile = \"tcp\"");
+        let scenario = Scenario::from_toml_str(&text, &label, &[]).unwrap_or_else(|e| panic!("{e}"));
+        let out = run(&scenario, discard_timeseries(RunOptions::default())).unwrap_or_else(|e| panic!("{label}: {e}"));
+        let ours = report(&format!("cclab {label}"), &out);
+        let s = &out.summary;
+        let sum = |f: fn(&cclab_sim::summary::FlowSummary) -> u64| s.flows.iter().map(f).sum::<u64>() as f64;
         println!(
-            "{:<34} {pkts:>28} pkts {cpu:>7.3} s CPU {:>36.0} ns/pkt  ({sim_s:.3} s simulated)",
-            format!("ns-3 {}", c.0),
-            theirs
+            "{}",
+            load_line(
+                sum(|f| f.bytes_delivered),
+                rate_bps,
+                s.sim.sim_time_s,
+                sum(|f| f.data_packets_sent),
+                s.links.iter().find(|l| l.name == "path.forward").map_or(0, |l| l.drops) as f64,
+                sum(|f| f.acks_sent),
+            )
+        );
+        let line = Ns3Line::run(bin, &[format!("--flows={n}"), format!("--secs={secs}")]);
+        let theirs = line.report(&format!("ns-3 {label}"));
+        println!(
+            "{}",
+            load_line(
+                line.get("rx"),
+                rate_bps,
+                line.get("sim_s"),
+                line.get("pkts"),
+                line.get("drops"),
+                line.get("acks"),
+            )
         );
         println!("ns-3 / cclab CPU per packet: {:.1}x", theirs / ours);
+        costs.push((n, ours, theirs));
+    }
+    // Growth with the number of flows, against one flow with the same share of its bottleneck.
+    let one = costs[0];
+    for many in &costs[1..] {
+        println!(
+            "per-packet cost {} flows / 1 flow: cclab {:.2}x, ns-3 {:.2}x",
+            many.0,
+            many.1 / one.1,
+            many.2 / one.2
+        );
     }
 }
 
@@ -223,7 +311,7 @@ fn qlog_cases(quick: bool) {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if let Some(bin) = arg(&args, "--ns3") {
-        compare(bin);
+        compare(bin, arg(&args, "--ns3-dumbbell"));
         return;
     }
     if let Some(path) = arg(&args, "--scenario") {
@@ -317,18 +405,18 @@ fn main() {
     println!("== many flows (dumbbell, 10 Mbit/s per flow, CUBIC)");
     let one = bench_text(
         "dumbbell 1 flow",
-        &dumbbell(1, 1, if quick { 20 } else { 200 }),
+        &dumbbell(1, 1, if quick { 20 } else { 200 }, "cubic"),
         RunOptions::default(),
     );
     let label = format!("dumbbell {flows} flows");
     let secs = if quick { 1 } else { (2_000 / flows).max(1) };
-    let many = bench_text(&label, &dumbbell(flows, flows, secs), RunOptions::default());
+    let many = bench_text(&label, &dumbbell(flows, flows, secs, "cubic"), RunOptions::default());
     // One flow alone on the many-flow bottleneck: its packets meet the same bandwidth-delay product
     // (queue and propagation rings of the same length), so the two ratios split what the number of flows
     // costs from what the larger path costs.
     let alone = bench_text(
         &format!("dumbbell 1 flow, {flows}-flow path"),
-        &dumbbell(1, flows, secs.max(if quick { 1 } else { 2 })),
+        &dumbbell(1, flows, secs.max(if quick { 1 } else { 2 }), "cubic"),
         RunOptions::default(),
     );
     println!("per-packet cost {flows} flows / 1 flow: {:.2}x", many / one);
