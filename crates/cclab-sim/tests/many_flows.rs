@@ -47,7 +47,7 @@ fn many_flows_on_one_host_all_complete_and_repeat() {
     assert_eq!(csv(&a.timeseries), csv(&b.timeseries));
 }
 
-/// From 64 flows on, links prefetch the state of their next packets' endpoints (`Network::warm_ahead`),
+/// From 12 flows on, links prefetch the state of their next packets' endpoints (`Network::warm_ahead`),
 /// through addresses noted per route: on a shared pair of hosts (many slots each) and on a dumbbell (a
 /// host per endpoint), with cross traffic on the bottleneck, every transfer completes byte for byte.
 #[test]

@@ -28,13 +28,12 @@ pub(crate) struct Built {
 }
 
 /// From how many flows a run's heap grows in huge pages (`cclab_alloc::HugePages`, where the process's global
-/// allocator is `cclab_alloc::HugePageAlloc`: `cclab-bench` and `cclab._core`): the network's own bound for many
-/// flows, where its look-ahead prefetches start. Many flows' state is touched in no order the TLB can
+/// allocator is `cclab_alloc::HugePageAlloc`: `cclab-bench` and `cclab._core`). Many flows' state is touched in no order the TLB can
 /// follow: measured on 10 Gbit/s dumbbells (docs/performance.md), 64 flows −6 % CPU per packet over 20 s and −15 %
 /// over 1 s, 256 −6..−10 %, 1,000 −6..−11 %, 10,000 −14..−17 %. Runs with one flow keep 4 KiB pages: with the
 /// switch on, their per-packet cost did not drop and 1–2 of 5 runs took +20..+37 % (a fresh huge page costs ~1.7 ms
-/// to fault in on this VM).
-const HUGE_PAGES_MIN_FLOWS: usize = crate::network::WARM_MIN_FLOWS;
+/// to fault in on this VM); from 12 to 63 flows, whose state fits the L2's reach, the switch gained nothing.
+const HUGE_PAGES_MIN_FLOWS: usize = 64;
 
 /// Builds the network of `file` for a run seeded `seed`; endpoints trace when `trace` is set.
 pub(crate) fn build(file: &ScenarioFile, seed: u64, trace: bool) -> Built {
