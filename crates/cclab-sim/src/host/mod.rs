@@ -155,9 +155,6 @@ pub struct Host {
 // The per-event fields end within the first four lines (see `Host`).
 const _: () = assert!(std::mem::offset_of!(Host, traced) + size_of::<Vec<u16>>() <= 256);
 
-/// Hosts with at most this many endpoints poll all of them for each send job (see `poll_send`).
-const POLL_ALL_MAX_SLOTS: usize = 16;
-
 fn carries_data(d: &Datagram) -> bool {
     d.packet.data.is_some()
 }
@@ -566,10 +563,11 @@ impl Host {
                 }
                 let sent = Self::poll_slot(s, now, self.max_tx, leaves, out);
                 Self::collect_events(&mut self.traced, cur as u16, s);
-                // Other endpoints promise nothing about when they can send, so they are always polled. Small
-                // hosts poll every endpoint as they always did: a poll that sends nothing still refills a paced
-                // sender's token bucket at the rate in force, and skipping it would change their results.
-                let always_polled = matches!(s.endpoint, AnyEndpoint::Custom(_)) || n <= POLL_ALL_MAX_SLOTS;
+                // Other endpoints promise nothing about when they can send, so they are always polled. A
+                // built-in endpoint is polled only on its own events (a datagram, a timer, its start), however
+                // many share the host: polling it on its neighbours' events too would refill a paced sender's
+                // token bucket in more f64 steps, so a flow's results would depend on who else is on the host.
+                let always_polled = matches!(s.endpoint, AnyEndpoint::Custom(_));
                 self.touched(cur);
                 if sent {
                     self.next_slot = if cur + 1 == n { 0 } else { cur as u32 + 1 };
@@ -603,7 +601,7 @@ impl Host {
             self.next_slot = 0;
             return true;
         }
-        // One endpoint is at most `POLL_ALL_MAX_SLOTS`: it stays ready, as in `poll_send`.
+        // It stays ready: the host acts only on its events (and on its CPU's, which cost nothing to poll for).
         false
     }
 
