@@ -424,4 +424,19 @@ fn main() {
         "per-packet cost {flows} flows / 1 flow on the same path: {:.2}x",
         many / alone
     );
+    // Sixteen flows on the 1,000-flow path: few enough that hosts and links once took cheaper paths
+    // meant for few endpoints (a host polling every endpoint on every send), many enough that their state
+    // leaves the L1. The same flows on a host pair they share, and each on hosts of its own.
+    let few = dumbbell(16, 1_000, if quick { 1 } else { 2 }, "cubic");
+    let shared = bench_text(
+        "16 flows, one host pair",
+        &few.replace("topology = \"dumbbell\"\n", ""),
+        RunOptions::default(),
+    );
+    let own = bench_text("16 flows, dumbbell", &few, RunOptions::default());
+    println!(
+        "per-packet cost 16 flows / 1 flow: one host pair {:.2}x, dumbbell {:.2}x",
+        shared / one,
+        own / one
+    );
 }
