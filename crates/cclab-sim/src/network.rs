@@ -252,6 +252,20 @@ impl Network {
         &self.hosts
     }
 
+    /// Packets the network holds now: in its links (queued, being serialised, propagating) and in
+    /// the socket buffers of hosts whose CPU costs time (other hosts empty theirs within each event).
+    /// Reads every link and every such host: call it now and then, not per event.
+    pub fn packets_held(&self) -> u64 {
+        let links: u64 = self.links.iter().map(Link::in_transit_packets).sum();
+        let hosts: u64 = self
+            .hosts
+            .iter()
+            .filter(|h| h.costs_time())
+            .map(Host::socket_buffer_datagrams)
+            .sum();
+        links + hosts
+    }
+
     /// Number of flows.
     pub fn flow_count(&self) -> usize {
         self.flows.len()

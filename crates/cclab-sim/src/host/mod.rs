@@ -287,6 +287,17 @@ impl Host {
         self.rx_bytes
     }
 
+    /// Datagrams waiting in the socket buffer. Only a host whose CPU costs time keeps any from one
+    /// event to the next ([`Host::costs_time`]).
+    pub fn socket_buffer_datagrams(&self) -> u64 {
+        self.rx.len() as u64
+    }
+
+    /// Its CPU model costs time, so datagrams may wait for it.
+    pub fn costs_time(&self) -> bool {
+        !self.free
+    }
+
     /// Hands the trace events emitted since the last call to `f`, each endpoint's in the order it
     /// emitted them (one endpoint's all together: each endpoint has a trace of its own).
     pub fn drain_events(&mut self, mut f: impl FnMut(FlowId, Side, &TraceEvent)) {

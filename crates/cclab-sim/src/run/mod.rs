@@ -8,6 +8,7 @@
 mod build;
 mod cpu_clock;
 mod observe;
+mod packet_bound;
 mod plan;
 mod report;
 
@@ -26,6 +27,7 @@ use cclab_core::endpoint::source::SourceConfig;
 use cclab_core::time::{Dur, Time};
 use cclab_core::wire::packet::FlowId;
 use observe::{into_qlog_trace, vantage, QlogTrace, RunObserver};
+use packet_bound::PacketBound;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -87,6 +89,21 @@ pub enum RunError {
     /// The outputs would exceed `[output] max_bytes` (checked before the run starts).
     #[error("output.max_bytes: {0}")]
     Budget(String),
+    /// The network held more packets than `[scenario] max_packets_in_network` (checked now and then).
+    #[error(
+        "scenario.max_packets_in_network: the network held {held} packets at {at:.6} s, more than the bound of {max}. \
+         Nothing limits a window on this path (links of rate \"unlimited\" between hosts whose CPU costs nothing, \
+         or a queue millions of packets deep), so it grows until the memory runs out (~150-300 B of simulator memory \
+         per packet). Give a link a rate, the hosts a CPU cost or the queue a limit, or raise the bound."
+    )]
+    PacketBound {
+        /// Packets in the links and socket buffers when the bound was found passed.
+        held: u64,
+        /// Simulated seconds then.
+        at: f64,
+        /// The bound.
+        max: u64,
+    },
     /// `RunOptions::max_events` was reached.
     #[error("run stopped after {0} events (max_events)")]
     EventLimit(u64),
@@ -212,6 +229,7 @@ pub fn run(s: &Scenario, opts: RunOptions) -> Result<RunOutput, RunError> {
         total_bytes,
         max_events: opts.max_events,
         qlog_failed,
+        packets: PacketBound::new(file.scenario.max_packets_in_network),
     };
     let stop = built
         .net
@@ -231,6 +249,13 @@ pub fn run(s: &Scenario, opts: RunOptions) -> Result<RunOutput, RunError> {
         return Err(RunError::Io { path, source });
     }
     if stop == Stop::Cancelled {
+        if let Some((held, at)) = obs.packets.exceeded {
+            return Err(RunError::PacketBound {
+                held,
+                at: at.as_nanos() as f64 * 1e-9,
+                max: file.scenario.max_packets_in_network,
+            });
+        }
         if opts.max_events.is_some_and(|cap| built.net.events() >= cap) {
             return Err(RunError::EventLimit(built.net.events()));
         }

@@ -1,5 +1,6 @@
 //! What watches a run from `run()`: qlog writers, the time-series sampler and the progress hook.
 
+use super::packet_bound::PacketBound;
 use crate::endpoint::AnyEndpoint;
 use crate::host::Side;
 use crate::network::{Network, Observer};
@@ -138,6 +139,8 @@ pub(crate) struct RunObserver {
     pub(crate) max_events: Option<u64>,
     /// Set when a qlog write failed (see [`QlogTrace`]): the run stops.
     pub(crate) qlog_failed: Arc<AtomicBool>,
+    /// The run stops once the network holds more packets than this allows.
+    pub(crate) packets: PacketBound,
 }
 
 /// When `ev` happened.
@@ -206,7 +209,10 @@ impl Observer for RunObserver {
     }
 
     fn keep_going(&mut self, net: &Network) -> bool {
-        if self.qlog_failed.load(Ordering::Relaxed) || self.max_events.is_some_and(|cap| net.events() >= cap) {
+        if self.qlog_failed.load(Ordering::Relaxed)
+            || self.max_events.is_some_and(|cap| net.events() >= cap)
+            || !self.packets.holds(net)
+        {
             return false;
         }
         if self.progress.is_none() {

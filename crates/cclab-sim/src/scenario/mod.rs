@@ -190,6 +190,12 @@ fn validate(file: &mut ScenarioFile, base: &Path) -> Result<(), (String, String)
         }
     }
     expand_copies(&mut file.flow);
+    if file.scenario.max_packets_in_network == 0 {
+        return Err((
+            "scenario.max_packets_in_network".into(),
+            "expected at least 1 (0 would stop every run at its first check)".into(),
+        ));
+    }
     if file.output.qlog_window.is_some_and(|[start, end]| start >= end) {
         return Err((
             "output.qlog_window".into(),

@@ -37,6 +37,10 @@ fn one() -> u64 {
     1
 }
 
+fn four_million() -> u64 {
+    4_000_000
+}
+
 /// `[scenario]`.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -54,6 +58,10 @@ pub struct ScenarioSection {
     /// `"p2p"` (default) or `"dumbbell"`.
     #[serde(default)]
     pub topology: Topology,
+    /// Most packets the network may hold at once in its links and socket buffers (default 4 M): past
+    /// it the run stops with an error, before a window that nothing limits takes all the memory.
+    #[serde(default = "four_million")]
+    pub max_packets_in_network: u64,
 }
 
 /// How hosts and links are wired.
