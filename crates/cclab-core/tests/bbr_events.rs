@@ -1,5 +1,6 @@
 //! BBRv1 loss handling on hand-built ACK events (draft-cardwell-iccrg-bbr-congestion-control-00
-//! §4.2.3.4, recovery periods per RFC 9002 §7.3.2), and its scenario configuration.
+//! §4.2.3.4, recovery episodes as in quiche's `BbrSender::UpdateRecoveryState`), and its scenario
+//! configuration.
 //!
 //! Timeline shared by the tests (packets of 1000 B, initial window 10 packets, all sent at t=0):
 //! - t=100 ms: pn 0 acked (RTT 100 ms, 10 kB/s): cwnd 10 000 + 1000 (§4.2.3.6: delivered < InitialCwnd).
@@ -25,10 +26,14 @@ fn acked(pn: u64, sent: Time) -> AckedPacket {
 }
 
 fn lost(pn: u64) -> LostPacket {
+    lost_sent(pn, Time::ZERO)
+}
+
+fn lost_sent(pn: u64, sent: Time) -> LostPacket {
     LostPacket {
         pn,
         bytes: MSS,
-        time_sent: Time::ZERO,
+        time_sent: sent,
         ..Default::default()
     }
 }
@@ -128,6 +133,66 @@ fn bbr_recovery_conserves_packets_for_a_round_then_restores_cwnd() {
         4000,
     );
     assert_eq!(bbr.window(), 11_000 + 1000);
+}
+
+#[test]
+fn bbr_losses_in_later_rounds_extend_the_episode_without_another_conservation_round() {
+    let (mut bbr, rtt) = after_first_ack();
+    // t=101 ms: the episode starts as above: cwnd 8000, a round of packet conservation, 11 000 saved.
+    ack(
+        &mut bbr,
+        &rtt,
+        ms(101.0),
+        &[acked(1, Time::ZERO)],
+        &[lost(2)],
+        7000,
+        2000,
+        0,
+    );
+    assert_eq!(bbr.window(), 8000);
+    // t=203 ms: pn 10, sent at 103 ms, is acked (the conservation round ends) and pn 11, sent then
+    // too, is lost. The episode goes on: cwnd loses the 1000 B lost and, out of conservation and
+    // below InitialCwnd delivered, gains the 1000 B acked. (With a new period per loss of a packet
+    // sent after the last began, RFC 9002 §7.3.2, cwnd would be cut to inflight + acked, 5000,
+    // and conserved for another round: under random loss, every round.)
+    ack(
+        &mut bbr,
+        &rtt,
+        ms(203.0),
+        &[acked(10, ms(103.0))],
+        &[lost_sent(11, ms(103.0))],
+        4000,
+        3000,
+        2000,
+    );
+    assert_eq!(bbr.window(), 8000);
+    // t=204 ms: an ACK without loss of a packet sent before that loss: still in the episode, and
+    // growing (no conservation).
+    ack(
+        &mut bbr,
+        &rtt,
+        ms(204.0),
+        &[acked(12, ms(103.0))],
+        &[],
+        3000,
+        4000,
+        2000,
+    );
+    assert_eq!(bbr.window(), 9000);
+    // t=305 ms: pn 20, sent at 205 ms after the last loss, is acked without loss: the episode ends,
+    // the 11 000 saved at its start returns, and grows by the 1000 B acked.
+    bbr.on_packet_sent(ms(205.0), 20, MSS, 4000);
+    ack(
+        &mut bbr,
+        &rtt,
+        ms(305.0),
+        &[acked(20, ms(205.0))],
+        &[],
+        3000,
+        5000,
+        4000,
+    );
+    assert_eq!(bbr.window(), 12_000);
 }
 
 #[test]

@@ -51,19 +51,30 @@ impl Bbr {
     }
 
     /// `BBRModulateCwndForRecovery` (§4.2.3.4, Linux `bbr_set_cwnd_to_recover_or_restore`).
-    /// Recovery periods follow RFC 9002 §7.3.2: one starts when a packet sent after the start of
-    /// the current one is lost, and ends when a packet sent after its start is acknowledged.
+    ///
+    /// A recovery episode is the one of the BBR authors' QUIC implementation (quiche/Chromium
+    /// `BbrSender::UpdateRecoveryState`, as in quic-go and WebRTC): it starts on a loss outside one,
+    /// with a round of packet conservation; each later loss extends it, without another such round;
+    /// it ends, restoring the saved cwnd, on an ACK without loss of a packet sent after the last loss
+    /// ("no losses for a round"). Draft-00 ends recovery when all losses are repaired, TCP's
+    /// `snd_una` passing the highest sequence sent before it began, which QUIC has no counterpart of.
+    /// RFC 9002 §7.3.2's periods (a new one for each loss of a packet sent after the last began)
+    /// restarted the conservation round every round under random loss, so the window never grew:
+    /// at 1 % loss a 10 Gbit/s, 100 ms path carried 117 Mbit/s, where BBR keeps about (1 − p) of
+    /// the link up to 5 % loss (Cardwell et al., "BBR: Congestion-Based Congestion Control", ACM
+    /// Queue 14(5), 2016, Figure 8).
     fn modulate_cwnd_for_recovery(&mut self, ev: &CongestionEvent<'_>, acked: u64, lost: u64) {
         if let Some(start) = self.recovery_start {
-            if ev.acked.last().is_some_and(|p| p.time_sent > start) {
+            if lost == 0 && ev.acked.last().is_some_and(|p| p.time_sent > start) {
                 self.recovery_start = None;
                 self.packet_conservation = false;
                 self.restore_cwnd();
+            } else if lost > 0 {
+                // The episode now lasts until a packet sent from here on is acked without loss.
+                self.recovery_start = Some(ev.now);
             }
         }
-        let new_period = ev
-            .largest_lost_sent()
-            .is_some_and(|sent| self.recovery_start.is_none_or(|s| sent > s));
+        let new_period = lost > 0 && self.recovery_start.is_none();
         if new_period {
             self.save_cwnd();
             self.recovery_start = Some(ev.now);

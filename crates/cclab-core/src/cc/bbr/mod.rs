@@ -123,7 +123,8 @@ pub struct Bbr {
     /// BBR.prior_cwnd: cwnd before recovery or ProbeRTT cut it.
     prior_cwnd: u64,
     ssthresh: u64,
-    /// Start of the current loss-recovery period (RFC 9002 §7.3.2), `None` outside recovery.
+    /// When the current recovery episode last saw a loss (`control::modulate_cwnd_for_recovery`),
+    /// `None` outside recovery.
     recovery_start: Option<Time>,
     /// BBR.packet_conservation: first round of recovery.
     packet_conservation: bool,
