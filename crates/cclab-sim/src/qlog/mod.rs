@@ -18,6 +18,7 @@ mod block;
 mod direct;
 mod events;
 mod json;
+mod nt_copy;
 mod sink;
 mod trace_io;
 
