@@ -8,7 +8,6 @@
 //! constant fragments the event writers use compile to straight stores.
 
 use super::block::Block;
-use super::nt_copy::{copy_lines, LINE};
 
 /// JSON-SEQ record separator (RFC 7464 §2.2), written before every record.
 pub(super) const RS: u8 = 0x1e;
@@ -119,25 +118,14 @@ fn fraction_word(ns: u64) -> u64 {
     ((frac >> 16) << 8) | b'.' as u64
 }
 
-/// The writer's bytes: records are formatted into a small staging area, which stays in the
-/// core's first-level cache, and move on to a block in whole 64-byte lines with non-temporal
-/// stores ([`copy_lines`]) once it holds [`STAGE_BYTES`]. The text is the block's first `len`
-/// bytes followed by the stage's first `staged`.
+/// The writer's bytes: a block kept at full length, of which the first `len` are text.
 pub(super) struct Buf {
-    /// Where records are written: [`STAGE_BYTES`] and the room of a record (more only if a record
-    /// asked for more).
-    stage: Box<[u8]>,
-    /// Bytes of text in `stage`.
-    staged: usize,
     /// Page-aligned, so that a direct trace file can write it as it is.
     bytes: Block,
     len: usize,
     /// Record times.
     time: MsMemo,
 }
-
-/// Text the stage collects before its whole lines move to the block: one move per few records.
-const STAGE_BYTES: usize = 4096;
 
 /// A time in milliseconds one field last held, with its digits: record times come in bursts at
 /// one instant (the packets an ACK releases) and their whole milliseconds change about once per
@@ -231,30 +219,25 @@ impl Buf {
     /// An empty buffer with room for `capacity` bytes (it grows if a record needs more).
     pub(super) fn with_capacity(capacity: usize) -> Buf {
         Buf {
-            stage: vec![0; STAGE_BYTES + RECORD_ROOM].into_boxed_slice(),
-            staged: 0,
             bytes: Block::with_len(capacity),
             len: 0,
             time: MsMemo::ONE_NS,
         }
     }
 
-    /// The text written so far (all of it moved to the block).
-    pub(super) fn text(&mut self) -> &[u8] {
-        self.unstage_all();
+    /// The text written so far.
+    pub(super) fn text(&self) -> &[u8] {
         &self.bytes.bytes()[..self.len]
     }
 
     /// Bytes of text written so far.
-    #[inline(always)]
     pub(super) fn len(&self) -> usize {
-        self.len + self.staged
+        self.len
     }
 
     /// Forgets the text (after it went to the output).
     pub(super) fn clear(&mut self) {
         self.len = 0;
-        self.staged = 0;
     }
 
     /// Opens a record of at most [`RECORD_ROOM`] + `extra` bytes; it is kept when the [`Out`]
@@ -262,80 +245,30 @@ impl Buf {
     #[inline(always)]
     pub(super) fn record(&mut self, extra: usize) -> Out<'_> {
         let room = RECORD_ROOM + extra;
-        if self.stage.len() - self.staged < room {
-            self.make_room(room);
+        if self.bytes.len() - self.len < room {
+            self.grow(room);
         }
         Out {
-            base: self.stage[self.staged..].as_mut_ptr(),
+            base: self.bytes.bytes_mut()[self.len..].as_mut_ptr(),
             room,
             at: 0,
-            len: &mut self.staged,
+            len: &mut self.len,
             time: &mut self.time,
         }
-    }
-
-    /// Moves the stage's whole lines on, and makes the stage larger if `room` still does not fit
-    /// (a record with many ranges or a long title). Out of line, so that the per-record code around
-    /// `record` keeps the layout it had when records went straight into the block.
-    #[cold]
-    #[inline(never)]
-    fn make_room(&mut self, room: usize) {
-        self.unstage_lines();
-        if self.stage.len() - self.staged < room {
-            let mut bigger = vec![0; self.staged + room].into_boxed_slice();
-            bigger[..self.staged].copy_from_slice(&self.stage[..self.staged]);
-            self.stage = bigger;
-        }
-    }
-
-    /// Moves the stage's text to the block up to its last whole line of the block, and the
-    /// rest (under a line) to the stage's start.
-    fn unstage_lines(&mut self) {
-        if self.bytes.len() - self.len < self.staged {
-            self.grow(self.staged);
-        }
-        let end = self.len;
-        let block = &mut self.bytes.bytes_mut()[end..];
-        // The block's text ends mid-line after `text` or `swap_storage`: plain stores up to the
-        // line's end first, so that the streaming stores start on a line.
-        let head = (end.next_multiple_of(LINE) - end).min(self.staged);
-        block[..head].copy_from_slice(&self.stage[..head]);
-        let lines = (self.staged - head) / LINE * LINE;
-        // SAFETY: `block` has room for `staged` ≥ `head + lines` bytes (grown above) and begins a
-        // line at `head` (the block is page-aligned and `end + head` a multiple of LINE); the stage
-        // holds `staged` bytes and is another allocation.
-        unsafe { copy_lines(block[head..].as_mut_ptr(), self.stage[head..].as_ptr(), lines) };
-        let moved = head + lines;
-        self.stage.copy_within(moved..self.staged, 0);
-        self.len += moved;
-        self.staged -= moved;
-    }
-
-    /// Moves all of the stage's text to the block.
-    fn unstage_all(&mut self) {
-        self.unstage_lines();
-        let (end, rest) = (self.len, self.staged);
-        self.bytes.bytes_mut()[end..end + rest].copy_from_slice(&self.stage[..rest]);
-        self.len += rest;
-        self.staged = 0;
     }
 
     #[cold]
     fn grow(&mut self, room: usize) {
         let mut bigger = Block::with_len(self.len + room);
-        bigger.bytes_mut()[..self.len].copy_from_slice(&self.bytes.bytes()[..self.len]);
+        bigger.bytes_mut()[..self.len].copy_from_slice(self.text());
         self.bytes = bigger;
     }
 
-    /// Makes `fresh` the buffer's memory, holding the text from byte `from` on, and returns the
-    /// memory it had, whose first `from` bytes are the text before `from`.
-    pub(super) fn swap_storage(&mut self, mut fresh: Block, from: usize) -> Block {
-        self.unstage_all();
-        let rest = self.len - from;
-        // The writer's next record makes the room it needs (`record`), whatever `fresh` holds.
-        fresh.bytes_mut()[..rest].copy_from_slice(&self.bytes.bytes()[from..self.len]);
-        self.len = rest;
-        std::mem::replace(&mut self.bytes, fresh)
+    /// Forgets the first `n` bytes of text (which went to the output), keeping the rest.
+    pub(super) fn keep_from(&mut self, n: usize) {
+        let len = self.len;
+        self.bytes.bytes_mut().copy_within(n..len, 0);
+        self.len = len - n;
     }
 }
 

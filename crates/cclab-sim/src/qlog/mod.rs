@@ -168,7 +168,7 @@ impl<W: Write + 'static> QlogWriter<W> {
     /// Writes the header of a trace titled `title` from `vantage`, then the parameter events.
     pub fn new(mut out: W, vantage: Vantage, title: &str, params: &QlogParams) -> io::Result<Self> {
         let chunk = match direct(&mut out) {
-            Some(_) => trace_io::BLOCK_BYTES,
+            Some(_) => direct::STAGE_BYTES,
             None => CHUNK_BYTES,
         };
         let mut w = QlogWriter {

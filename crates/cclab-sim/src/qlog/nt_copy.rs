@@ -12,16 +12,15 @@
 pub(super) const LINE: usize = 64;
 
 /// Copies `n` bytes, a multiple of [`LINE`], from `src` to `dst`, a [`LINE`]-aligned address,
-/// with non-temporal stores, then fences them (`SFENCE`): their bytes are then ordered before any
-/// later store, as a plain copy's would be, so the memory may be read or handed to another thread
-/// as usual.
+/// with non-temporal stores. Call [`fence`] before anything else reads, writes or frees those
+/// bytes, or hands them to another thread.
 ///
 /// # Safety
 /// `src` must be valid for reads and `dst` for writes of `n` bytes, the two must not overlap, and
 /// `dst` must be [`LINE`]-aligned (the stores need 16).
 #[cfg(target_arch = "x86_64")]
 pub(super) unsafe fn copy_lines(dst: *mut u8, src: *const u8, n: usize) {
-    use core::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_sfence, _mm_stream_si128};
+    use core::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_stream_si128};
     debug_assert!(n % LINE == 0 && dst as usize % LINE == 0);
     let mut i = 0;
     while i < n {
@@ -33,9 +32,17 @@ pub(super) unsafe fn copy_lines(dst: *mut u8, src: *const u8, n: usize) {
         }
         i += 16;
     }
-    // Non-temporal stores are weakly ordered, even for this thread under Rust's memory model
-    // (`_mm_stream_si128`'s documentation): the fence ends that before anything else touches them.
-    _mm_sfence();
+}
+
+/// Orders every non-temporal store of this thread before its later stores (`SFENCE`): the bytes
+/// [`copy_lines`] wrote may then be read, freed or handed over like any others. Non-temporal
+/// stores are weakly ordered, even for the thread that made them under Rust's memory model
+/// (`_mm_stream_si128`'s documentation). Not after every copy: a fence per 4 KiB of text waits
+/// for the write-combining buffers each time, and the block is read only when it leaves.
+#[cfg(target_arch = "x86_64")]
+pub(super) fn fence() {
+    // SAFETY: SFENCE needs SSE, which every x86_64 processor has (the target's baseline).
+    unsafe { core::arch::x86_64::_mm_sfence() };
 }
 
 /// [`copy_lines`] where there are no streaming stores: a plain copy.
@@ -47,6 +54,10 @@ pub(super) unsafe fn copy_lines(dst: *mut u8, src: *const u8, n: usize) {
     // SAFETY: the caller's guarantees are those of `copy_nonoverlapping`.
     unsafe { std::ptr::copy_nonoverlapping(src, dst, n) };
 }
+
+/// [`fence`] where plain copies need none.
+#[cfg(not(target_arch = "x86_64"))]
+pub(super) fn fence() {}
 
 #[cfg(test)]
 mod tests {
@@ -61,6 +72,7 @@ mod tests {
         // Into the second line of the block, three lines: the first and last lines stay untouched.
         // SAFETY: 3 lines from `src` (4 long) into `d` from byte 64 (8 lines long), aligned.
         unsafe { copy_lines(d[LINE..].as_mut_ptr(), src[1..].as_ptr(), 3 * LINE) };
+        fence();
         assert!(d[..LINE].iter().all(|&b| b == 0xee));
         assert_eq!(&d[LINE..4 * LINE], &src[1..1 + 3 * LINE]);
         assert!(d[4 * LINE..].iter().all(|&b| b == 0xee));
