@@ -130,10 +130,6 @@ impl DirectFile {
     /// stores, handing each full block to the writer thread; the rest (under a line) stays in
     /// `buf`. Copies all of it plainly instead when `write` left the block mid-line.
     pub(super) fn take(&mut self, buf: &mut Buf) -> io::Result<()> {
-        if let Err(e) = self.take_error() {
-            buf.clear();
-            return Err(e);
-        }
         if self.len % LINE != 0 {
             let r = self.write_all(buf.text());
             buf.clear();
@@ -154,7 +150,12 @@ impl DirectFile {
             self.len += n;
             at += n;
             if self.len == BLOCK_BYTES {
-                self.send_block()?;
+                // The thread's errors show here, once a block, not at every take (a lock each).
+                let sent = self.take_error().and_then(|()| self.send_block());
+                if sent.is_err() {
+                    buf.clear();
+                    return sent;
+                }
             }
         }
         buf.keep_from(whole);
