@@ -8,14 +8,11 @@
 //! are the same: whole blocks go out as they fill, and the last, partial one at close, its
 //! aligned part direct and the rest (under 4 KiB) buffered, with `O_DIRECT` cleared by `fcntl`.
 //!
-//! A qlog writer formats its records into a small buffer that stays in the core's first-level
-//! cache and hands its text over every [`STAGE_BYTES`] ([`DirectFile::take`]), which moves it into
-//! the block in whole 64-byte lines with non-temporal stores ([`copy_lines`]): the block's lines
-//! are neither read for ownership nor left in the caches, since only the disk reads them (DMA).
-//! (A plain copy of each ~700-byte packet record into a block cost as much as it saved.)
+//! A qlog writer hands over its own buffer ([`DirectFile::take`]), not a copy of it (a copy of
+//! each ~700-byte packet record into a block cost as much as it saved).
 
+use super::block::ALIGN;
 use super::json::Buf;
-use super::nt_copy::{copy_lines, fence, LINE};
 use super::trace_io::{Job, TraceIo, BLOCK_BYTES};
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
@@ -23,10 +20,6 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
-
-/// Text a qlog writer collects before [`DirectFile::take`] moves it into the block: a few records,
-/// so the buffer stays in the first-level cache and the move is one call per few records.
-pub(super) const STAGE_BYTES: usize = 4096;
 
 /// What a direct file shares with the writer thread.
 pub(super) struct Shared {
@@ -41,8 +34,8 @@ pub(super) struct Shared {
 pub struct DirectFile {
     shared: Arc<Shared>,
     io: TraceIo,
-    /// The block being filled, by [`DirectFile::take`] or `write`; taken from the pool at the
-    /// first byte that needs it.
+    /// The block being filled by `write` (the generic path; a qlog writer's buffer goes out
+    /// whole through [`DirectFile::take`]); taken from the pool at the first byte that needs it.
     block: Option<super::block::Block>,
     /// Bytes in `block`.
     len: usize,
@@ -95,8 +88,6 @@ impl DirectFile {
     /// Hands the rest of the file to the writer thread; the receiver gets the close's outcome.
     fn submit_close(&mut self) -> mpsc::Receiver<io::Result<()>> {
         self.closed = true;
-        // The thread reads the block's lines `take` streamed.
-        fence();
         let (reply, outcome) = mpsc::sync_channel(1);
         let job = Job::Close {
             file: self.shared.clone(),
@@ -110,55 +101,29 @@ impl DirectFile {
         outcome
     }
 
-    /// Hands the full block to the writer thread.
-    fn send_block(&mut self) -> io::Result<()> {
-        // The thread reads the block's lines `take` streamed.
-        fence();
-        let job = Job::Write {
-            file: self.shared.clone(),
-            offset: self.offset,
-            block: self.block.take().expect("a full block is there"),
-            len: BLOCK_BYTES,
-        };
-        self.io.send(job).map_err(|_| thread_gone())?;
-        self.offset += BLOCK_BYTES as u64;
-        self.len = 0;
-        Ok(())
-    }
-
-    /// Moves `buf`'s text into the file's blocks up to its last whole line, with non-temporal
-    /// stores, handing each full block to the writer thread; the rest (under a line) stays in
-    /// `buf`. Copies all of it plainly instead when `write` left the block mid-line.
+    /// Takes the aligned part of `buf`'s text for the writer thread, with the memory that holds it:
+    /// `buf` goes on in a block from the pool, holding the rest (under [`ALIGN`] bytes). Falls back
+    /// to a copy while `write` has a partial block (the writes must stay in order).
     pub(super) fn take(&mut self, buf: &mut Buf) -> io::Result<()> {
-        if self.len % LINE != 0 {
+        if let Err(e) = self.take_error() {
+            buf.clear();
+            return Err(e);
+        }
+        let aligned = buf.len() / ALIGN * ALIGN;
+        if self.block.is_some() || aligned == 0 {
             let r = self.write_all(buf.text());
             buf.clear();
             return r;
         }
-        let text = buf.text();
-        let whole = text.len() / LINE * LINE;
-        let mut at = 0;
-        while at < whole {
-            let block = self.block.get_or_insert_with(|| self.io.take_block());
-            let n = (whole - at).min(BLOCK_BYTES - self.len);
-            let dst = block.bytes_mut()[self.len..self.len + n].as_mut_ptr();
-            // SAFETY: `n` bytes of the block from `len`, a multiple of LINE in a page-aligned
-            // block, and `n` of the text from `at`, a multiple of LINE as `n` is (BLOCK_BYTES is
-            // one); the two are different allocations. The block is fenced before it is handed
-            // over (`send_block`, `submit_close`) and only `take` and `write` touch it before.
-            unsafe { copy_lines(dst, text[at..].as_ptr(), n) };
-            self.len += n;
-            at += n;
-            if self.len == BLOCK_BYTES {
-                // The thread's errors show here, once a block, not at every take (a lock each).
-                let sent = self.take_error().and_then(|()| self.send_block());
-                if sent.is_err() {
-                    buf.clear();
-                    return sent;
-                }
-            }
-        }
-        buf.keep_from(whole);
+        let block = buf.swap_storage(self.io.take_block(), aligned);
+        let job = Job::Write {
+            file: self.shared.clone(),
+            offset: self.offset,
+            block,
+            len: aligned,
+        };
+        self.io.send(job).map_err(|_| thread_gone())?;
+        self.offset += aligned as u64;
         Ok(())
     }
 
@@ -193,7 +158,15 @@ impl Write for DirectFile {
             self.len += n;
             bytes = &bytes[n..];
             if self.len == BLOCK_BYTES {
-                self.send_block()?;
+                let job = Job::Write {
+                    file: self.shared.clone(),
+                    offset: self.offset,
+                    block: self.block.take().expect("a full block is there"),
+                    len: BLOCK_BYTES,
+                };
+                self.io.send(job).map_err(|_| thread_gone())?;
+                self.offset += BLOCK_BYTES as u64;
+                self.len = 0;
             }
         }
         Ok(())

@@ -264,11 +264,14 @@ impl Buf {
         self.bytes = bigger;
     }
 
-    /// Forgets the first `n` bytes of text (which went to the output), keeping the rest.
-    pub(super) fn keep_from(&mut self, n: usize) {
-        let len = self.len;
-        self.bytes.bytes_mut().copy_within(n..len, 0);
-        self.len = len - n;
+    /// Makes `fresh` the buffer's memory, holding the text from byte `from` on, and returns the
+    /// memory it had, whose first `from` bytes are the text before `from`.
+    pub(super) fn swap_storage(&mut self, mut fresh: Block, from: usize) -> Block {
+        let rest = self.len - from;
+        // The writer's next record makes the room it needs (`record`), whatever `fresh` holds.
+        fresh.bytes_mut()[..rest].copy_from_slice(&self.text()[from..]);
+        self.len = rest;
+        std::mem::replace(&mut self.bytes, fresh)
     }
 }
 

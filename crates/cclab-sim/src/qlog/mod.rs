@@ -18,7 +18,6 @@ mod block;
 mod direct;
 mod events;
 mod json;
-mod nt_copy;
 mod sink;
 mod trace_io;
 
@@ -168,7 +167,7 @@ impl<W: Write + 'static> QlogWriter<W> {
     /// Writes the header of a trace titled `title` from `vantage`, then the parameter events.
     pub fn new(mut out: W, vantage: Vantage, title: &str, params: &QlogParams) -> io::Result<Self> {
         let chunk = match direct(&mut out) {
-            Some(_) => direct::STAGE_BYTES,
+            Some(_) => trace_io::BLOCK_BYTES,
             None => CHUNK_BYTES,
         };
         let mut w = QlogWriter {

@@ -2,9 +2,9 @@
 //! ([`DirectFile`]) in the order they were handed over, from a bounded pool of aligned blocks.
 //!
 //! One thread per run, whatever its number of files: the simulation hands over a full block
-//! and goes on while the disk takes it. Memory stays bounded by [`DIRECT_BUDGET_BYTES`]: the
-//! pool makes at most two blocks per direct file (the one it fills and one on its way to the
-//! disk) and [`QUEUED_BLOCKS`] for the queue; when none is free
+//! and goes on while the disk takes it. Memory stays bounded by [`DIRECT_BUDGET_BYTES`]: each
+//! direct file's writer fills one block, and the pool makes at most one more per direct file
+//! (a short-lived partial block at close) and [`QUEUED_BLOCKS`] for the queue; when none is free
 //! the simulation waits for the disk (wall time, not CPU). A run with more traces than the
 //! budget has blocks for writes the rest buffered (a 1,000-flow run has 2,000 traces).
 
@@ -43,7 +43,7 @@ const MAX_DIRECT_FILES: usize = (DIRECT_BUDGET_BYTES / POOL_BLOCK_BYTES - QUEUED
 
 /// The blocks of a run: free ones, and how many exist.
 struct Pool {
-    /// Free blocks, blocks made, and how many may be made: two per direct file and
+    /// Free blocks, blocks made, and how many may be made: one per direct file and
     /// [`QUEUED_BLOCKS`].
     state: Mutex<(Vec<Block>, usize, usize)>,
     returned: Condvar,
@@ -143,7 +143,7 @@ impl TraceWriter {
         if self.direct_files < MAX_DIRECT_FILES {
             if let Some(f) = DirectFile::create(path, &self.io)? {
                 self.direct_files += 1;
-                self.io.pool.state.lock().unwrap_or_else(|p| p.into_inner()).2 += 2;
+                self.io.pool.state.lock().unwrap_or_else(|p| p.into_inner()).2 += 1;
                 return Ok(QlogSink::Direct(f));
             }
         }
