@@ -18,6 +18,7 @@ from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cclab.plot import MANY_FLOWS, SHOWN_FLOWS
 from cclab.stats import mean_ci
 
 if TYPE_CHECKING:
@@ -156,37 +157,68 @@ def load_entries(dirs: Sequence[str | PathLike[str]]) -> list[Entry]:
     return entries
 
 
-def _flow_value(summary: dict[str, Any], series: pl.DataFrame | None, flow: int, source: str) -> float | None:
+def _ts_values(series: pl.DataFrame | None, source: str) -> dict[int, float]:
+    """``{flow: value}`` of a ``ts:column:stat`` source over one time series, all flows in one pass."""
     import polars as pl
 
-    if source.startswith("ts:"):
-        _, column, stat = source.split(":")
-        if series is None or column not in series.columns:
-            return None
-        col = series.filter(pl.col("flow") == flow)[column].cast(pl.Float64).drop_nulls()
-        col = col.filter(col > 0) if column == "srtt_s" else col  # 0 = no RTT sample yet
-        if col.is_empty():
-            return None
-        return float(col.mean()) if stat == "mean" else float(col.quantile(0.99, "nearest"))
-    flows = [f for f in summary.get("flows", []) if f.get("flow") == flow]
-    value = flows[0].get(source) if flows else None
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+    _, column, stat = source.split(":")
+    if series is None or column not in series.columns:
+        return {}
+    col = pl.col(column).cast(pl.Float64)
+    rows = series.filter(pl.col("flow").is_not_null() & col.is_not_null())
+    if column == "srtt_s":
+        rows = rows.filter(col > 0)  # 0 = no RTT sample yet
+    agg = col.mean() if stat == "mean" else col.quantile(0.99, "nearest")
+    per_flow = rows.group_by("flow").agg(agg.alias("v"))
+    return {int(f): float(v) for f, v in zip(per_flow["flow"], per_flow["v"], strict=True) if v is not None}
+
+
+def _summary_values(summary: dict[str, Any], source: str) -> dict[int, float]:
+    """``{flow: value}`` of a summary field, for the flows that have a number there."""
+    out = {}
+    for f in summary.get("flows", []):
+        value = f.get(source)
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            out[int(f.get("flow", 0))] = float(value)
+    return out
 
 
 def rows(entries: Sequence[Entry]) -> list[dict[str, Any]]:
-    """Table rows: one per entry and flow, each column ``(mean, half-width of the 95 % interval or None, n)``."""
+    """Table rows: one per entry and flow, each column ``(mean, half-width of the 95 % interval or None, n)``.
+
+    An entry of more than `MANY_FLOWS` flows gets rows for its first `SHOWN_FLOWS` and one for the median over
+    all of its flows (per seed, then averaged), as ``cclab run``'s table shows many flows.
+    """
+    import statistics
+
     out = []
     for e in entries:
         flows = sorted({int(f["flow"]) for s in e.summaries for f in s.get("flows", [])})
-        for flow in flows:
-            names = [f.get("name") for s in e.summaries for f in s.get("flows", []) if f.get("flow") == flow]
-            row: dict[str, Any] = {"entry": e.label, "flow": names[0] if names and names[0] else f"flow{flow}"}
-            for header, source, _ in COLUMNS:
-                values = []
-                for i, s in enumerate(e.summaries):
-                    ts = e.series[i] if i < len(e.series) else None
-                    values.append(_flow_value(s, ts, flow, source))
-                row[header] = mean_ci(values)
+        names = {}
+        for s in e.summaries:
+            for f in s.get("flows", []):
+                names.setdefault(int(f["flow"]), f.get("name"))
+        # Per column and seed: every flow's value, read once.
+        values = {
+            header: [
+                _ts_values(e.series[i] if i < len(e.series) else None, source)
+                if source.startswith("ts:")
+                else _summary_values(s, source)
+                for i, s in enumerate(e.summaries)
+            ]
+            for header, source, _ in COLUMNS
+        }
+        many = len(flows) > MANY_FLOWS
+        for flow in flows[:SHOWN_FLOWS] if many else flows:
+            row: dict[str, Any] = {"entry": e.label, "flow": names.get(flow) or f"flow{flow}"}
+            for header, _, _ in COLUMNS:
+                row[header] = mean_ci([per_seed.get(flow) for per_seed in values[header]])
+            out.append(row)
+        if many:
+            row = {"entry": e.label, "flow": f"median of {len(flows)} flows"}
+            for header, _, _ in COLUMNS:
+                medians = [statistics.median(v.values()) if v else None for v in values[header]]
+                row[header] = mean_ci(medians)
             out.append(row)
     return out
 
@@ -226,16 +258,28 @@ def plot(entries: Sequence[Entry], dest: Path) -> list[Path]:
             frames = [s for s in e.series if column in s.columns]
             if not frames:
                 continue
-            for flow in sorted({int(f) for s in frames for f in s["flow"].drop_nulls().unique().to_list()}):
-                per_seed = [s.filter(pl.col("flow") == flow).select("time_s", column) for s in frames]
-                both = pl.concat(per_seed).with_columns(pl.col(column).cast(pl.Float64))
+            flows = sorted({int(f) for s in frames for f in s["flow"].drop_nulls().unique().to_list()})
+            # Many flows: one line per entry, the median over its flows at each sample (per seed).
+            many = len(flows) > MANY_FLOWS
+            for flow in [None] if many else flows:
+                value = pl.col(column).cast(pl.Float64)
                 if column == "srtt_s":
-                    both = both.with_columns(pl.when(pl.col(column) > 0).then(pl.col(column)).alias(column))
-                agg = both.group_by("time_s").agg(pl.col(column)).sort("time_s")
+                    value = pl.when(value > 0).then(value)
+                if many:
+                    per_seed = [
+                        s.filter(pl.col("flow").is_not_null()).group_by("time_s").agg(value.median().alias(column))
+                        for s in frames
+                    ]
+                else:
+                    per_seed = [s.filter(pl.col("flow") == flow).select("time_s", value.alias(column)) for s in frames]
+                agg = pl.concat(per_seed).group_by("time_s").agg(pl.col(column)).sort("time_s")
                 stats = [mean_ci(v) for v in agg[column].to_list()]
                 t = agg["time_s"].to_numpy()
                 mean = [m * scale if m is not None else math.nan for m, _, _ in stats]
-                label = e.label if e.series[0]["flow"].drop_nulls().n_unique() == 1 else f"{e.label} flow {flow}"
+                if many:
+                    label = f"{e.label} median of {len(flows)} flows"
+                else:
+                    label = e.label if len(flows) == 1 else f"{e.label} flow {flow}"
                 (line,) = ax.plot(t, mean, linewidth=1.0, label=label)
                 if len(frames) > 1:
                     lo = [(m - (h or 0)) * scale if m is not None else math.nan for m, h, _ in stats]

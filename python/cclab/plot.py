@@ -1,7 +1,10 @@
 """Figures from a run's ``timeseries.parquet``.
 
 Cwnd, bytes in flight, srtt, pacing rate and throughput over
-time, plus queue, capacity and utilisation panels when the time series has link rows (``link`` column).
+time, plus queue, capacity and utilisation panels when the time series has link rows (``link`` column). With more
+than `MANY_FLOWS` flows a flow panel draws the first `SHOWN_FLOWS` of them and the spread over all (median and
+min–max band at each sample), as ``cclab run``'s table does: a line and a legend entry for each of a thousand
+flows took over a minute per figure and could not be read.
 
 Uses matplotlib's object API (no pyplot, no global backend state), so it works headless and in worker processes.
 """
@@ -41,6 +44,11 @@ class Metric:
     zero_is_missing: bool = False
     """The column reads 0 until it has a value (e.g. srtt before the first RTT sample)."""
 
+
+#: Above this many flows a flow panel draws `SHOWN_FLOWS` lines and the spread over all flows.
+MANY_FLOWS = 20
+#: Flows drawn one by one on a panel of many (the first, in flow order).
+SHOWN_FLOWS = 10
 
 #: Derived column: bytes acknowledged per sampling interval times 8 over the interval, per flow.
 THROUGHPUT = "throughput_bps"
@@ -89,21 +97,51 @@ def with_throughput(df: pl.DataFrame) -> pl.DataFrame:
 
 
 def draw(ax: Axes, df: pl.DataFrame, metric: Metric, labels: Mapping[int, str], prefix: str = "") -> None:
-    """Draw ``metric`` on ``ax``: one line per flow, or per link for a link metric."""
+    """Draw ``metric`` on ``ax``: one line per flow, or per link for a link metric.
+
+    With more than `MANY_FLOWS` flows: the first `SHOWN_FLOWS`, and the spread over all of them.
+    """
     import polars as pl
 
     by = "link" if metric in LINK_METRICS else "flow"
     rows = df.filter(pl.col(by).is_not_null()) if by in df.columns else df
-    for key in rows[by].unique().sort().to_list() if by in rows.columns else [None]:
-        part = rows.filter(pl.col(by) == key) if key is not None else rows
-        y = part[metric.column].cast(pl.Float64) * metric.scale
-        if metric.zero_is_missing:
-            y = y.replace(0.0, None)
+    value = pl.col(metric.column).cast(pl.Float64) * metric.scale
+    if metric.zero_is_missing:
+        value = pl.when(value == 0.0).then(None).otherwise(value)
+    rows = rows.with_columns(value.alias("_y"))
+    # One pass splits the rows by key (a filter per key read every row once per flow).
+    parts = rows.partition_by(by, maintain_order=True, as_dict=True) if by in rows.columns else {(None,): rows}
+    keys = sorted(parts, key=lambda k: (k[0] is None, k[0]))
+    many = by == "flow" and len(keys) > MANY_FLOWS
+    for (key,) in keys[:SHOWN_FLOWS] if many else keys:
+        part = parts[(key,)]
         if by == "link":
             label = str(key)
         else:
             label = labels.get(int(key), f"flow {int(key)}") if key is not None else metric.column
-        ax.plot(part["time_s"].to_numpy(), y.to_numpy(), linewidth=1.0, label=f"{prefix}{label}")
+        ax.plot(part["time_s"].to_numpy(), part["_y"].to_numpy(), linewidth=1.0, label=f"{prefix}{label}")
+    if many:
+        spread = (
+            rows.group_by("time_s")
+            .agg(pl.col("_y").min().alias("lo"), pl.col("_y").median().alias("mid"), pl.col("_y").max().alias("hi"))
+            .sort("time_s")
+        )
+        t = spread["time_s"].to_numpy()
+        ax.fill_between(
+            t,
+            spread["lo"].to_numpy(),
+            spread["hi"].to_numpy(),
+            alpha=0.25,
+            color="grey",
+            label=f"{prefix}min–max over all {len(keys)} flows",
+        )
+        ax.plot(
+            t,
+            spread["mid"].to_numpy(),
+            color="black",
+            linewidth=1.2,
+            label=f"{prefix}median over all {len(keys)} flows",
+        )
     ax.set_ylabel(metric.ylabel)
     ax.grid(True, alpha=0.3)
 
@@ -154,7 +192,7 @@ def plot_frame(df: pl.DataFrame, dest: Path, summary: Mapping[str, Any] | None =
             fig.savefig(path, dpi=150)
             written.append(path)
 
-    many = df["flow"].drop_nulls().n_unique() > 1 if "flow" in df.columns else False
+    flows = df["flow"].drop_nulls().n_unique() if "flow" in df.columns else 0
     for metric in metrics:
         fig = Figure(figsize=(8, 3.5))
         ax = fig.add_subplot()
@@ -168,7 +206,8 @@ def plot_frame(df: pl.DataFrame, dest: Path, summary: Mapping[str, Any] | None =
     axes = fig.subplots(len(metrics), 1, sharex=True, squeeze=False)[:, 0]
     for ax, metric in zip(axes, metrics, strict=True):
         draw(ax, df, metric, labels)
-        if many:
+        # Several flows: a legend on each panel; many: on the first (the same entries) and the link panels.
+        if 1 < flows <= MANY_FLOWS or metric in LINK_METRICS:
             ax.legend(loc="best", fontsize="small")
     axes[0].legend(loc="best", fontsize="small")
     axes[-1].set_xlabel("time (s)")

@@ -52,3 +52,49 @@ def test_compare_a_sweep_gives_intervals_across_seeds(tiny, tmp_path):
     assert n == 3 and half is not None and mean < 5e6
     shutil.rmtree(tmp_path / "sw" / "runs")  # without the store only sweep.parquet remains: no rows, no crash
     assert compare.rows(compare.load_entries([tmp_path / "sw"])) == []
+
+
+MANY = """\
+[scenario]
+name = "many"
+duration = "1s"
+topology = "dumbbell"
+
+[path.forward]
+rate = "50Mbps"
+delay = "5ms"
+queue = { kind = "droptail", limit = "100KB" }
+
+[path.return]
+rate = "50Mbps"
+delay = "5ms"
+
+[[flow]]
+count = 25
+source = { kind = "bulk", size = "1GB" }
+cc = { algorithm = "cubic" }
+"""
+
+
+def test_compare_of_many_flows_shows_the_first_and_the_median_over_all(tmp_path):
+    """25 flows: rows for the first 10 and one for the median over all 25; each figure one line per run."""
+    import statistics
+
+    from cclab.plot import SHOWN_FLOWS
+
+    (tmp_path / "many.toml").write_text(MANY)
+    a = cclab.run(tmp_path / "many.toml", out=tmp_path / "a", qlog=None)
+    cclab.run(tmp_path / "many.toml", set=["scenario.seed=2"], out=tmp_path / "b", qlog=None)
+    rows = compare.rows(compare.load_entries([tmp_path / "a", tmp_path / "b"]))
+    assert len(rows) == 2 * (SHOWN_FLOWS + 1)
+    median = rows[SHOWN_FLOWS]
+    assert median["flow"] == "median of 25 flows"
+    goodputs = [f["goodput_bps"] for f in a.summary["flows"]]
+    assert median["goodput"][0] == statistics.median(goodputs) and len(set(goodputs)) > 1
+    # The first flow's cwnd mean is its own time-series mean (flow rows are read in one pass now).
+    ts = a.timeseries
+    cwnd0 = [c for f, c in zip(ts["flow"], ts["cwnd_bytes"], strict=True) if f == 0 and c is not None]
+    assert abs(rows[0]["cwnd mean"][0] - sum(cwnd0) / len(cwnd0)) < 1e-6 * rows[0]["cwnd mean"][0]
+    written = compare.plot(compare.load_entries([tmp_path / "a", tmp_path / "b"]), tmp_path / "cmp")
+    svg = next(p for p in written if p.name == "compare-cwnd.svg").read_text()
+    assert svg.count("median of 25 flows") == 2 and "flow 3" not in svg

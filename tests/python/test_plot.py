@@ -85,3 +85,39 @@ def test_plot_draws_link_panels_only_for_the_link_columns_present(tmp_path):
     }
     stems = {p.stem for p in plot_frame(df, tmp_path, summary)}
     assert stems == {"cwnd", "throughput", "queue", "utilisation", "overview"}
+
+
+def test_plot_of_many_flows_draws_the_first_and_the_spread_over_all(tmp_path):
+    """25 flows: each panel has the first 10 flows' lines and the median and min–max band over all 25."""
+    import polars as pl
+
+    from cclab.plot import MANY_FLOWS, SHOWN_FLOWS, plot_frame
+
+    n = MANY_FLOWS + 5
+    t = [0.0, 0.1, 0.2]
+    # Flow k's cwnd is k·1000 B at every sample: the band spans 0..(n-1)·1000, the median (n-1)/2·1000.
+    df = pl.DataFrame(
+        {
+            "time_s": [x for _ in range(n) for x in t],
+            "flow": [k for k in range(n) for _ in t],
+            "cwnd_bytes": [1000.0 * k for k in range(n) for _ in t],
+        }
+    )
+    summary = {"scenario": "s", "seed": 1, "flows": [{"flow": k, "name": f"f{k}"} for k in range(n)]}
+    plot_frame(df, tmp_path, summary)
+    svg = (tmp_path / "cwnd.svg").read_text()
+    assert f"median over all {n} flows" in svg and f"min–max over all {n} flows" in svg
+    shown = [k for k in range(n) if f">f{k}<" in svg or f"f{k} " in svg]
+    assert shown == list(range(SHOWN_FLOWS)), shown
+
+    from matplotlib.figure import Figure
+
+    from cclab.plot import METRICS, draw
+
+    fig = Figure()
+    ax = fig.add_subplot()
+    draw(ax, df, METRICS[0], {})
+    assert len(ax.lines) == SHOWN_FLOWS + 1
+    assert list(ax.lines[-1].get_ydata()) == [(n - 1) / 2] * 3  # kB
+    band = ax.collections[0].get_paths()[0].vertices[:, 1]
+    assert band.min() == 0.0 and band.max() == (n - 1) * 1.0

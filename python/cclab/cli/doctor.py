@@ -16,6 +16,8 @@ from cclab.cli._common import EXIT_INVALID, console, error
 EXIT_FINDING = 1
 #: Time ranges printed per finding (all of them are in the JSON and the figure).
 SPANS_SHOWN = 5
+#: Above this many diagnoses, those without a finding share one line (a 1,000-flow run made 1,000).
+QUIET_SHOWN = 20
 
 
 def doctor(
@@ -72,8 +74,14 @@ def doctor(
     if json_out:
         print(json.dumps([d.to_json() for d in diagnoses], indent=2))
     else:
+        quiet = [d for d in diagnoses if not d.findings]
+        many = len(diagnoses) > QUIET_SHOWN and len(quiet) > 1
         for d in diagnoses:
-            _print(d)
+            if d.findings or not many:
+                _print(d)
+        if many:
+            span = f"{escape(quiet[0].label)} … {escape(quiet[-1].label)}"
+            console.print(f"[bold]{len(quiet)} others[/] ({span}): [green]no finding[/]")
     made = {f.name for d in diagnoses for f in d.findings}
     if ("any" in wanted and made) or (wanted & made):
         raise typer.Exit(EXIT_FINDING)
