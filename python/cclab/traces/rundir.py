@@ -102,6 +102,7 @@ def _run_dir(path: Path) -> list[FlowView]:
     if not isinstance(flows, list):
         raise RunDirError(f"{path / 'summary.json'}: no 'flows' list")
     ts = _timeseries(path)
+    by_flow = _rows_by_flow(ts["flow"]) if ts is not None and "flow" in ts else None
     views = []
     for i, f in enumerate(flows):
         if not isinstance(f, dict) or not isinstance(f.get("flow", 0), int):
@@ -117,8 +118,8 @@ def _run_dir(path: Path) -> list[FlowView]:
             [lk for lk in summary.get("links") or [] if isinstance(lk, dict)],
             _number((summary.get("sim") or {}).get("sim_time_s") if isinstance(summary.get("sim"), dict) else None),
         )
-        if ts is not None and "flow" in ts:
-            rows = ts["flow"] == fid
+        if ts is not None and by_flow is not None:
+            rows = by_flow.get(fid, np.empty(0, dtype=np.intp))
             view.ts = {k: v[rows] for k, v in ts.items()}
         for attr, name in (("sender", f"trace{suffix}.sqlog"), ("receiver", f"trace-receiver{suffix}.sqlog")):
             # The plain trace, or the gzip one (`[output] qlog_compression`).
@@ -127,6 +128,20 @@ def _run_dir(path: Path) -> list[FlowView]:
                 setattr(view, attr, read_qlog(trace))
         views.append(view)
     return views
+
+
+def _rows_by_flow(flow: npt.NDArray[np.float64]) -> dict[int, npt.NDArray[np.intp]]:
+    """Each flow's row indices, in file order; link rows (flow NaN) are in none.
+
+    One sort: a mask per flow read every row once per flow (10,000 flows: 23 s).
+    """
+    order = np.argsort(flow, kind="stable")
+    order = order[~np.isnan(flow[order])]
+    if len(order) == 0:
+        return {}
+    keys = flow[order]
+    cuts = np.flatnonzero(np.diff(keys)) + 1
+    return {int(k): rows for k, rows in zip(keys[np.r_[0, cuts]], np.split(order, cuts), strict=True)}
 
 
 def _number(value: Any) -> float | None:
