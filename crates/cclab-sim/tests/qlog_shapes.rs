@@ -129,3 +129,49 @@ fn qlog_packet_shapes_ietf_write_every_frame_combination() {
     );
     assert_eq!(records(QlogFormat::Ietf, shapes()), want);
 }
+
+/// A run with thousands of traces gives each a small buffer (`buffered_chunk_bytes`): the same text
+/// comes out whatever the chunk, even for records larger than the buffer's room past its chunk (an
+/// ACK of 2,000 ranges is ~30 KB: the buffer grows for it).
+#[test]
+fn small_trace_buffers_write_the_same_text() {
+    use cclab_sim::qlog::buffered_chunk_bytes;
+    assert_eq!(buffered_chunk_bytes(2), 256 * 1024);
+    assert_eq!(buffered_chunk_bytes(2_000), (64 << 20) / 2_000);
+    assert_eq!(buffered_chunk_bytes(20_000), 16 * 1024);
+    let mut packets = shapes();
+    let wide: Vec<(u64, u64)> = (0..2_000u64).rev().map(|k| (10 * k, 10 * k + 3)).collect();
+    packets.insert(
+        3,
+        Packet {
+            pn: 30_000,
+            pn_len: 4,
+            ack: ack(wide, false),
+            ..Default::default()
+        },
+    );
+    let write = |chunk: usize| {
+        let params = QlogParams {
+            format: QlogFormat::V03,
+            profile: Profile::Quic(QuicProfile::default()),
+            ..Default::default()
+        };
+        let mut w = QlogWriter::with_chunk(Vec::new(), Vantage::Sender, "shapes", &params, chunk).unwrap();
+        for _ in 0..50 {
+            for (i, packet) in packets.iter().enumerate() {
+                let ev = TraceEvent::PacketSent {
+                    time: Time(1_000_000 * i as u64 + 7),
+                    size: 1500,
+                    packet: packet.clone(),
+                };
+                w.write_event(&ev).unwrap();
+            }
+        }
+        w.finish().unwrap()
+    };
+    let whole = write(256 * 1024);
+    assert!(whole.len() > 1_000_000, "{} bytes", whole.len());
+    for chunk in [1, 4096, 16 * 1024] {
+        assert!(write(chunk) == whole, "chunk {chunk}");
+    }
+}

@@ -140,6 +140,20 @@ const CHUNK_BYTES: usize = 256 * 1024;
 /// Room in the buffer past a chunk, for the record that crosses its end: the buffer never regrows.
 const CHUNK_SLACK: usize = 64 * 1024;
 
+/// Memory a run gives the buffers of all its buffered traces together: with thousands of flows,
+/// [`CHUNK_BYTES`] each would take most of the machine (3,000 flows: 2 GB for 89 MB of traces).
+pub const BUFFERED_BUDGET_BYTES: usize = 64 << 20;
+
+/// Smallest chunk of a buffered trace: a write every 16 KiB still costs the kernel about what
+/// larger ones do per byte.
+const MIN_CHUNK_BYTES: usize = 16 * 1024;
+
+/// The chunk of each of `traces` buffered traces of a run: [`CHUNK_BYTES`], or less so that all
+/// of them fit in [`BUFFERED_BUDGET_BYTES`], but not below [`MIN_CHUNK_BYTES`].
+pub fn buffered_chunk_bytes(traces: usize) -> usize {
+    (BUFFERED_BUDGET_BYTES / traces.max(1)).clamp(MIN_CHUNK_BYTES, CHUNK_BYTES)
+}
+
 /// Streams one endpoint's trace events into a qlog JSON-SEQ file.
 ///
 /// Call order: `new` (writes the header and the parameter events), `write_event` for each
@@ -165,14 +179,28 @@ pub struct QlogWriter<W: Write + 'static> {
 
 impl<W: Write + 'static> QlogWriter<W> {
     /// Writes the header of a trace titled `title` from `vantage`, then the parameter events.
-    pub fn new(mut out: W, vantage: Vantage, title: &str, params: &QlogParams) -> io::Result<Self> {
-        let chunk = match direct(&mut out) {
-            Some(_) => trace_io::BLOCK_BYTES,
-            None => CHUNK_BYTES,
+    pub fn new(out: W, vantage: Vantage, title: &str, params: &QlogParams) -> io::Result<Self> {
+        QlogWriter::with_chunk(out, vantage, title, params, CHUNK_BYTES)
+    }
+
+    /// [`QlogWriter::new`], writing a buffered output every `chunk` bytes (a direct file takes
+    /// whole blocks whatever `chunk` says): see [`buffered_chunk_bytes`].
+    pub fn with_chunk(
+        mut out: W,
+        vantage: Vantage,
+        title: &str,
+        params: &QlogParams,
+        chunk: usize,
+    ) -> io::Result<Self> {
+        let (chunk, slack) = match direct(&mut out) {
+            Some(_) => (trace_io::BLOCK_BYTES, CHUNK_SLACK),
+            // A record asks for `RECORD_ROOM` and its variable parts: room for two past a small
+            // chunk keeps its buffer from growing at the end (a larger record still grows it, once).
+            None => (chunk.max(1), (chunk / 4).clamp(2 * json::RECORD_ROOM, CHUNK_SLACK)),
         };
         let mut w = QlogWriter {
             out: Some(out),
-            buf: Buf::with_capacity(chunk + CHUNK_SLACK),
+            buf: Buf::with_capacity(chunk + slack),
             chunk,
             format: params.format,
             quic: matches!(params.profile, Profile::Quic(_)),

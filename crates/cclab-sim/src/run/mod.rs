@@ -156,6 +156,7 @@ pub fn run(s: &Scenario, opts: RunOptions) -> Result<RunOutput, RunError> {
     let qlog_window = file.output.qlog_window.map(|[a, b]| (Time::ZERO + a, Time::ZERO + b));
     let qlog_failed = Arc::new(AtomicBool::new(false));
     let mut qlogs = Vec::with_capacity(n);
+    let chunk = crate::qlog::buffered_chunk_bytes(2 * n);
     for (i, (sender_params, receiver_params)) in built.qlog_params.iter_mut().enumerate() {
         let (Some(fmt), Some(dir)) = (format, &opts.out_dir) else {
             qlogs.push([None, None]);
@@ -174,7 +175,7 @@ pub fn run(s: &Scenario, opts: RunOptions) -> Result<RunOutput, RunError> {
                 None => QlogSink::create(&path, compression),
             }
             .map_err(io_err(&path))?;
-            let w = QlogWriter::new(sink, vantage(side), &title, params).map_err(io_err(&path))?;
+            let w = QlogWriter::with_chunk(sink, vantage(side), &title, params, chunk).map_err(io_err(&path))?;
             let trace = Box::new(QlogTrace::new(w, path, qlog_window, qlog_failed.clone()));
             // The endpoint writes its trace itself if it can; otherwise the observer does.
             Ok(match built.net.set_trace_sink(FlowId(i as u32), side, trace) {
