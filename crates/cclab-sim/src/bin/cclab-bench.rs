@@ -275,7 +275,8 @@ fn compare_dumbbell(bin: &str) {
 }
 
 /// qlog on against off on a 10 Gbit/s, 50 µs path, plain and gzip: CPU ratio and trace bytes.
-fn qlog_cases(quick: bool) {
+/// The qlog cases; returns qlog on (plain files) / off, CPU per data packet.
+fn qlog_cases(quick: bool) -> f64 {
     println!("== qlog (10G 50us, {})", if quick { "20MB" } else { "200MB" });
     let size = if quick { "20MB" } else { "200MB" };
     let text = p2p("10Gbps", "10Gbps", "25us", "62500B", size, "newreno");
@@ -286,6 +287,7 @@ fn qlog_cases(quick: bool) {
         ..Default::default()
     };
     let off = bench_text("qlog off (out dir)", &text, opts(QlogMode::Never));
+    let mut plain = f64::NAN;
     for compression in ["none", "gzip"] {
         let _ = std::fs::remove_dir_all(&dir);
         let traced = format!("{text}\n[output]\nqlog_compression = \"{compression}\"\n");
@@ -304,8 +306,51 @@ fn qlog_cases(quick: bool) {
             on / off,
             trace_bytes as f64 / 1e6
         );
+        if compression == "none" {
+            plain = on / off;
+        }
     }
     let _ = std::fs::remove_dir_all(&dir);
+    plain
+}
+
+/// Issue #14's performance targets against this run's figures, each met or not: the numbers above,
+/// read against the bounds as written (flat ±15 % read strictly: the dearest BDP at most 1.15× the cheapest).
+/// `sizes` name the transfers this run used (the targets are stated for 1 GB and 10 GB, not `--quick`'s).
+fn targets(sizes: [&str; 2], pkt_per_cpu_s: f64, bdp_1gb: f64, bdp_10gb: f64, qlog: f64, flows: u64, many: f64) {
+    let verdict = |ok: bool| if ok { "met" } else { "NOT met" };
+    let [gb, ten_gb] = sizes;
+    println!("== targets (issue #14), this run ({gb} and {ten_gb} transfers)");
+    println!(
+        "{:<58} {:>6.2} M   {}",
+        format!(">= 5 M data packets per CPU-second, {gb} at 10 Gbit/s"),
+        pkt_per_cpu_s / 1e6,
+        verdict(pkt_per_cpu_s >= 5e6)
+    );
+    println!(
+        "{:<58} {:>6.2}x   {}",
+        "qlog on <= 2x qlog off",
+        qlog,
+        verdict(qlog <= 2.0)
+    );
+    println!(
+        "{:<58} {:>6.2}x   {}",
+        format!("cost per packet flat (+-15 %), BDP 100 to 100k, {gb}"),
+        bdp_1gb,
+        verdict(bdp_1gb <= 1.15)
+    );
+    println!(
+        "{:<58} {:>6.2}x   {}",
+        format!("  the same, {ten_gb} (BDP 100k / BDP 100)"),
+        bdp_10gb,
+        verdict(bdp_10gb <= 1.15)
+    );
+    println!(
+        "{:<58} {:>6.2}x   {}",
+        format!("{flows} flows <= 1.5x one flow per packet"),
+        many,
+        verdict(many <= 1.5)
+    );
 }
 
 fn main() {
@@ -342,7 +387,7 @@ fn main() {
     };
     println!("== paths (NewReno/CUBIC bulk transfers, qlog off)");
     let loopback = p2p("10Gbps", "10Gbps", "25us", "62500B", gb, "newreno");
-    bench_text("10G loopback-like 50us 1GB", &loopback, RunOptions::default());
+    let loopback_ns = bench_text("10G loopback-like 50us 1GB", &loopback, RunOptions::default());
     let wan = p2p("100Mbps", "100Mbps", "10ms", "250KB", mb500, "cubic");
     bench_text("100M 20ms 500MB", &wan, RunOptions::default());
     let sat = p2p("250Mbps", "3Mbps", "300ms", "18750KB", mb500, "cubic");
@@ -400,7 +445,7 @@ fn main() {
         long[1].1 / long[0].1
     );
 
-    qlog_cases(quick);
+    let qlog = qlog_cases(quick);
 
     println!("== many flows (dumbbell, 10 Mbit/s per flow, CUBIC)");
     let one = bench_text(
@@ -438,5 +483,14 @@ fn main() {
         "per-packet cost 16 flows / 1 flow: one host pair {:.2}x, dumbbell {:.2}x",
         shared / one,
         own / one
+    );
+    targets(
+        [gb, ten_gb],
+        1e9 / loopback_ns,
+        spread(&per_packet),
+        long[1].0 / long[0].0,
+        qlog,
+        flows,
+        many / one,
     );
 }
