@@ -152,6 +152,8 @@ pub struct SendGate {
     pub burst_allowance: Option<u64>,
     /// Most bytes of one back-to-back aggregate, if any.
     pub send_quantum: Option<u64>,
+    /// Most bytes the pacer's bucket may hold, if the controller bounds its bursts.
+    pub max_burst: Option<u64>,
     /// Pacing rate in bytes/s, if the controller sets it.
     pub pacing_rate: Option<f64>,
 }
@@ -194,13 +196,19 @@ pub trait CongestionController: Send {
     fn send_quantum(&self) -> Option<u64> {
         None
     }
+    /// Most bytes the pacer's bucket may hold (never less than the next packet), for a controller
+    /// that bounds its own bursts (Prague: 250 µs at its pacing rate); `None` (default) leaves the
+    /// sender's `burst_packets`. A pause's `burst_allowance` still wins.
+    fn max_burst(&self) -> Option<u64> {
+        None
+    }
     /// The ECN codepoint this controller needs on its packets: `Some(Ect1)` for an L4S sender
     /// (RFC 9331 §4.1), `Some(Ect0)` for one that needs classic ECN. A controller that answers
     /// `Some` turns ECN on whatever the sender's `ecn` option says; `None` (default) leaves it there.
     fn ecn_codepoint(&self) -> Option<Ecn> {
         None
     }
-    /// `window`, `pause_until`, `burst_allowance`, `send_quantum` and `pacing_rate` together. The
+    /// `window`, `pause_until`, `burst_allowance`, `send_quantum`, `max_burst` and `pacing_rate` together. The
     /// sender asks them on every send attempt: through a `dyn` controller, one call instead of six, and the
     /// default body, compiled for each controller, inlines its getters. Override only to compute them together.
     fn send_gate(&self) -> SendGate {
@@ -209,6 +217,7 @@ pub trait CongestionController: Send {
             pause_until: self.pause_until(),
             burst_allowance: self.burst_allowance(),
             send_quantum: self.send_quantum(),
+            max_burst: self.max_burst(),
             pacing_rate: self.pacing_rate(),
         }
     }

@@ -68,10 +68,10 @@ impl Pacer {
         }
     }
 
-    /// Bucket capacity in bytes: `burst_packets · mss`, and at least one clock step at `rate`
-    /// (bytes/s) and one packet of `bytes`.
-    pub fn capacity(&self, cfg: &PacingConfig, mss: u64, rate: f64, bytes: u64) -> f64 {
-        let burst = (cfg.burst_packets * mss) as f64;
+    /// Bucket capacity in bytes: `burst_packets · mss` (at most the controller's `max_burst`), and
+    /// at least one clock step at `rate` (bytes/s) and one packet of `bytes`.
+    pub fn capacity(&self, cfg: &PacingConfig, mss: u64, rate: f64, bytes: u64, max_burst: Option<u64>) -> f64 {
+        let burst = (cfg.burst_packets * mss).min(max_burst.unwrap_or(u64::MAX)) as f64;
         burst.max(rate * self.step_secs).max(bytes as f64)
     }
 
@@ -183,7 +183,7 @@ mod tests {
         };
         let mut p = Pacer::new(Time(0), Dur(1));
         // 1000 B packets at 1e6 B/s: one per 1 ms after a 2-packet burst.
-        let cap = p.capacity(&cfg, 1000, 1e6, 1000);
+        let cap = p.capacity(&cfg, 1000, 1e6, 1000, None);
         assert_eq!(cap, 2000.0);
         for _ in 0..2 {
             assert_eq!(p.delay(Time(0), 1000, 1e6, cap), None);
@@ -203,7 +203,7 @@ mod tests {
         let mut p = Pacer::new(Time(0), Dur(1));
         p.set_quantum(Some(4000));
         let (rate, ms) = (1e6, 1_000_000);
-        let cap = p.capacity(&cfg, 1000, rate, 1000);
+        let cap = p.capacity(&cfg, 1000, rate, 1000, None);
         // At 1e6 B/s, 4 packets of 1000 B leave together every 4 ms.
         let mut sent = Vec::new();
         let mut now = Time(0);
@@ -233,6 +233,18 @@ mod tests {
         };
         let p = Pacer::new(Time(0), Dur::from_millis(1));
         // 1e8 B/s over a 1 ms step = 100 kB, more than one 1500 B packet.
-        assert_eq!(p.capacity(&cfg, 1500, 1e8, 1500), 100_000.0);
+        assert_eq!(p.capacity(&cfg, 1500, 1e8, 1500, None), 100_000.0);
+        // A controller's max_burst never takes it below one clock step.
+        assert_eq!(p.capacity(&cfg, 1500, 1e8, 1500, Some(3000)), 100_000.0);
+    }
+
+    #[test]
+    fn pacer_capacity_is_capped_by_the_controllers_max_burst() {
+        let cfg = PacingConfig::default();
+        let p = Pacer::new(Time(0), Dur(1));
+        assert_eq!(p.capacity(&cfg, 1500, 1e8, 1500, None), 15_000.0);
+        assert_eq!(p.capacity(&cfg, 1500, 1e8, 1500, Some(3000)), 3000.0);
+        // Never below the packet about to leave.
+        assert_eq!(p.capacity(&cfg, 1500, 1e8, 1500, Some(0)), 1500.0);
     }
 }

@@ -144,7 +144,10 @@ impl Sender {
             // A controller that asks for a back-to-back train after its pause (picoquic's
             // `bandwidth_pause`) gets a bucket that can hold the whole train.
             let train = gate.burst_allowance.unwrap_or(0) as f64;
-            let cap = self.pacer.capacity(&self.pacing, self.mss, rate, bytes).max(train);
+            let cap = self
+                .pacer
+                .capacity(&self.pacing, self.mss, rate, bytes, gate.max_burst)
+                .max(train);
             self.pacer.set_quantum(gate.send_quantum);
             if let Some(at) = self.pacer.delay(t, bytes, rate, cap) {
                 // §7.8: a pacing delay alone does not make the sender application limited.
