@@ -65,6 +65,35 @@ def tiny(tmp_path: Path) -> Path:
     return write_scenario(tmp_path)
 
 
+#: 25 bulk flows (one table, ``count``) on a 50 Mbit/s dumbbell for 1 s: more flows than the CLI shows one by one.
+MANY = """\
+[scenario]
+name = "many"
+duration = "1s"
+topology = "dumbbell"
+
+[path.forward]
+rate = "50Mbps"
+delay = "5ms"
+queue = { kind = "droptail", limit = "100KB" }
+
+[path.return]
+rate = "50Mbps"
+delay = "5ms"
+
+[[flow]]
+count = 25
+source = { kind = "bulk", size = "SIZE" }
+cc = { algorithm = "cubic" }
+"""
+
+
+@pytest.fixture
+def many_flows(tmp_path: Path):
+    """Writes `MANY` with transfers of ``size`` (e.g. "100KB") into ``tmp_path``; returns its path."""
+    return lambda size: write_scenario(tmp_path, MANY.replace("SIZE", size), "many.toml")
+
+
 @pytest.fixture
 def endless(tmp_path: Path) -> Path:
     """A 1 Gbps transfer of 1 TB for up to an hour of simulated time: runs until cancelled."""

@@ -54,37 +54,15 @@ def test_compare_a_sweep_gives_intervals_across_seeds(tiny, tmp_path):
     assert compare.rows(compare.load_entries([tmp_path / "sw"])) == []
 
 
-MANY = """\
-[scenario]
-name = "many"
-duration = "1s"
-topology = "dumbbell"
-
-[path.forward]
-rate = "50Mbps"
-delay = "5ms"
-queue = { kind = "droptail", limit = "100KB" }
-
-[path.return]
-rate = "50Mbps"
-delay = "5ms"
-
-[[flow]]
-count = 25
-source = { kind = "bulk", size = "1GB" }
-cc = { algorithm = "cubic" }
-"""
-
-
-def test_compare_of_many_flows_shows_the_first_and_the_median_over_all(tmp_path):
+def test_compare_of_many_flows_shows_the_first_and_the_median_over_all(many_flows, tmp_path):
     """25 flows: rows for the first 10 and one for the median over all 25; each figure one line per run."""
     import statistics
 
     from cclab.plot import SHOWN_FLOWS
 
-    (tmp_path / "many.toml").write_text(MANY)
-    a = cclab.run(tmp_path / "many.toml", out=tmp_path / "a", qlog=None)
-    cclab.run(tmp_path / "many.toml", set=["scenario.seed=2"], out=tmp_path / "b", qlog=None)
+    path = many_flows("1GB")
+    a = cclab.run(path, out=tmp_path / "a", qlog=None)
+    cclab.run(path, set=["scenario.seed=2"], out=tmp_path / "b", qlog=None)
     rows = compare.rows(compare.load_entries([tmp_path / "a", tmp_path / "b"]))
     assert len(rows) == 2 * (SHOWN_FLOWS + 1)
     median = rows[SHOWN_FLOWS]

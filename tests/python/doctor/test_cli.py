@@ -48,34 +48,11 @@ def test_doctor_rejects_unknown_fail_on_name(seed_runs, doctor):
     assert res.exit_code == 2 and "unknown finding gremlins" in res.output
 
 
-MANY = """\
-[scenario]
-name = "many"
-duration = "1s"
-topology = "dumbbell"
-
-[path.forward]
-rate = "50Mbps"
-delay = "5ms"
-queue = { kind = "droptail", limit = "100KB" }
-
-[path.return]
-rate = "50Mbps"
-delay = "5ms"
-
-[[flow]]
-count = 25
-source = { kind = "bulk", size = "100KB" }
-cc = { algorithm = "cubic" }
-"""
-
-
-def test_doctor_of_many_quiet_flows_prints_them_on_one_line(doctor, tmp_path):
+def test_doctor_of_many_quiet_flows_prints_them_on_one_line(doctor, many_flows, tmp_path):
     import cclab
     from cclab.cli.doctor import QUIET_SHOWN
 
-    (tmp_path / "many.toml").write_text(MANY)
-    cclab.run(tmp_path / "many.toml", out=tmp_path / "run", qlog=None)
+    cclab.run(many_flows("100KB"), out=tmp_path / "run", qlog=None)
     diagnoses = json.loads(doctor(tmp_path / "run", "--no-figures", "--json").stdout)
     assert len(diagnoses) == 25  # as JSON every flow keeps its own diagnosis
     quiet = sum(not d["findings"] for d in diagnoses)
