@@ -18,7 +18,7 @@ from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cclab.plot import MANY_FLOWS, SHOWN_FLOWS
+from cclab.many_flows import MANY_FLOWS, SHOWN_FLOWS
 from cclab.stats import mean_ci
 
 if TYPE_CHECKING:

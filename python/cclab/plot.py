@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cclab.api import TIMESERIES_PARQUET
+from cclab.many_flows import MANY_FLOWS, SHOWN_FLOWS
 
 if TYPE_CHECKING:
     import polars as pl
@@ -44,11 +45,6 @@ class Metric:
     zero_is_missing: bool = False
     """The column reads 0 until it has a value (e.g. srtt before the first RTT sample)."""
 
-
-#: Above this many flows a flow panel draws `SHOWN_FLOWS` lines and the spread over all flows.
-MANY_FLOWS = 20
-#: Flows drawn one by one on a panel of many (the first, in flow order).
-SHOWN_FLOWS = 10
 
 #: Derived column: bytes acknowledged per sampling interval times 8 over the interval, per flow.
 THROUGHPUT = "throughput_bps"

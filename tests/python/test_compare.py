@@ -58,7 +58,7 @@ def test_compare_of_many_flows_shows_the_first_and_the_median_over_all(many_flow
     """25 flows: rows for the first 10 and one for the median over all 25; each figure one line per run."""
     import statistics
 
-    from cclab.plot import SHOWN_FLOWS
+    from cclab.many_flows import SHOWN_FLOWS
 
     path = many_flows("1GB")
     a = cclab.run(path, out=tmp_path / "a", qlog=None)

@@ -91,7 +91,8 @@ def test_plot_of_many_flows_draws_the_first_and_the_spread_over_all(tmp_path):
     """25 flows: each panel has the first 10 flows' lines and the median and min–max band over all 25."""
     import polars as pl
 
-    from cclab.plot import MANY_FLOWS, SHOWN_FLOWS, plot_frame
+    from cclab.many_flows import MANY_FLOWS, SHOWN_FLOWS
+    from cclab.plot import plot_frame
 
     n = MANY_FLOWS + 5
     t = [0.0, 0.1, 0.2]

@@ -50,14 +50,15 @@ def test_a_few_flows_get_a_row_each():
 
 
 def test_many_flows_show_the_first_and_the_spread_over_all():
-    from cclab.cli._tables import FIRST_FLOWS, flow_table
+    from cclab.cli._tables import flow_table
+    from cclab.many_flows import SHOWN_FLOWS
 
     flows = [_flow(i, 1e6 * (i + 1), i % 2 == 0) for i in range(1000)]
     table = flow_table(flows)
     rows = _rows(table)
-    assert [r[0] for r in rows[:FIRST_FLOWS]] == [str(i) for i in range(FIRST_FLOWS)]
-    assert rows[FIRST_FLOWS][0] == "… 990 more"
-    by_label = {r[0]: r for r in rows[FIRST_FLOWS + 1 :]}
+    assert [r[0] for r in rows[:SHOWN_FLOWS]] == [str(i) for i in range(SHOWN_FLOWS)]
+    assert rows[SHOWN_FLOWS][0] == "… 990 more"
+    by_label = {r[0]: r for r in rows[SHOWN_FLOWS + 1 :]}
     # Goodputs are 1..1000 Mbit/s over all flows, not only the ones shown.
     assert by_label["min"][1] == "1 Mbit/s"
     assert by_label["median"][1] == "500 Mbit/s"

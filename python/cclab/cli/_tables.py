@@ -9,6 +9,8 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from cclab.many_flows import MANY_FLOWS, SHOWN_FLOWS
+
 MISSING = "—"
 
 
@@ -47,10 +49,6 @@ def fmt_pct(x: float | None) -> str:
     return MISSING if x is None else f"{100 * x:.3g} %"
 
 
-#: Flows shown one row each; a run with more shows the first ``FIRST_FLOWS`` and the spread over all of them.
-MAX_FLOW_ROWS = 20
-FIRST_FLOWS = 10
-
 #: Flow-table columns after ``flow``: summary key and formatter.
 FLOW_COLUMNS = (
     ("goodput", "goodput_bps", fmt_rate),
@@ -63,7 +61,7 @@ FLOW_COLUMNS = (
 
 
 def flow_table(flows: Sequence[Mapping[str, Any]]) -> Table:
-    """One row per flow, or for more than ``MAX_FLOW_ROWS`` flows the first few and the spread over all.
+    """One row per flow, or for more than ``MANY_FLOWS`` flows the first few and the spread over all.
 
     The spread is min, median and max of each column over every flow: a `count = 1000` dumbbell would
     otherwise print a thousand rows.
@@ -78,7 +76,7 @@ def flow_table(flows: Sequence[Mapping[str, Any]]) -> Table:
             return "incomplete"
         return fmt(f.get(key))
 
-    shown = flows if len(flows) <= MAX_FLOW_ROWS else flows[:FIRST_FLOWS]
+    shown = flows if len(flows) <= MANY_FLOWS else flows[:SHOWN_FLOWS]
     for f in shown:
         table.add_row(str(f.get("flow")), *(cell(f, key, fmt) for _, key, fmt in FLOW_COLUMNS))
     if len(shown) == len(flows):

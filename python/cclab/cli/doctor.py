@@ -11,13 +11,12 @@ from rich.markup import escape
 from rich.table import Table
 
 from cclab.cli._common import EXIT_INVALID, console, error
+from cclab.many_flows import MANY_FLOWS
 
 #: Exit code when a finding named by ``--fail-on`` was made.
 EXIT_FINDING = 1
 #: Time ranges printed per finding (all of them are in the JSON and the figure).
 SPANS_SHOWN = 5
-#: Above this many diagnoses, those without a finding share one line (a 1,000-flow run made 1,000).
-QUIET_SHOWN = 20
 
 
 def doctor(
@@ -75,7 +74,8 @@ def doctor(
         print(json.dumps([d.to_json() for d in diagnoses], indent=2))
     else:
         quiet = [d for d in diagnoses if not d.findings]
-        many = len(diagnoses) > QUIET_SHOWN and len(quiet) > 1
+        # Past `MANY_FLOWS` diagnoses (a 1,000-flow run makes 1,000), those without a finding share one line.
+        many = len(diagnoses) > MANY_FLOWS and len(quiet) > 1
         for d in diagnoses:
             if d.findings or not many:
                 _print(d)

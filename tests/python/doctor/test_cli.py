@@ -50,13 +50,13 @@ def test_doctor_rejects_unknown_fail_on_name(seed_runs, doctor):
 
 def test_doctor_of_many_quiet_flows_prints_them_on_one_line(doctor, many_flows, tmp_path):
     import cclab
-    from cclab.cli.doctor import QUIET_SHOWN
+    from cclab.many_flows import MANY_FLOWS
 
     cclab.run(many_flows("100KB"), out=tmp_path / "run", qlog=None)
     diagnoses = json.loads(doctor(tmp_path / "run", "--no-figures", "--json").stdout)
     assert len(diagnoses) == 25  # as JSON every flow keeps its own diagnosis
     quiet = sum(not d["findings"] for d in diagnoses)
-    assert 1 < quiet and 25 > QUIET_SHOWN
+    assert 1 < quiet and 25 > MANY_FLOWS
     res = doctor(tmp_path / "run", "--no-figures")
     assert res.exit_code == 0, res.output
     said = [line for line in res.stdout.splitlines() if "no finding" in line]
