@@ -18,7 +18,6 @@ from pathlib import Path
 import pytest
 
 import cclab
-
 from conftest import assert_clean_error, write_scenario
 
 KERNEL = """\
