@@ -360,6 +360,8 @@ def run(
         raise ValueError("bind= applies only to real runs (real=True)")
     if kernel and real:
         raise ValueError("kernel=True and real=True are two different modes; choose one")
+    if kernel and qlog not in (None, False):
+        raise ValueError("qlog= cannot be given with kernel=True: Linux TCP keeps no qlog (tcp_info.csv has TCP_INFO)")
     common = {
         "seed": seed,
         "out_dir": out_dir,

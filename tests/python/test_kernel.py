@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+import cclab
 from conftest import assert_clean_error, write_scenario
 
 KERNEL = """\
@@ -143,3 +144,11 @@ def test_kernel_run_without_namespace_rights_says_so_in_one_line_and_exits_2(tmp
     )
     assert_clean_error(proc, 2, "kernel mode needs network namespaces")
     assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+
+
+def test_kernel_run_refuses_a_qlog_request_it_cannot_answer(cli, tmp_path):
+    # Refused before any namespace is made, so this holds on machines without the rights too.
+    scenario = write_scenario(tmp_path, KERNEL.format(duration="5s", size="1MB"), "qlog.toml")
+    assert_clean_error(cli("run", scenario, "--kernel", "--qlog", "--out", tmp_path / "out"), 2, "--qlog")
+    with pytest.raises(ValueError, match="kernel"):
+        cclab.run(scenario, kernel=True, qlog=True)

@@ -6,7 +6,12 @@ use crate::netns::{sysctl, Namespace};
 use crate::tcp_info::TcpInfo;
 use crate::tun::Tun;
 use cclab_core::ack::AckPolicyConfig;
+use cclab_core::cc::bbr::BbrConfig;
+use cclab_core::cc::cubic::CubicConfig;
+use cclab_core::cc::new_reno::NewRenoConfig;
 use cclab_core::cc::CcConfig;
+use cclab_core::endpoint::receiver::ReceiverConfig;
+use cclab_core::endpoint::sender::SenderConfig;
 use cclab_core::endpoint::source::SourceConfig;
 use cclab_core::time::{Dur, Time};
 use cclab_core::wire::packet::FlowId;
@@ -14,7 +19,7 @@ use cclab_core::wire::size::Profile;
 use cclab_real::clock::WallClock;
 use cclab_real::emulator::Fabric;
 use cclab_sim::run::plan;
-use cclab_sim::scenario::ScenarioFile;
+use cclab_sim::scenario::{FlowConfig, ScenarioFile};
 use cclab_sim::summary::{FlowSummary, LinkSummary, SimStats, Summary};
 use cclab_sim::timeseries::{SampleCounters, Sampler};
 use cclab_sim::{RunOutput, Scenario};
@@ -198,17 +203,82 @@ pub fn notices(file: &ScenarioFile) -> Vec<String> {
             ));
         }
     }
-    if file
-        .flow
-        .first()
-        .and_then(|f| f.sender.as_ref())
-        .is_some_and(|s| s.pacing != Default::default())
-    {
+    let Some(f) = file.flow.first() else {
+        return v;
+    };
+    if f.sender.as_ref().is_some_and(|s| s.pacing != Default::default()) {
         v.push(
             "kernel mode ignores flow[0].sender.pacing (the kernel paces as its controller and qdisc decide)".into(),
         );
     }
+    let keys = unmapped_keys(f);
+    if !keys.is_empty() {
+        v.push(format!(
+            "kernel mode ignores {} (Linux TCP has its own; kernel mode maps only the algorithm, the ACK policy, ECN, \
+             the receive window and the MSS)",
+            keys.join(", ")
+        ));
+    }
+    if file.output.qlog {
+        v.push(
+            "kernel mode writes no qlog ([output] qlog): Linux TCP keeps none; tcp_info.csv and the time series \
+                come from TCP_INFO"
+                .into(),
+        );
+    }
     v
+}
+
+/// The keys of flow `f` set away from their defaults that kernel mode cannot give Linux TCP (`mapping` maps
+/// the rest): a run that silently dropped them would be compared with a simulation that used them.
+fn unmapped_keys(f: &FlowConfig) -> Vec<&'static str> {
+    let mut keys = Vec::new();
+    let cc_params = match &f.cc {
+        Some(CcConfig::NewReno(c)) => *c != NewRenoConfig::default(),
+        Some(CcConfig::Cubic(c)) => *c != CubicConfig::default(),
+        Some(CcConfig::Bbr(c)) => *c != BbrConfig::default(),
+        _ => false,
+    };
+    if cc_params {
+        keys.push("flow[0].cc's parameters other than algorithm");
+    }
+    if let Some(s) = &f.sender {
+        let d = SenderConfig::default();
+        for (key, set) in [
+            ("flow[0].sender.initial_rtt", s.initial_rtt != d.initial_rtt),
+            (
+                "flow[0].sender.peer_max_ack_delay",
+                s.peer_max_ack_delay != d.peer_max_ack_delay,
+            ),
+            ("flow[0].sender.clock", s.clock != d.clock),
+            (
+                "flow[0].sender.packet_threshold",
+                s.packet_threshold != d.packet_threshold,
+            ),
+            ("flow[0].sender.time_threshold", s.time_threshold != d.time_threshold),
+            ("flow[0].sender.ack_frequency", s.ack_frequency != d.ack_frequency),
+        ] {
+            if set {
+                keys.push(key);
+            }
+        }
+    }
+    if let Some(r) = &f.receiver {
+        let d = ReceiverConfig::default();
+        for (key, set) in [
+            ("flow[0].receiver.clock", r.clock != d.clock),
+            ("flow[0].receiver.max_ack_ranges", r.max_ack_ranges != d.max_ack_ranges),
+            ("flow[0].receiver.pn_len", r.pn_len != d.pn_len),
+        ] {
+            if set {
+                keys.push(key);
+            }
+        }
+    }
+    if f.handshake.is_some() {
+        keys.push("flow[0].handshake (the kernel makes its own SYN exchange)");
+    }
+    keys
 }
 
 fn setsockopt<T>(fd: i32, level: i32, name: i32, value: &T, what: &str) -> Result<(), KernelError> {

@@ -9,7 +9,7 @@
 use crate::clock::{thread_cpu_time, tighten_timer_slack, wait_fds, WallClock};
 use crate::socket::UdpIo;
 use crate::wire::RealCodec;
-use cclab_core::endpoint::{Endpoint, Metrics};
+use cclab_core::endpoint::{Endpoint, Metrics, TraceEvent};
 use cclab_core::time::{Dur, Time};
 use cclab_core::wire::packet::{Datagram, Ecn};
 use cclab_sim::endpoint::AnyEndpoint;
@@ -65,6 +65,13 @@ pub struct DriverConfig {
     pub sample_every: Option<Dur>,
     /// qlog writer for this endpoint's trace.
     pub qlog: Option<QlogWriter<QlogSink>>,
+    /// Trace only events in `[start, end)` (`[output] qlog_window`, as in simulation).
+    pub qlog_window: Option<(Time, Time)>,
+}
+
+/// Whether `ev` falls in the trace's window (none: the whole run).
+fn in_window(window: Option<(Time, Time)>, ev: &TraceEvent) -> bool {
+    window.is_none_or(|(start, end)| (start..end).contains(&ev.time()))
 }
 
 /// What a driver hands back when it stops.
@@ -175,6 +182,9 @@ pub fn drive(
         batch.flush(&io, peer, &clock, &mut c);
         if let Some(w) = cfg.qlog.as_mut() {
             while let Some(ev) = endpoint.poll_event() {
+                if !in_window(cfg.qlog_window, &ev) {
+                    continue;
+                }
                 if let Err(e) = w.write_event(&ev) {
                     c.error.get_or_insert_with(|| format!("qlog: {e}"));
                     endpoint.set_tracing(false);
@@ -216,7 +226,9 @@ pub fn drive(
     if let Some(mut w) = cfg.qlog.take() {
         let mut res = Ok(());
         while let Some(ev) = endpoint.poll_event() {
-            res = res.and(w.write_event(&ev));
+            if in_window(cfg.qlog_window, &ev) {
+                res = res.and(w.write_event(&ev));
+            }
         }
         if let Err(e) = res.and_then(|()| w.finish().and_then(QlogSink::close)) {
             c.error.get_or_insert_with(|| format!("qlog: {e}"));

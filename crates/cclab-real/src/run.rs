@@ -172,7 +172,7 @@ pub fn run_real(s: &Scenario, mut opts: RealOptions) -> Result<RunOutput, RealEr
         let (sender, receiver, (mut sp, mut rp)) = flow_endpoints(f, FlowId(i as u32), seed, i as u32, start);
         cc_names.push(sp.cc_algorithm.clone());
         let qlog = |params: &mut cclab_sim::qlog::QlogParams, v: Vantage| -> Result<_, RealError> {
-            let (Some(fmt), Some(dir)) = (format, &opts.out_dir) else {
+            let (Some(fmt), Some(dir), true) = (format, &opts.out_dir, file.output.traces_flow(i)) else {
                 return Ok(None);
             };
             params.format = fmt;
@@ -190,6 +190,7 @@ pub fn run_real(s: &Scenario, mut opts: RealOptions) -> Result<RunOutput, RealEr
             deadline,
             sample_every: Some(interval).filter(|d| d.0 > 0),
             qlog: qlog(&mut sp, Vantage::Sender)?,
+            qlog_window: file.output.qlog_window_times(),
         };
         let r_cfg = DriverConfig {
             role: Role::Receiver,
@@ -198,6 +199,7 @@ pub fn run_real(s: &Scenario, mut opts: RealOptions) -> Result<RunOutput, RealEr
             deadline,
             sample_every: None,
             qlog: qlog(&mut rp, Vantage::Receiver)?,
+            qlog_window: file.output.qlog_window_times(),
         };
         let codec = RealCodec::new(FlowId(i as u32), f.wire_profile());
         flows.push((addrs, (s_io, sender, s_cfg), (r_io, receiver, r_cfg), codec));

@@ -91,6 +91,7 @@ cc = {{ algorithm = "cubic" }}
         deadline,
         sample_every: None,
         qlog: None,
+        qlog_window: None,
     };
     let clock = WallClock::start();
     let codec = RealCodec::new(FlowId(0), f.wire_profile());

@@ -9,11 +9,15 @@ fn scenario(text: &str) -> Scenario {
     Scenario::from_toml_str(text, "test.toml", &[]).expect("valid scenario")
 }
 
-/// Real runs share this 2-core machine's CPU: one at a time, so each test measures its own run.
 fn run(text: &str) -> RunOutput {
+    run_with(text, RealOptions::default())
+}
+
+/// Real runs share this 2-core machine's CPU: one at a time, so each test measures its own run.
+fn run_with(text: &str, opts: RealOptions) -> RunOutput {
     static SERIAL: Mutex<()> = Mutex::new(());
     let _one = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
-    run_real(&scenario(text), RealOptions::default()).expect("real run")
+    run_real(&scenario(text), opts).expect("real run")
 }
 
 fn bulk(path: &str, size: &str, extra: &str) -> String {
@@ -163,4 +167,43 @@ fn more_flows_than_real_mode_takes_is_an_error_before_any_socket() {
     );
     let at_limit = bulk(LOOPBACK, "10KB", &format!("count = {}", cclab_real::MAX_REAL_FLOWS));
     assert_eq!(scenario(&at_limit).config().flow.len(), 64);
+}
+
+#[test]
+fn qlog_flows_and_window_choose_what_a_real_run_traces() {
+    let path =
+        "[path.forward]\nrate = \"20Mbps\"\ndelay = \"2ms\"\n[path.return]\nrate = \"20Mbps\"\ndelay = \"2ms\"\n";
+    let text = bulk(
+        path,
+        "1MB",
+        "count = 2\n[output]\nqlog_flows = [1]\nqlog_window = [\"100ms\", \"200ms\"]\n",
+    );
+    let dir = std::env::temp_dir().join(format!("cclab-real-qflows-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let opts = RealOptions {
+        out_dir: Some(dir.clone()),
+        qlog: cclab_sim::QlogMode::Draft02,
+        ..Default::default()
+    };
+    let out = run_with(&text, opts);
+    assert!(out.summary.flows.iter().all(|f| f.bytes_delivered == 1_000_000));
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.contains("sqlog"))
+        .collect();
+    names.sort();
+    assert_eq!(names, ["trace-flow1.sqlog", "trace-receiver-flow1.sqlog"]);
+    let text = std::fs::read_to_string(dir.join("trace-flow1.sqlog")).unwrap();
+    let times: Vec<f64> = text
+        .split('\u{1e}')
+        .filter(|r| !r.trim().is_empty())
+        .skip(1)
+        .filter_map(|r| serde_json::from_str::<serde_json::Value>(r).unwrap()["time"].as_f64())
+        .filter(|&t| t > 0.0)
+        .collect();
+    // Two 1 MB flows share 20 Mbit/s for ~0.8 s: the window holds packets, and only its own.
+    assert!(times.len() > 50, "{} events", times.len());
+    assert!(times.iter().all(|t| (100.0..200.0).contains(t)), "{times:?}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

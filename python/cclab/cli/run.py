@@ -107,6 +107,15 @@ def run(
             choice = qlog_format.value
         if bind is not None and not real:
             raise typer.BadParameter("--bind applies only with --real", param_hint="--bind")
+        if kernel:
+            if qlog:
+                raise typer.BadParameter(
+                    "kernel mode writes no qlog: Linux TCP keeps none (tcp_info.csv and the time series come from "
+                    "TCP_INFO)",
+                    param_hint="--qlog",
+                )
+            # The scenario's own `[output] qlog` gets a notice from kernel mode.
+            choice = None
         label = f"running {sc.name}" + (" on real sockets" if real else "")
         with DelayedProgress(label) as progress:
             result = api.run(

@@ -88,6 +88,21 @@ pub enum TraceEvent {
     },
 }
 
+impl TraceEvent {
+    /// When it happened.
+    pub fn time(&self) -> Time {
+        match self {
+            TraceEvent::PacketSent { time, .. }
+            | TraceEvent::PacketReceived { time, .. }
+            | TraceEvent::PacketLost { time, .. }
+            | TraceEvent::Metrics { time, .. }
+            | TraceEvent::CongestionState { time, .. }
+            | TraceEvent::PtoExpired { time }
+            | TraceEvent::NofeedbackExpired { time } => *time,
+        }
+    }
+}
+
 /// Where an endpoint's trace events go as they happen, when one is attached
 /// ([`TraceLog::set_sink`]): the qlog writer of a simulated run. Each event is shown by reference,
 /// once, and dropped after: nothing is copied into a queue and drained later, which cost more per

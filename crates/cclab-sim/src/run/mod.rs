@@ -153,12 +153,13 @@ pub fn run(s: &Scenario, opts: RunOptions) -> Result<RunOutput, RunError> {
         std::fs::create_dir_all(dir).map_err(io_err(dir))?;
     }
     let n = file.flow.len();
-    let qlog_window = file.output.qlog_window.map(|[a, b]| (Time::ZERO + a, Time::ZERO + b));
+    let qlog_window = file.output.qlog_window_times();
     let qlog_failed = Arc::new(AtomicBool::new(false));
     let mut qlogs = Vec::with_capacity(n);
-    let chunk = crate::qlog::buffered_chunk_bytes(2 * n);
+    let traced = (0..n).filter(|&i| file.output.traces_flow(i)).count();
+    let chunk = crate::qlog::buffered_chunk_bytes(2 * traced);
     for (i, (sender_params, receiver_params)) in built.qlog_params.iter_mut().enumerate() {
-        let (Some(fmt), Some(dir)) = (format, &opts.out_dir) else {
+        let (Some(fmt), Some(dir), true) = (format, &opts.out_dir, file.output.traces_flow(i)) else {
             qlogs.push([None, None]);
             continue;
         };

@@ -56,7 +56,7 @@ impl QlogTrace {
     }
 
     fn write(&mut self, ev: &TraceEvent) {
-        if self.admits(event_time(ev)) {
+        if self.admits(ev.time()) {
             if let Err(e) = self.w.write_event(ev) {
                 self.fail(e);
             }
@@ -141,19 +141,6 @@ pub(crate) struct RunObserver {
     pub(crate) qlog_failed: Arc<AtomicBool>,
     /// The run stops once the network holds more packets than this allows.
     pub(crate) packets: PacketBound,
-}
-
-/// When `ev` happened.
-fn event_time(ev: &TraceEvent) -> Time {
-    match ev {
-        TraceEvent::PacketSent { time, .. }
-        | TraceEvent::PacketReceived { time, .. }
-        | TraceEvent::PacketLost { time, .. }
-        | TraceEvent::Metrics { time, .. }
-        | TraceEvent::CongestionState { time, .. }
-        | TraceEvent::PtoExpired { time }
-        | TraceEvent::NofeedbackExpired { time } => *time,
-    }
 }
 
 impl RunObserver {

@@ -202,7 +202,33 @@ fn validate(file: &mut ScenarioFile, base: &Path) -> Result<(), (String, String)
             "expected [start, end] with start < end".into(),
         ));
     }
+    qlog_flows(&file.output, file.flow.len())?;
     crate::budget::check(file, file.output.timeseries_interval).map_err(|m| ("output.max_bytes".into(), m))
+}
+
+/// `[output] qlog_flows` names flows that exist, each once, and at least one (to trace none, qlog stays off).
+fn qlog_flows(output: &OutputConfig, flows: usize) -> Result<(), (String, String)> {
+    let Some(list) = &output.qlog_flows else {
+        return Ok(());
+    };
+    if list.is_empty() {
+        return Err((
+            "output.qlog_flows".into(),
+            "expected at least one flow index (to trace no flow, leave qlog off)".into(),
+        ));
+    }
+    let mut listed = vec![false; flows];
+    for (k, &i) in list.iter().enumerate() {
+        let key = format!("output.qlog_flows[{k}]");
+        let Some(seen) = usize::try_from(i).ok().and_then(|i| listed.get_mut(i)) else {
+            let msg = format!("expected a flow index below {flows} (the flows after `count` copies), got {i}");
+            return Err((key, msg));
+        };
+        if std::mem::replace(seen, true) {
+            return Err((key, format!("flow {i} is listed twice")));
+        }
+    }
+    Ok(())
 }
 
 /// Most flows a scenario may have, counting every table's `count` copies.

@@ -10,7 +10,7 @@ use cclab_core::endpoint::receiver::ReceiverConfig;
 use cclab_core::endpoint::sender::SenderConfig;
 use cclab_core::endpoint::source::SourceConfig;
 use cclab_core::endpoint::tfrc::TfrcConfig;
-use cclab_core::time::Dur;
+use cclab_core::time::{Dur, Time};
 use cclab_core::units::Bytes;
 use cclab_core::wire::size::{DccpProfile, Profile, QuicProfile, TcpProfile};
 use serde::Deserialize;
@@ -267,9 +267,24 @@ pub struct OutputConfig {
     /// Trace only events in `[start, end)` of simulated time (default: the whole run).
     #[serde(default)]
     pub qlog_window: Option<[Dur; 2]>,
+    /// Trace only these flows, by index in the run's flow order after `count` copies (default: every flow).
+    #[serde(default)]
+    pub qlog_flows: Option<Vec<u64>>,
     /// Compress the qlog traces (`"none"`, the default, or `"gzip"`: `trace.sqlog.gz`).
     #[serde(default)]
     pub qlog_compression: QlogCompression,
+}
+
+impl OutputConfig {
+    /// Whether flow `i`'s endpoints are traced when qlog is on (`qlog_flows`).
+    pub fn traces_flow(&self, i: usize) -> bool {
+        self.qlog_flows.as_ref().is_none_or(|f| f.contains(&(i as u64)))
+    }
+
+    /// The qlog window as instants of the run's clock.
+    pub fn qlog_window_times(&self) -> Option<(Time, Time)> {
+        self.qlog_window.map(|[a, b]| (Time::ZERO + a, Time::ZERO + b))
+    }
 }
 
 impl Default for OutputConfig {
@@ -279,6 +294,7 @@ impl Default for OutputConfig {
             qlog: false,
             max_bytes: None,
             qlog_window: None,
+            qlog_flows: None,
             qlog_compression: QlogCompression::None,
         }
     }
