@@ -15,6 +15,8 @@ pub struct CeAlpha {
     /// First packet number sent after this window began (`DCTCP.WindowEnd`); `None` before the
     /// first window.
     window_end: Option<u64>,
+    /// No EWMA update until a CE mark has been seen (`held_until_marked`).
+    held: bool,
 }
 
 impl CeAlpha {
@@ -26,7 +28,18 @@ impl CeAlpha {
             acked: 0,
             marked: 0,
             window_end: None,
+            held: false,
         }
+    }
+
+    /// The same estimator, but keeping its initial value until the first CE mark: Linux
+    /// `tcp_prague` does not update alpha "before we have proof that there's an AQM on the path"
+    /// (`prague_update_alpha`, `saw_ce`), so with alpha starting at 1 the first response is a
+    /// halving however long slow start lasted; updated from the start, alpha would have decayed
+    /// by `(1 − g)` per unmarked round before the first mark.
+    pub fn held_until_marked(mut self) -> CeAlpha {
+        self.held = true;
+        self
     }
 
     /// Current estimate, in [0, 1].
@@ -44,11 +57,12 @@ impl CeAlpha {
     pub fn on_ack(&mut self, acked: u64, marked: u64, largest_acked: u64, next_pn: u64) -> bool {
         self.acked += acked;
         self.marked += marked;
+        self.held &= marked == 0;
         let ended = self.window_end.is_none_or(|end| largest_acked >= end);
         if !ended {
             return false;
         }
-        if self.window_end.is_some() && self.acked > 0 {
+        if self.window_end.is_some() && self.acked > 0 && !self.held {
             let m = (self.marked as f64 / self.acked as f64).min(1.0);
             self.alpha = (1.0 - self.gain) * self.alpha + self.gain * m;
         }
@@ -78,6 +92,25 @@ mod tests {
         // An unmarked window decays alpha by (1 − g).
         let before = a.alpha();
         a.on_ack(10, 0, 20, 30);
+        assert!((a.alpha() - before * 15.0 / 16.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn prague_alpha_holds_its_initial_value_until_the_first_mark() {
+        let mut a = CeAlpha::new(1.0, 1.0 / 16.0).held_until_marked();
+        a.on_ack(1, 0, 0, 10);
+        // Three unmarked windows: no decay (updated, alpha would be (15/16)³).
+        for w in 1..4 {
+            assert!(a.on_ack(10, 0, w * 10, w * 10 + 10));
+        }
+        assert_eq!(a.alpha(), 1.0);
+        // The first marks count in their own window's update: M = 2/10.
+        assert!(!a.on_ack(9, 2, 39, 50));
+        assert!(a.on_ack(1, 0, 40, 50));
+        assert!((a.alpha() - (15.0 + 0.2) / 16.0).abs() < 1e-12);
+        // From then on an unmarked window decays alpha.
+        let before = a.alpha();
+        a.on_ack(10, 0, 50, 60);
         assert!((a.alpha() - before * 15.0 / 16.0).abs() < 1e-12);
     }
 }

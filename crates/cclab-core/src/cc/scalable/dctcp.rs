@@ -1,7 +1,7 @@
 //! DCTCP, Data Center TCP (RFC 8257, <https://www.rfc-editor.org/rfc/rfc8257>): Reno growth,
 //! a window cut of `alpha/2` once per window with CE marks (§3.4), Reno's halving on loss (§3.5).
 
-use super::ScalableWindow;
+use super::{Response, ScalableWindow};
 use crate::cc::{CcState, CongestionController, CongestionEvent};
 use crate::time::Time;
 use crate::units::Bytes;
@@ -47,7 +47,7 @@ impl Dctcp {
     pub fn new(cfg: &DctcpConfig, mss: u64) -> Dctcp {
         let iw = cfg.initial_window.map_or((10 * mss).min(14720.max(2 * mss)), |b| b.0);
         Dctcp {
-            w: ScalableWindow::new(mss, iw, 2 * mss, cfg.initial_alpha, cfg.gain),
+            w: ScalableWindow::new(mss, iw, 2 * mss, cfg.initial_alpha, cfg.gain, Response::Dctcp),
             ecn: if cfg.ect1 { Ecn::Ect1 } else { Ecn::Ect0 },
         }
     }

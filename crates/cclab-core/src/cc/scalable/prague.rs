@@ -2,10 +2,13 @@
 //! <https://datatracker.ietf.org/doc/html/draft-briscoe-iccrg-prague-congestion-control-04>):
 //! the L4S scalable controller. It marks its packets ECT(1) (the L4S identifier, RFC 9331 §4.1),
 //! reduces the window by `alpha/2` per round trip with CE marks as DCTCP does (RFC 8257 §3.4),
-//! falls back to Reno's halving on loss, and reduces its RTT dependence (the draft's "reduced
-//! RTT dependence", RFC 9331 §4.3): below the virtual RTT `rtt_virt` (25 ms) its additive
-//! increase per round trip is `(srtt / rtt_virt)²` segments, so flows with short RTTs take no
-//! more than a 25 ms flow would.
+//! falls back to Reno's halving on loss, and reduces its RTT dependence (the draft's §2.4.4,
+//! RFC 9331 §4.3): below the virtual RTT `rtt_virt` (25 ms) its additive increase per round trip
+//! is `(srtt / rtt_virt)²` segments, so flows with short RTTs take no more than a 25 ms flow would.
+//! Where the draft and its reference, Linux `tcp_prague`, part from DCTCP (`Response::Prague` in
+//! `mod.rs`): growth goes on through the round after a CE cut (not after a loss), with its
+//! fractional carry; only unmarked acked bytes count towards it; and alpha stays at its initial 1
+//! until the first CE mark, so the first response is a halving.
 //! It paces itself as the draft's reference, Linux `tcp_prague` (`prague_update_pacing_rate`),
 //! does: at `cwnd / srtt`, twice that while `cwnd < ssthresh / 2` (slow start), in bursts of at
 //! most 2⁻¹² s (~244 µs, `prague_burst_shift`) at that rate, one packet at least. An L4S AQM marks
@@ -15,7 +18,7 @@
 //! path over DualPI2 carried 43 % of its rate, paced it carries 97 %.
 //! Not modelled: the draft's paced chirping, sub-MSS windows and Classic-AQM detection.
 
-use super::ScalableWindow;
+use super::{Response, ScalableWindow};
 use crate::cc::{CcState, CongestionController, CongestionEvent};
 use crate::time::{Dur, Time};
 use crate::units::Bytes;
@@ -64,7 +67,7 @@ impl Prague {
     pub fn new(cfg: &PragueConfig, mss: u64) -> Prague {
         let iw = cfg.initial_window.map_or((10 * mss).min(14720.max(2 * mss)), |b| b.0);
         Prague {
-            w: ScalableWindow::new(mss, iw, 2 * mss, cfg.initial_alpha, cfg.gain),
+            w: ScalableWindow::new(mss, iw, 2 * mss, cfg.initial_alpha, cfg.gain, Response::Prague),
             rtt_virt: cfg.rtt_virt,
             srtt: None,
         }
@@ -179,6 +182,130 @@ mod tests {
         assert_eq!(c.ecn_codepoint(), Some(Ecn::Ect1));
     }
 
+    fn ack(pn: u64, sent: u64) -> AckedPacket {
+        AckedPacket {
+            pn,
+            bytes: 1000,
+            time_sent: Time(sent),
+        }
+    }
+
+    fn loss(pn: u64, sent: u64) -> [crate::cc::LostPacket; 1] {
+        [crate::cc::LostPacket {
+            pn,
+            bytes: 1000,
+            time_sent: Time(sent),
+            ..Default::default()
+        }]
+    }
+
+    #[test]
+    fn prague_keeps_growing_through_the_round_after_a_ce_cut() {
+        let r = rtt_of(Dur::from_millis(25));
+        for ecn in [true, false] {
+            let mut c = Prague::new(&PragueConfig::default(), 1000);
+            for pn in 0..100 {
+                c.on_packet_sent(Time(pn), pn, 1000, 0);
+            }
+            // At 30 ms a CE mark (alpha = 1: a halving) or, for comparison, a loss cuts the
+            // window. The marked ACK adds nothing (10000 → 5000 B); the unmarked one beside the
+            // loss adds its slow-start MSS first (11000 → 5500 B).
+            let first = [ack(0, 0)];
+            let lost = loss(1, 1);
+            let ev = CongestionEvent {
+                ecn_ce: u64::from(ecn),
+                ..event(Time(30_000_000), &first, if ecn { &[] } else { &lost }, &r)
+            };
+            c.on_congestion_event(&ev);
+            let cut = if ecn { 5000 } else { 5500 };
+            assert_eq!((c.window(), c.state()), (cut, CcState::Recovery), "ecn {ecn}");
+            // Six ACKs of packets sent before the cut (still its round): at 25 ms one MSS per
+            // window of ACKs, so after the CE cut the window grows (Linux `tcp_prague`); after the
+            // loss nothing grows until recovery ends.
+            for pn in 2..8 {
+                c.on_congestion_event(&event(Time(40_000_000), &[ack(pn, pn)], &[], &r));
+            }
+            assert_eq!(c.window(), if ecn { 6000 } else { 5500 }, "ecn {ecn}");
+            assert_eq!(c.state(), CcState::Recovery);
+        }
+    }
+
+    #[test]
+    fn prague_grows_only_on_unmarked_acked_packets() {
+        let r = rtt_of(Dur::from_millis(25));
+        for marks in [1, 0] {
+            let mut c = Prague::new(&PragueConfig::default(), 1000);
+            // A loss ends slow start (5000 B); at 10 ms a marked ACK halves that (alpha = 1).
+            c.on_congestion_event(&event(Time(2), &[], &loss(0, 1), &r));
+            c.on_congestion_event(&CongestionEvent {
+                ecn_ce: 1,
+                ..event(Time(10), &[ack(1, 3)], &[], &r)
+            });
+            assert_eq!(c.window(), 2500);
+            // Five frames of two packets sent before that cut (its round: no second cut, but
+            // growth), `marks` of each CE-marked. At 25 ms, one MSS per window of counted bytes:
+            // the 5000 unmarked bytes give 2500 → 3500; all 10000 bytes would give 2500 → 3500
+            // → 4500 (2500 + 3500 B), which is what the same frames unmarked give.
+            for f in 0..5 {
+                c.on_congestion_event(&CongestionEvent {
+                    ecn_ce: marks,
+                    ..event(Time(20), &[ack(2 + 2 * f, 3), ack(3 + 2 * f, 3)], &[], &r)
+                });
+            }
+            assert_eq!(
+                c.window(),
+                if marks == 1 { 3500 } else { 4500 },
+                "{marks} marks a frame"
+            );
+        }
+    }
+
+    /// ACKs at `now`, one packet sent at `sent` each, until the window grows (at most 1000);
+    /// their count.
+    fn acks_to_grow(c: &mut Prague, r: &crate::recovery::rtt::RttEstimator, pn: &mut u64, sent: u64, now: u64) -> u64 {
+        let start = c.window();
+        let mut n = 0;
+        while c.window() == start && n < 1000 {
+            *pn += 1;
+            n += 1;
+            c.on_congestion_event(&event(Time(now), &[ack(*pn, sent)], &[], r));
+        }
+        n
+    }
+
+    #[test]
+    fn prague_cut_keeps_the_fraction_of_an_mss_already_earned() {
+        // At 12.5 ms, (12.5/25)² = 1/4 MSS per round trip: 250 B of carry per 1000 B acked.
+        let r = rtt_of(Dur::from_micros(12_500));
+        let mut c = Prague::new(&PragueConfig::default(), 1000);
+        c.on_congestion_event(&event(Time(2), &[], &loss(0, 1), &r));
+        assert_eq!(c.window(), 5000);
+        // From no carry: 20 ACKs of 1000 B for 5000 B of window.
+        let mut pn = 0;
+        assert_eq!(acks_to_grow(&mut c, &r, &mut pn, 500_000_000, 1_000_000_000), 20);
+        // 20 more ACKs earn 5000 B of the 6000 B needed; then a marked ACK (earning nothing) cuts.
+        for _ in 0..20 {
+            pn += 1;
+            c.on_congestion_event(&event(Time(1_000_000_000), &[ack(pn, 500_000_000)], &[], &r));
+        }
+        pn += 1;
+        let a = [ack(pn, 600_000_000)];
+        c.on_congestion_event(&CongestionEvent {
+            ecn_ce: 1,
+            ..event(Time(1_100_000_000), &a, &[], &r)
+        });
+        let cut = c.window();
+        assert!(cut < 6000, "{cut}");
+        // Five sixths of an MSS stay earned: ACKs of packets sent after the cut need a sixth of
+        // what a reset carry would.
+        let from_zero = cut.div_ceil(250);
+        let n = acks_to_grow(&mut c, &r, &mut pn, 1_200_000_000, 1_300_000_000);
+        assert!(
+            n <= from_zero.div_ceil(6),
+            "{n} ACKs after the cut, {from_zero} from no carry"
+        );
+    }
+
     #[test]
     fn prague_paces_at_its_window_per_rtt_in_short_bursts() {
         let mut c = Prague::new(&PragueConfig::default(), 1000);
@@ -226,8 +353,9 @@ mod tests {
             ..event(Time(20_000_000), &a, &[], &r)
         };
         c.on_congestion_event(&ev);
-        // Slow start added 1000 B, then alpha = 1 (initial) cuts the window in half.
-        assert_eq!(c.window(), 5500);
+        // The marked ACK adds no slow-start growth (unmarked bytes only), then alpha = 1
+        // (initial) cuts the window in half.
+        assert_eq!(c.window(), 5000);
         assert_eq!(c.state(), CcState::Recovery);
     }
 }
