@@ -3,7 +3,7 @@
 
 use super::{Response, ScalableWindow};
 use crate::cc::{CcState, CongestionController, CongestionEvent};
-use crate::time::Time;
+use crate::time::{Dur, Time};
 use crate::units::Bytes;
 use crate::wire::packet::Ecn;
 use serde::Deserialize;
@@ -64,7 +64,7 @@ impl CongestionController for Dctcp {
     }
     fn on_congestion_event(&mut self, ev: &CongestionEvent<'_>) {
         // Reno's additive increase: one MSS per window (RFC 8257 §3.2 leaves growth to the base TCP).
-        self.w.on_event(ev, 1.0);
+        self.w.on_event(ev, 1.0, Dur::ZERO);
     }
     fn on_persistent_congestion(&mut self, _now: Time) {
         self.w.on_persistent_congestion();

@@ -13,7 +13,7 @@ pub use dctcp::{Dctcp, DctcpConfig};
 pub use prague::{Prague, PragueConfig};
 
 use super::{CcState, CongestionEvent};
-use crate::time::Time;
+use crate::time::{Dur, Time};
 
 /// Where DCTCP and Prague differ in their window response (Prague as its draft and its
 /// reference, Linux `tcp_prague`, do it).
@@ -45,6 +45,10 @@ pub(crate) struct ScalableWindow {
     /// The current reduction period was started by a loss (not by CE marks).
     loss_reduction: bool,
     response: Response,
+    /// When marks last cut the window.
+    ce_cut_at: Option<Time>,
+    /// Alpha's observation windows (round trips) ended outside slow start.
+    rounds: u64,
     /// Bytes acked in congestion avoidance not yet turned into growth, scaled by the increase.
     ca_acked: f64,
     /// Next packet number to be sent (ends alpha's observation windows).
@@ -77,6 +81,8 @@ impl ScalableWindow {
             in_reduction: false,
             loss_reduction: false,
             response,
+            ce_cut_at: None,
+            rounds: 0,
             ca_acked: 0.0,
             next_pn: 0,
             app_limited: false,
@@ -96,13 +102,33 @@ impl ScalableWindow {
         self.reduced_at.is_some_and(|r| sent <= r)
     }
 
+    /// Round trips (alpha's observation windows) ended outside slow start.
+    pub(crate) fn rounds(&self) -> u64 {
+        self.rounds
+    }
+
     /// One ACK frame or loss event. `increase` is the additive increase in packets per round trip
-    /// in congestion avoidance (1 for Reno and DCTCP).
-    pub(crate) fn on_event(&mut self, ev: &CongestionEvent<'_>, increase: f64) {
+    /// in congestion avoidance (1 for Reno and DCTCP). `virtual_rtt` is the least time between two
+    /// CE cuts and between two updates of alpha (zero: once per round trip, RFC 8257 §3.3–3.4;
+    /// Prague's `rtt_virt` once it is RTT-independent, draft -04 §2.4.4: Linux
+    /// `prague_enter_cwr` skips a cut within `prague_rtt_target` of the last, and
+    /// `prague_should_update_ewma` waits as long, so a short-RTT flow responds to marks as one
+    /// with the virtual RTT would; a loss is answered at once either way).
+    pub(crate) fn on_event(&mut self, ev: &CongestionEvent<'_>, increase: f64, virtual_rtt: Dur) {
         self.app_limited = ev.app_limited;
         if let Some(last) = ev.acked.last() {
-            self.alpha
-                .on_ack(ev.acked.len() as u64, ev.ecn_ce, last.pn, self.next_pn);
+            let ended = self.alpha.on_ack(
+                ev.now,
+                virtual_rtt,
+                ev.acked.len() as u64,
+                ev.ecn_ce,
+                last.pn,
+                self.next_pn,
+            );
+            // Linux `prague_new_round` counts rounds outside slow start only.
+            if ended && self.cwnd >= self.ssthresh {
+                self.rounds += 1;
+            }
         }
         // Prague grows only on unmarked bytes: the draft's per-ACK increase is over
         // `acked − newly marked` (draft -04 §2.4, Linux `prague_update_cwnd`: `acked_sacked −
@@ -146,7 +172,8 @@ impl ScalableWindow {
             // RFC 8257 §3.5: loss is answered as by standard TCP, halving the window.
             self.reduce(ev.now, sent, 0.5, true);
         }
-        if ev.ecn_ce > 0 {
+        let cut_due = self.ce_cut_at.is_none_or(|t| ev.now.saturating_since(t) >= virtual_rtt);
+        if ev.ecn_ce > 0 && cut_due {
             if let Some(p) = ev.acked.last() {
                 // RFC 8257 §3.4: cwnd = cwnd · (1 − alpha/2).
                 self.reduce(ev.now, p.time_sent, 1.0 - self.alpha.alpha() / 2.0, false);
@@ -163,6 +190,9 @@ impl ScalableWindow {
         self.reduced_at = Some(now);
         self.in_reduction = true;
         self.loss_reduction = loss;
+        if !loss {
+            self.ce_cut_at = Some(now);
+        }
         self.cwnd = ((self.cwnd as f64 * factor) as u64).max(self.min_window);
         self.ssthresh = self.cwnd;
         // The carry is a fraction of an MSS (`ca_acked / cwnd`): Prague keeps that fraction through

@@ -37,6 +37,10 @@ pub struct PragueConfig {
     pub initial_alpha: f64,
     /// Virtual RTT for the reduced RTT dependence (25 ms, as Linux `tcp_prague`); zero turns it off.
     pub rtt_virt: Dur,
+    /// Round trips after slow start before the reduced RTT dependence applies (500, Linux
+    /// `prague_rtt_transition`): short flows keep the responsiveness of their own RTT, and only
+    /// long-running ones, which have to share, take on `rtt_virt`.
+    pub rtt_transition_rounds: u64,
 }
 
 impl Default for PragueConfig {
@@ -46,6 +50,7 @@ impl Default for PragueConfig {
             gain: 1.0 / 16.0,
             initial_alpha: 1.0,
             rtt_virt: Dur::from_millis(25),
+            rtt_transition_rounds: 500,
         }
     }
 }
@@ -58,6 +63,7 @@ const BURST_SHIFT: i32 = 12;
 pub struct Prague {
     w: ScalableWindow,
     rtt_virt: Dur,
+    rtt_transition_rounds: u64,
     /// Smoothed RTT at the last event; `None` before the first RTT sample.
     srtt: Option<Dur>,
 }
@@ -69,12 +75,14 @@ impl Prague {
         Prague {
             w: ScalableWindow::new(mss, iw, 2 * mss, cfg.initial_alpha, cfg.gain, Response::Prague),
             rtt_virt: cfg.rtt_virt,
+            rtt_transition_rounds: cfg.rtt_transition_rounds,
             srtt: None,
         }
     }
 
-    /// Additive increase per round trip, segments: `(srtt / rtt_virt)²` below the virtual RTT,
-    /// 1 above it (the draft's reduced RTT dependence).
+    /// Additive increase per round trip once RTT-independent, segments: `(srtt / rtt_virt)²` below
+    /// the virtual RTT, 1 above it (draft -04 §2.4.4; Linux `prague_rate_scaled_ai_ack_increase`):
+    /// per `rtt_virt` the rate then grows by `mss / rtt_virt`, as a flow with that RTT would.
     pub fn increase_per_rtt(&self, srtt: Dur) -> f64 {
         if self.rtt_virt.0 == 0 || srtt >= self.rtt_virt {
             1.0
@@ -95,8 +103,17 @@ impl CongestionController for Prague {
         self.w.on_packet_sent(pn);
     }
     fn on_congestion_event(&mut self, ev: &CongestionEvent<'_>) {
-        let increase = self.increase_per_rtt(ev.rtt.smoothed());
-        self.w.on_event(ev, increase);
+        // RTT-independent (draft -04 §2.4.4; Linux `prague_is_rtt_indep`): outside slow start,
+        // after `rtt_transition_rounds` round trips there.
+        let independent = self.rtt_virt.0 > 0
+            && self.w.window() >= self.w.ssthresh()
+            && self.w.rounds() >= self.rtt_transition_rounds;
+        let (increase, virtual_rtt) = if independent {
+            (self.increase_per_rtt(ev.rtt.smoothed()), self.rtt_virt)
+        } else {
+            (1.0, Dur::ZERO)
+        };
+        self.w.on_event(ev, increase, virtual_rtt);
         self.srtt = ev.rtt.has_sample().then(|| ev.rtt.smoothed());
     }
     /// `cwnd / srtt`, doubled while `cwnd < ssthresh / 2` (Linux `prague_update_pacing_rate`);
@@ -141,10 +158,18 @@ mod tests {
     use crate::cc::test_util::{event, rtt_of};
     use crate::cc::AckedPacket;
 
+    /// A Prague configuration that is RTT-independent from the first round after slow start.
+    fn independent() -> PragueConfig {
+        PragueConfig {
+            rtt_transition_rounds: 0,
+            ..PragueConfig::default()
+        }
+    }
+
     /// Window growth of a Prague controller in congestion avoidance from 5000 bytes over 200
     /// acknowledged 1000-byte packets at smoothed RTT `rtt`.
-    fn growth_per_window(rtt: Dur) -> u64 {
-        let mut c = Prague::new(&PragueConfig::default(), 1000);
+    fn growth_per_window(cfg: &PragueConfig, rtt: Dur) -> u64 {
+        let mut c = Prague::new(cfg, 1000);
         let r = rtt_of(rtt);
         // A loss ends slow start: 10000 → 5000 bytes.
         let lost = [crate::cc::LostPacket {
@@ -177,9 +202,37 @@ mod tests {
         // 200 packets of 1000 B acked from cwnd 5000. At 25 ms: one MSS per window of acks,
         // 5 + 6 + … + 20 = 200 acks give +16 MSS. At 12.5 ms: a quarter MSS per window, so
         // 4·(5 + … + 10) = 180 acks give +6 MSS and the last 20 acks are not enough for another.
-        assert_eq!(growth_per_window(Dur::from_millis(25)), 16_000);
-        assert_eq!(growth_per_window(Dur::from_micros(12_500)), 6_000);
+        assert_eq!(growth_per_window(&independent(), Dur::from_millis(25)), 16_000);
+        assert_eq!(growth_per_window(&independent(), Dur::from_micros(12_500)), 6_000);
         assert_eq!(c.ecn_codepoint(), Some(Ecn::Ect1));
+    }
+
+    #[test]
+    fn prague_is_rtt_dependent_for_its_first_rounds_after_slow_start() {
+        // By default the first 500 round trips after slow start grow one MSS per window at any RTT.
+        let cfg = PragueConfig::default();
+        assert_eq!(growth_per_window(&cfg, Dur::from_micros(12_500)), 16_000);
+    }
+
+    #[test]
+    fn prague_cuts_at_most_once_per_virtual_rtt_when_rtt_independent() {
+        // 5 ms path, rtt_virt 25 ms. A loss ends slow start (5000 B); marks at 10 ms halve it
+        // (alpha = 1). Marks on a packet sent after that cut, acked 10 ms later, are in a new
+        // round trip but within rtt_virt: no cut (a 5 ms DCTCP would cut to 2000 B here). At
+        // 40 ms, 30 ms after the first, marks cut again.
+        let r = rtt_of(Dur::from_millis(5));
+        let mut c = Prague::new(&independent(), 1000);
+        c.on_congestion_event(&event(Time(2), &[], &loss(0, 1), &r));
+        let marked = |c: &mut Prague, pn: u64, sent_ms: u64, now_ms: u64| {
+            c.on_congestion_event(&CongestionEvent {
+                ecn_ce: 1,
+                ..event(Time(now_ms * 1_000_000), &[ack(pn, sent_ms * 1_000_000)], &[], &r)
+            });
+            c.window()
+        };
+        assert_eq!(marked(&mut c, 1, 3, 10), 2500);
+        assert_eq!(marked(&mut c, 2, 15, 20), 2500);
+        assert_eq!(marked(&mut c, 3, 30, 40), 2000);
     }
 
     fn ack(pn: u64, sent: u64) -> AckedPacket {
@@ -277,7 +330,7 @@ mod tests {
     fn prague_cut_keeps_the_fraction_of_an_mss_already_earned() {
         // At 12.5 ms, (12.5/25)² = 1/4 MSS per round trip: 250 B of carry per 1000 B acked.
         let r = rtt_of(Dur::from_micros(12_500));
-        let mut c = Prague::new(&PragueConfig::default(), 1000);
+        let mut c = Prague::new(&independent(), 1000);
         c.on_congestion_event(&event(Time(2), &[], &loss(0, 1), &r));
         assert_eq!(c.window(), 5000);
         // From no carry: 20 ACKs of 1000 B for 5000 B of window.
