@@ -59,5 +59,9 @@ fn prague_and_cubic_share_a_slow_dualpi2_link_within_a_factor_of_two() {
     // (one 1500-byte packet takes 1.2 ms at 10 Mbit/s).
     let rtt = prague.rtt_p50_s.unwrap_or(f64::NAN);
     assert!(rtt < 0.0125, "Prague's median RTT {rtt} s");
-    assert!(out.summary.links[0].utilisation > 0.95, "{}", out.summary.links[0].utilisation);
+    assert!(
+        out.summary.links[0].utilisation > 0.95,
+        "{}",
+        out.summary.links[0].utilisation
+    );
 }

@@ -8,7 +8,11 @@
 //! Where the draft and its reference, Linux `tcp_prague`, part from DCTCP (`Response::Prague` in
 //! `mod.rs`): growth goes on through the round after a CE cut (not after a loss), with its
 //! fractional carry; only unmarked acked bytes count towards it; and alpha stays at its initial 1
-//! until the first CE mark, so the first response is a halving.
+//! until the first CE mark, so the first response is a halving. Frozen for the round after each
+//! cut, as DCTCP is, its window beside CUBIC over DualPI2 (100 Mbit/s, 20 ms) was 0.41 of
+//! CUBIC's, the `1/p_L` such a flow reaches against Reno's `1.22/√p_C` at the coupling
+//! `p_L = 2·√p_C` (RFC 9332 §2.1); growing through it, about equal (1.0–1.15), so its rate is
+//! ~1.8× CUBIC's, whose RTT includes the C queue's ~15 ms.
 //! It paces itself as the draft's reference, Linux `tcp_prague` (`prague_update_pacing_rate`),
 //! does: at `cwnd / srtt`, twice that while `cwnd < ssthresh / 2` (slow start), in bursts of at
 //! most 2⁻¹² s (~244 µs, `prague_burst_shift`) at that rate, one packet at least. An L4S AQM marks
