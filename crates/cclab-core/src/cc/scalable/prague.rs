@@ -3,16 +3,20 @@
 //! the L4S scalable controller. It marks its packets ECT(1) (the L4S identifier, RFC 9331 §4.1),
 //! reduces the window by `alpha/2` per round trip with CE marks as DCTCP does (RFC 8257 §3.4),
 //! falls back to Reno's halving on loss, and reduces its RTT dependence (the draft's §2.4.4,
-//! RFC 9331 §4.3): below the virtual RTT `rtt_virt` (25 ms) its additive increase per round trip
-//! is `(srtt / rtt_virt)²` segments, so flows with short RTTs take no more than a 25 ms flow would.
+//! RFC 9331 §4.3) once it has run `rtt_transition_rounds` (500) round trips past slow start:
+//! below the virtual RTT `rtt_virt` (25 ms) its additive increase per round trip is
+//! `(srtt / rtt_virt)²` segments and it cuts and updates alpha at most once per `rtt_virt`, so
+//! flows with short RTTs take no more than a 25 ms flow would.
 //! Where the draft and its reference, Linux `tcp_prague`, part from DCTCP (`Response::Prague` in
 //! `mod.rs`): growth goes on through the round after a CE cut (not after a loss), with its
 //! fractional carry; only unmarked acked bytes count towards it; and alpha stays at its initial 1
-//! until the first CE mark, so the first response is a halving. Frozen for the round after each
-//! cut, as DCTCP is, its window beside CUBIC over DualPI2 (100 Mbit/s, 20 ms) was 0.41 of
-//! CUBIC's, the `1/p_L` such a flow reaches against Reno's `1.22/√p_C` at the coupling
-//! `p_L = 2·√p_C` (RFC 9332 §2.1); growing through it, about equal (1.0–1.15), so its rate is
-//! ~1.8× CUBIC's, whose RTT includes the C queue's ~15 ms.
+//! until the first CE mark, so the first response is a halving. Why growth through the CE round
+//! matters: cut in most round trips (about 2 marks each), a flow that grows only in every other
+//! one settles near `1.1/p_L`, one that grows in each near `2.2/p_L`; DualPI2 couples
+//! `p_L = 2·√p_C` (RFC 9332 §2.1) and Reno-like CUBIC holds `1.22/√p_C`, so the window ratio to
+//! CUBIC should be ~0.45 and ~0.9. Beside CUBIC at 100 Mbit/s, 20 ms it measured 0.39–0.47
+//! frozen and 0.87–1.17 growing (10 s means over 60 s); rates differ further by the RTTs
+//! (20 ms against CUBIC's ~34 ms with the C queue).
 //! It paces itself as the draft's reference, Linux `tcp_prague` (`prague_update_pacing_rate`),
 //! does: at `cwnd / srtt`, twice that while `cwnd < ssthresh / 2` (slow start), in bursts of at
 //! most 2⁻¹² s (~244 µs, `prague_burst_shift`) at that rate, one packet at least. An L4S AQM marks
