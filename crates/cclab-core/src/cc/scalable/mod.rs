@@ -1,7 +1,8 @@
 //! Scalable congestion controls (RFC 9330 §2): DCTCP (RFC 8257) and Prague
 //! (draft-briscoe-iccrg-prague-congestion-control). Both reduce the window in proportion to the
 //! fraction of CE-marked packets, `alpha` (`alpha.rs`), at most once per round trip, and react to
-//! loss as Reno does; they differ in the additive increase and the ECN codepoint.
+//! loss as Reno does; they differ in the additive increase, in what they do in the round after a
+//! CE cut (`Response`) and in the ECN codepoint.
 //! `ScalableWindow` holds the shared window logic; `dctcp.rs` and `prague.rs` configure it.
 
 mod alpha;
