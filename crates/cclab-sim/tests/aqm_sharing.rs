@@ -42,8 +42,9 @@ fn late_rates(out: &RunOutput, from_s: f64) -> Vec<f64> {
 #[test]
 fn prague_and_cubic_share_dualpi2_within_a_factor_of_two() {
     // 100 Mbit/s, 20 ms RTT: the catalog scenario. Prague leaves slow start at the first CE
-    // mark, a few packets into the L queue, and then grows by (20/25)² MSS per RTT, so it takes
-    // ~10 s to converge; the rates are compared over the second half of 20 s.
+    // mark, a few packets into the L queue, and then grows by one MSS per RTT for 500 round trips
+    // (10 s), (20/25)² MSS after (`cc/scalable/prague.rs`); the rates are compared over the
+    // second half of 20 s.
     let out = run_catalog("l4s-dualpi2-prague-cubic.toml", &[]);
     let s = &out.summary;
     let (prague, cubic) = (&s.flows[0], &s.flows[1]);

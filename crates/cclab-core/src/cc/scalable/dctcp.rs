@@ -1,9 +1,9 @@
 //! DCTCP, Data Center TCP (RFC 8257, <https://www.rfc-editor.org/rfc/rfc8257>): Reno growth,
 //! a window cut of `alpha/2` once per window with CE marks (§3.4), Reno's halving on loss (§3.5).
 
-use super::ScalableWindow;
+use super::{Response, ScalableWindow};
 use crate::cc::{CcState, CongestionController, CongestionEvent};
-use crate::time::Time;
+use crate::time::{Dur, Time};
 use crate::units::Bytes;
 use crate::wire::packet::Ecn;
 use serde::Deserialize;
@@ -47,7 +47,7 @@ impl Dctcp {
     pub fn new(cfg: &DctcpConfig, mss: u64) -> Dctcp {
         let iw = cfg.initial_window.map_or((10 * mss).min(14720.max(2 * mss)), |b| b.0);
         Dctcp {
-            w: ScalableWindow::new(mss, iw, 2 * mss, cfg.initial_alpha, cfg.gain),
+            w: ScalableWindow::new(mss, iw, 2 * mss, cfg.initial_alpha, cfg.gain, Response::Dctcp),
             ecn: if cfg.ect1 { Ecn::Ect1 } else { Ecn::Ect0 },
         }
     }
@@ -64,7 +64,7 @@ impl CongestionController for Dctcp {
     }
     fn on_congestion_event(&mut self, ev: &CongestionEvent<'_>) {
         // Reno's additive increase: one MSS per window (RFC 8257 §3.2 leaves growth to the base TCP).
-        self.w.on_event(ev, 1.0);
+        self.w.on_event(ev, 1.0, Dur::ZERO);
     }
     fn on_persistent_congestion(&mut self, _now: Time) {
         self.w.on_persistent_congestion();

@@ -1,7 +1,8 @@
 //! Scalable congestion controls (RFC 9330 §2): DCTCP (RFC 8257) and Prague
 //! (draft-briscoe-iccrg-prague-congestion-control). Both reduce the window in proportion to the
 //! fraction of CE-marked packets, `alpha` (`alpha.rs`), at most once per round trip, and react to
-//! loss as Reno does; they differ in the additive increase and the ECN codepoint.
+//! loss as Reno does; they differ in the additive increase, in what they do in the round after a
+//! CE cut (`Response`) and in the ECN codepoint.
 //! `ScalableWindow` holds the shared window logic; `dctcp.rs` and `prague.rs` configure it.
 
 mod alpha;
@@ -13,7 +14,21 @@ pub use dctcp::{Dctcp, DctcpConfig};
 pub use prague::{Prague, PragueConfig};
 
 use super::{CcState, CongestionEvent};
-use crate::time::Time;
+use crate::time::{Dur, Time};
+
+/// Where DCTCP and Prague differ in their window response (Prague as its draft and its
+/// reference, Linux `tcp_prague`, do it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Response {
+    /// RFC 8257 on Linux's CWR state: no growth in the round after a CE cut, which also clears
+    /// the fractional carry (`tcp_init_cwnd_reduction` clears `snd_cwnd_cnt`); every newly acked
+    /// byte counts towards growth; alpha is updated from the first round on.
+    Dctcp,
+    /// Growth goes on through the round after a CE cut and its carry survives the cut; only
+    /// unmarked acked bytes count towards growth; alpha keeps its initial value until the first
+    /// CE mark (see `ScalableWindow::on_event` for the sources).
+    Prague,
+}
 
 /// The window of a scalable controller: slow start, additive increase, proportional CE response.
 #[derive(Clone, Debug)]
@@ -24,9 +39,17 @@ pub(crate) struct ScalableWindow {
     ssthresh: u64,
     alpha: CeAlpha,
     /// Clock reading when the current reduction period began; packets sent up to then get no
-    /// second reduction and no growth (RFC 8257 §3.4 "at most once per window"; RFC 9002 §7.3.2).
+    /// second reduction (RFC 8257 §3.4 "at most once per window"; RFC 9002 §7.3.2) and, unless
+    /// marks started it and `response` is `Prague`, no growth.
     reduced_at: Option<Time>,
     in_reduction: bool,
+    /// The current reduction period was started by a loss (not by CE marks).
+    loss_reduction: bool,
+    response: Response,
+    /// When marks last cut the window.
+    ce_cut_at: Option<Time>,
+    /// Alpha's observation windows (round trips) ended outside slow start.
+    rounds: u64,
     /// Bytes acked in congestion avoidance not yet turned into growth, scaled by the increase.
     ca_acked: f64,
     /// Next packet number to be sent (ends alpha's observation windows).
@@ -36,16 +59,31 @@ pub(crate) struct ScalableWindow {
 
 impl ScalableWindow {
     /// A window of `initial_window` bytes for packets of `mss` bytes, alpha starting at `alpha0`
-    /// with gain `gain`.
-    pub(crate) fn new(mss: u64, initial_window: u64, min_window: u64, alpha0: f64, gain: f64) -> ScalableWindow {
+    /// with gain `gain`, responding as `response` says.
+    pub(crate) fn new(
+        mss: u64,
+        initial_window: u64,
+        min_window: u64,
+        alpha0: f64,
+        gain: f64,
+        response: Response,
+    ) -> ScalableWindow {
+        let alpha = CeAlpha::new(alpha0, gain);
         ScalableWindow {
             mss,
             min_window,
             cwnd: initial_window,
             ssthresh: u64::MAX,
-            alpha: CeAlpha::new(alpha0, gain),
+            alpha: match response {
+                Response::Dctcp => alpha,
+                Response::Prague => alpha.held_until_marked(),
+            },
             reduced_at: None,
             in_reduction: false,
+            loss_reduction: false,
+            response,
+            ce_cut_at: None,
+            rounds: 0,
             ca_acked: 0.0,
             next_pn: 0,
             app_limited: false,
@@ -65,20 +103,56 @@ impl ScalableWindow {
         self.reduced_at.is_some_and(|r| sent <= r)
     }
 
+    /// Round trips (alpha's observation windows) ended outside slow start.
+    pub(crate) fn rounds(&self) -> u64 {
+        self.rounds
+    }
+
     /// One ACK frame or loss event. `increase` is the additive increase in packets per round trip
-    /// in congestion avoidance (1 for Reno and DCTCP).
-    pub(crate) fn on_event(&mut self, ev: &CongestionEvent<'_>, increase: f64) {
+    /// in congestion avoidance (1 for Reno and DCTCP). `virtual_rtt` is the least time between two
+    /// CE cuts and between two updates of alpha (zero: once per round trip, RFC 8257 §3.3–3.4;
+    /// Prague's `rtt_virt` once it is RTT-independent, draft -04 §2.4.4: Linux
+    /// `prague_enter_cwr` skips a cut within `prague_rtt_target` of the last, and
+    /// `prague_should_update_ewma` waits as long, so a short-RTT flow responds to marks as one
+    /// with the virtual RTT would; a loss is answered at once either way).
+    pub(crate) fn on_event(&mut self, ev: &CongestionEvent<'_>, increase: f64, virtual_rtt: Dur) {
         self.app_limited = ev.app_limited;
         if let Some(last) = ev.acked.last() {
-            self.alpha
-                .on_ack(ev.acked.len() as u64, ev.ecn_ce, last.pn, self.next_pn);
+            let ended = self.alpha.on_ack(
+                ev.now,
+                virtual_rtt,
+                ev.acked.len() as u64,
+                ev.ecn_ce,
+                last.pn,
+                self.next_pn,
+            );
+            // Linux `prague_new_round` counts rounds outside slow start only.
+            if ended && self.cwnd >= self.ssthresh {
+                self.rounds += 1;
+            }
         }
+        // Prague grows only on unmarked bytes: the draft's per-ACK increase is over
+        // `acked − newly marked` (draft -04 §2.4, Linux `prague_update_cwnd`: `acked_sacked −
+        // ece_delta`, slow start included), so a fully marked round adds nothing and the window
+        // settles where `(1 − p)/p` increase meets the cut. ECN counts do not say which packets
+        // were marked; the first `ecn_ce` packets that would grow are taken as the marked ones.
+        let mut marked = match self.response {
+            Response::Dctcp => 0,
+            Response::Prague => ev.ecn_ce,
+        };
         for p in ev.acked {
-            if self.sent_in_reduction(p.time_sent) {
+            if !self.sent_in_reduction(p.time_sent) {
+                self.in_reduction = false;
+            } else if self.loss_reduction || self.response == Response::Dctcp {
+                // Linux `tcp_prague` keeps growing in CWR ("cwnd is updated for every ACK,
+                // regardless of the congestion status") but not in loss recovery (`in_loss`).
                 continue;
             }
-            self.in_reduction = false;
             if ev.app_limited {
+                continue;
+            }
+            if marked > 0 {
+                marked -= 1;
                 continue;
             }
             if self.cwnd < self.ssthresh {
@@ -97,27 +171,40 @@ impl ScalableWindow {
         }
         if let Some(sent) = ev.largest_lost_sent() {
             // RFC 8257 §3.5: loss is answered as by standard TCP, halving the window.
-            self.reduce(ev.now, sent, 0.5);
+            self.reduce(ev.now, sent, 0.5, true);
         }
-        if ev.ecn_ce > 0 {
+        let cut_due = self.ce_cut_at.is_none_or(|t| ev.now.saturating_since(t) >= virtual_rtt);
+        if ev.ecn_ce > 0 && cut_due {
             if let Some(p) = ev.acked.last() {
                 // RFC 8257 §3.4: cwnd = cwnd · (1 − alpha/2).
-                self.reduce(ev.now, p.time_sent, 1.0 - self.alpha.alpha() / 2.0);
+                self.reduce(ev.now, p.time_sent, 1.0 - self.alpha.alpha() / 2.0, false);
             }
         }
     }
 
-    /// One reduction per window of data, by `factor`, for the congestion signal carried by a
-    /// packet sent at `sent`.
-    fn reduce(&mut self, now: Time, sent: Time, factor: f64) {
+    /// One reduction per window of data, by `factor`, for the congestion signal (a loss when
+    /// `loss`, else CE marks) carried by a packet sent at `sent`.
+    fn reduce(&mut self, now: Time, sent: Time, factor: f64, loss: bool) {
         if self.sent_in_reduction(sent) {
             return;
         }
         self.reduced_at = Some(now);
         self.in_reduction = true;
+        self.loss_reduction = loss;
+        if !loss {
+            self.ce_cut_at = Some(now);
+        }
         self.cwnd = ((self.cwnd as f64 * factor) as u64).max(self.min_window);
         self.ssthresh = self.cwnd;
-        self.ca_acked = 0.0;
+        // The carry is a fraction of an MSS (`ca_acked / cwnd`): Prague keeps that fraction through
+        // the cut (Linux `tcp_prague` keeps one fractional window, `frac_cwnd`, and cuts it, by
+        // `alpha/2` in `prague_enter_cwr`, by half in `prague_enter_loss`); reset by every cut, a
+        // carry that takes several rounds to reach one MSS ((srtt/rtt_virt)² per round) would
+        // never turn into growth.
+        self.ca_acked = match self.response {
+            Response::Dctcp => 0.0,
+            Response::Prague => self.ca_acked * factor,
+        };
     }
 
     /// RFC 9002 §7.6.2: persistent congestion collapses the window.

@@ -2,10 +2,21 @@
 //! <https://datatracker.ietf.org/doc/html/draft-briscoe-iccrg-prague-congestion-control-04>):
 //! the L4S scalable controller. It marks its packets ECT(1) (the L4S identifier, RFC 9331 §4.1),
 //! reduces the window by `alpha/2` per round trip with CE marks as DCTCP does (RFC 8257 §3.4),
-//! falls back to Reno's halving on loss, and reduces its RTT dependence (the draft's "reduced
-//! RTT dependence", RFC 9331 §4.3): below the virtual RTT `rtt_virt` (25 ms) its additive
-//! increase per round trip is `(srtt / rtt_virt)²` segments, so flows with short RTTs take no
-//! more than a 25 ms flow would.
+//! falls back to Reno's halving on loss, and reduces its RTT dependence (the draft's §2.4.4,
+//! RFC 9331 §4.3) once it has run `rtt_transition_rounds` (500) round trips past slow start:
+//! below the virtual RTT `rtt_virt` (25 ms) its additive increase per round trip is
+//! `(srtt / rtt_virt)²` segments and it cuts and updates alpha at most once per `rtt_virt`, so
+//! flows with short RTTs take no more than a 25 ms flow would.
+//! Where the draft and its reference, Linux `tcp_prague`, part from DCTCP (`Response::Prague` in
+//! `mod.rs`): growth goes on through the round after a CE cut (not after a loss), with its
+//! fractional carry; only unmarked acked bytes count towards it; and alpha stays at its initial 1
+//! until the first CE mark, so the first response is a halving. Why growth through the CE round
+//! matters: cut in most round trips (about 2 marks each), a flow that grows only in every other
+//! one settles near `1.1/p_L`, one that grows in each near `2.2/p_L`; DualPI2 couples
+//! `p_L = 2·√p_C` (RFC 9332 §2.1) and Reno-like CUBIC holds `1.22/√p_C`, so the window ratio to
+//! CUBIC should be ~0.45 and ~0.9. Beside CUBIC at 100 Mbit/s, 20 ms it measured 0.39–0.47
+//! frozen and 0.87–1.17 growing (10 s means over 60 s); rates differ further by the RTTs
+//! (20 ms against CUBIC's ~34 ms with the C queue).
 //! It paces itself as the draft's reference, Linux `tcp_prague` (`prague_update_pacing_rate`),
 //! does: at `cwnd / srtt`, twice that while `cwnd < ssthresh / 2` (slow start), in bursts of at
 //! most 2⁻¹² s (~244 µs, `prague_burst_shift`) at that rate, one packet at least. An L4S AQM marks
@@ -15,7 +26,7 @@
 //! path over DualPI2 carried 43 % of its rate, paced it carries 97 %.
 //! Not modelled: the draft's paced chirping, sub-MSS windows and Classic-AQM detection.
 
-use super::ScalableWindow;
+use super::{Response, ScalableWindow};
 use crate::cc::{CcState, CongestionController, CongestionEvent};
 use crate::time::{Dur, Time};
 use crate::units::Bytes;
@@ -34,6 +45,10 @@ pub struct PragueConfig {
     pub initial_alpha: f64,
     /// Virtual RTT for the reduced RTT dependence (25 ms, as Linux `tcp_prague`); zero turns it off.
     pub rtt_virt: Dur,
+    /// Round trips after slow start before the reduced RTT dependence applies (500, Linux
+    /// `prague_rtt_transition`): short flows keep the responsiveness of their own RTT, and only
+    /// long-running ones, which have to share, take on `rtt_virt`.
+    pub rtt_transition_rounds: u64,
 }
 
 impl Default for PragueConfig {
@@ -43,6 +58,7 @@ impl Default for PragueConfig {
             gain: 1.0 / 16.0,
             initial_alpha: 1.0,
             rtt_virt: Dur::from_millis(25),
+            rtt_transition_rounds: 500,
         }
     }
 }
@@ -55,6 +71,7 @@ const BURST_SHIFT: i32 = 12;
 pub struct Prague {
     w: ScalableWindow,
     rtt_virt: Dur,
+    rtt_transition_rounds: u64,
     /// Smoothed RTT at the last event; `None` before the first RTT sample.
     srtt: Option<Dur>,
 }
@@ -64,14 +81,16 @@ impl Prague {
     pub fn new(cfg: &PragueConfig, mss: u64) -> Prague {
         let iw = cfg.initial_window.map_or((10 * mss).min(14720.max(2 * mss)), |b| b.0);
         Prague {
-            w: ScalableWindow::new(mss, iw, 2 * mss, cfg.initial_alpha, cfg.gain),
+            w: ScalableWindow::new(mss, iw, 2 * mss, cfg.initial_alpha, cfg.gain, Response::Prague),
             rtt_virt: cfg.rtt_virt,
+            rtt_transition_rounds: cfg.rtt_transition_rounds,
             srtt: None,
         }
     }
 
-    /// Additive increase per round trip, segments: `(srtt / rtt_virt)²` below the virtual RTT,
-    /// 1 above it (the draft's reduced RTT dependence).
+    /// Additive increase per round trip once RTT-independent, segments: `(srtt / rtt_virt)²` below
+    /// the virtual RTT, 1 above it (draft -04 §2.4.4; Linux `prague_rate_scaled_ai_ack_increase`):
+    /// per `rtt_virt` the rate then grows by `mss / rtt_virt`, as a flow with that RTT would.
     pub fn increase_per_rtt(&self, srtt: Dur) -> f64 {
         if self.rtt_virt.0 == 0 || srtt >= self.rtt_virt {
             1.0
@@ -92,8 +111,17 @@ impl CongestionController for Prague {
         self.w.on_packet_sent(pn);
     }
     fn on_congestion_event(&mut self, ev: &CongestionEvent<'_>) {
-        let increase = self.increase_per_rtt(ev.rtt.smoothed());
-        self.w.on_event(ev, increase);
+        // RTT-independent (draft -04 §2.4.4; Linux `prague_is_rtt_indep`): outside slow start,
+        // after `rtt_transition_rounds` round trips there.
+        let independent = self.rtt_virt.0 > 0
+            && self.w.window() >= self.w.ssthresh()
+            && self.w.rounds() >= self.rtt_transition_rounds;
+        let (increase, virtual_rtt) = if independent {
+            (self.increase_per_rtt(ev.rtt.smoothed()), self.rtt_virt)
+        } else {
+            (1.0, Dur::ZERO)
+        };
+        self.w.on_event(ev, increase, virtual_rtt);
         self.srtt = ev.rtt.has_sample().then(|| ev.rtt.smoothed());
     }
     /// `cwnd / srtt`, doubled while `cwnd < ssthresh / 2` (Linux `prague_update_pacing_rate`);
@@ -138,10 +166,18 @@ mod tests {
     use crate::cc::test_util::{event, rtt_of};
     use crate::cc::AckedPacket;
 
+    /// A Prague configuration that is RTT-independent from the first round after slow start.
+    fn independent() -> PragueConfig {
+        PragueConfig {
+            rtt_transition_rounds: 0,
+            ..PragueConfig::default()
+        }
+    }
+
     /// Window growth of a Prague controller in congestion avoidance from 5000 bytes over 200
     /// acknowledged 1000-byte packets at smoothed RTT `rtt`.
-    fn growth_per_window(rtt: Dur) -> u64 {
-        let mut c = Prague::new(&PragueConfig::default(), 1000);
+    fn growth_per_window(cfg: &PragueConfig, rtt: Dur) -> u64 {
+        let mut c = Prague::new(cfg, 1000);
         let r = rtt_of(rtt);
         // A loss ends slow start: 10000 → 5000 bytes.
         let lost = [crate::cc::LostPacket {
@@ -174,9 +210,161 @@ mod tests {
         // 200 packets of 1000 B acked from cwnd 5000. At 25 ms: one MSS per window of acks,
         // 5 + 6 + … + 20 = 200 acks give +16 MSS. At 12.5 ms: a quarter MSS per window, so
         // 4·(5 + … + 10) = 180 acks give +6 MSS and the last 20 acks are not enough for another.
-        assert_eq!(growth_per_window(Dur::from_millis(25)), 16_000);
-        assert_eq!(growth_per_window(Dur::from_micros(12_500)), 6_000);
+        assert_eq!(growth_per_window(&independent(), Dur::from_millis(25)), 16_000);
+        assert_eq!(growth_per_window(&independent(), Dur::from_micros(12_500)), 6_000);
         assert_eq!(c.ecn_codepoint(), Some(Ecn::Ect1));
+    }
+
+    #[test]
+    fn prague_is_rtt_dependent_for_its_first_rounds_after_slow_start() {
+        // By default the first 500 round trips after slow start grow one MSS per window at any RTT.
+        let cfg = PragueConfig::default();
+        assert_eq!(growth_per_window(&cfg, Dur::from_micros(12_500)), 16_000);
+    }
+
+    #[test]
+    fn prague_cuts_at_most_once_per_virtual_rtt_when_rtt_independent() {
+        // 5 ms path, rtt_virt 25 ms. A loss ends slow start (5000 B); marks at 10 ms halve it
+        // (alpha = 1). Marks on a packet sent after that cut, acked 10 ms later, are in a new
+        // round trip but within rtt_virt: no cut (a 5 ms DCTCP would cut to 2000 B here). At
+        // 40 ms, 30 ms after the first, marks cut again.
+        let r = rtt_of(Dur::from_millis(5));
+        let mut c = Prague::new(&independent(), 1000);
+        c.on_congestion_event(&event(Time(2), &[], &loss(0, 1), &r));
+        let marked = |c: &mut Prague, pn: u64, sent_ms: u64, now_ms: u64| {
+            c.on_congestion_event(&CongestionEvent {
+                ecn_ce: 1,
+                ..event(Time(now_ms * 1_000_000), &[ack(pn, sent_ms * 1_000_000)], &[], &r)
+            });
+            c.window()
+        };
+        assert_eq!(marked(&mut c, 1, 3, 10), 2500);
+        assert_eq!(marked(&mut c, 2, 15, 20), 2500);
+        assert_eq!(marked(&mut c, 3, 30, 40), 2000);
+    }
+
+    fn ack(pn: u64, sent: u64) -> AckedPacket {
+        AckedPacket {
+            pn,
+            bytes: 1000,
+            time_sent: Time(sent),
+        }
+    }
+
+    fn loss(pn: u64, sent: u64) -> [crate::cc::LostPacket; 1] {
+        [crate::cc::LostPacket {
+            pn,
+            bytes: 1000,
+            time_sent: Time(sent),
+            ..Default::default()
+        }]
+    }
+
+    #[test]
+    fn prague_keeps_growing_through_the_round_after_a_ce_cut() {
+        let r = rtt_of(Dur::from_millis(25));
+        for ecn in [true, false] {
+            let mut c = Prague::new(&PragueConfig::default(), 1000);
+            for pn in 0..100 {
+                c.on_packet_sent(Time(pn), pn, 1000, 0);
+            }
+            // At 30 ms a CE mark (alpha = 1: a halving) or, for comparison, a loss cuts the
+            // window. The marked ACK adds nothing (10000 → 5000 B); the unmarked one beside the
+            // loss adds its slow-start MSS first (11000 → 5500 B).
+            let first = [ack(0, 0)];
+            let lost = loss(1, 1);
+            let ev = CongestionEvent {
+                ecn_ce: u64::from(ecn),
+                ..event(Time(30_000_000), &first, if ecn { &[] } else { &lost }, &r)
+            };
+            c.on_congestion_event(&ev);
+            let cut = if ecn { 5000 } else { 5500 };
+            assert_eq!((c.window(), c.state()), (cut, CcState::Recovery), "ecn {ecn}");
+            // Six ACKs of packets sent before the cut (still its round): at 25 ms one MSS per
+            // window of ACKs, so after the CE cut the window grows (Linux `tcp_prague`); after the
+            // loss nothing grows until recovery ends.
+            for pn in 2..8 {
+                c.on_congestion_event(&event(Time(40_000_000), &[ack(pn, pn)], &[], &r));
+            }
+            assert_eq!(c.window(), if ecn { 6000 } else { 5500 }, "ecn {ecn}");
+            assert_eq!(c.state(), CcState::Recovery);
+        }
+    }
+
+    #[test]
+    fn prague_grows_only_on_unmarked_acked_packets() {
+        let r = rtt_of(Dur::from_millis(25));
+        for marks in [1, 0] {
+            let mut c = Prague::new(&PragueConfig::default(), 1000);
+            // A loss ends slow start (5000 B); at 10 ms a marked ACK halves that (alpha = 1).
+            c.on_congestion_event(&event(Time(2), &[], &loss(0, 1), &r));
+            c.on_congestion_event(&CongestionEvent {
+                ecn_ce: 1,
+                ..event(Time(10), &[ack(1, 3)], &[], &r)
+            });
+            assert_eq!(c.window(), 2500);
+            // Five frames of two packets sent before that cut (its round: no second cut, but
+            // growth), `marks` of each CE-marked. At 25 ms, one MSS per window of counted bytes:
+            // the 5000 unmarked bytes give 2500 → 3500; all 10000 bytes would give 2500 → 3500
+            // → 4500 (2500 + 3500 B), which is what the same frames unmarked give.
+            for f in 0..5 {
+                c.on_congestion_event(&CongestionEvent {
+                    ecn_ce: marks,
+                    ..event(Time(20), &[ack(2 + 2 * f, 3), ack(3 + 2 * f, 3)], &[], &r)
+                });
+            }
+            assert_eq!(
+                c.window(),
+                if marks == 1 { 3500 } else { 4500 },
+                "{marks} marks a frame"
+            );
+        }
+    }
+
+    /// ACKs at `now`, one packet sent at `sent` each, until the window grows (at most 1000);
+    /// their count.
+    fn acks_to_grow(c: &mut Prague, r: &crate::recovery::rtt::RttEstimator, pn: &mut u64, sent: u64, now: u64) -> u64 {
+        let start = c.window();
+        let mut n = 0;
+        while c.window() == start && n < 1000 {
+            *pn += 1;
+            n += 1;
+            c.on_congestion_event(&event(Time(now), &[ack(*pn, sent)], &[], r));
+        }
+        n
+    }
+
+    #[test]
+    fn prague_cut_keeps_the_fraction_of_an_mss_already_earned() {
+        // At 12.5 ms, (12.5/25)² = 1/4 MSS per round trip: 250 B of carry per 1000 B acked.
+        let r = rtt_of(Dur::from_micros(12_500));
+        let mut c = Prague::new(&independent(), 1000);
+        c.on_congestion_event(&event(Time(2), &[], &loss(0, 1), &r));
+        assert_eq!(c.window(), 5000);
+        // From no carry: 20 ACKs of 1000 B for 5000 B of window.
+        let mut pn = 0;
+        assert_eq!(acks_to_grow(&mut c, &r, &mut pn, 500_000_000, 1_000_000_000), 20);
+        // 20 more ACKs earn 5000 B of the 6000 B needed; then a marked ACK (earning nothing) cuts.
+        for _ in 0..20 {
+            pn += 1;
+            c.on_congestion_event(&event(Time(1_000_000_000), &[ack(pn, 500_000_000)], &[], &r));
+        }
+        pn += 1;
+        let a = [ack(pn, 600_000_000)];
+        c.on_congestion_event(&CongestionEvent {
+            ecn_ce: 1,
+            ..event(Time(1_100_000_000), &a, &[], &r)
+        });
+        let cut = c.window();
+        assert!(cut < 6000, "{cut}");
+        // Five sixths of an MSS stay earned: ACKs of packets sent after the cut need a sixth of
+        // what a reset carry would.
+        let from_zero = cut.div_ceil(250);
+        let n = acks_to_grow(&mut c, &r, &mut pn, 1_200_000_000, 1_300_000_000);
+        assert!(
+            n <= from_zero.div_ceil(6),
+            "{n} ACKs after the cut, {from_zero} from no carry"
+        );
     }
 
     #[test]
@@ -226,8 +414,9 @@ mod tests {
             ..event(Time(20_000_000), &a, &[], &r)
         };
         c.on_congestion_event(&ev);
-        // Slow start added 1000 B, then alpha = 1 (initial) cuts the window in half.
-        assert_eq!(c.window(), 5500);
+        // The marked ACK adds no slow-start growth (unmarked bytes only), then alpha = 1
+        // (initial) cuts the window in half.
+        assert_eq!(c.window(), 5000);
         assert_eq!(c.state(), CcState::Recovery);
     }
 }
