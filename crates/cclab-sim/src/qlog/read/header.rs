@@ -1,7 +1,7 @@
 //! The JSON-SEQ header record (qlog main schema: `trace.vantage_point`, `common_fields`, `configuration`).
 
 use super::pyvalue::{as_str, object, or, py_str, truthy, Unsupported};
-use serde_json::{Map, Value};
+use super::value::{Json, Obj};
 
 /// How event times count (qlog main schema `time_format`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,12 +24,12 @@ pub(super) struct Header {
 impl Header {
     /// The header of the record `head` (`trace`, or the first of `traces`); fields of the wrong type are
     /// ignored, as in Python's `_header_from`.
-    pub(super) fn from_record(head: &Map<String, Value>) -> Result<Self, Unsupported> {
+    pub(super) fn from_record(head: &Obj<'_>) -> Result<Self, Unsupported> {
         let trace = if truthy(head.get("trace")) {
             head.get("trace")
         } else {
             match head.get("traces") {
-                Some(Value::Array(a)) => a.first(),
+                Some(Json::Arr(a)) => a.first(),
                 _ => None,
             }
         };
@@ -37,8 +37,8 @@ impl Header {
         let (vp, common) = (object(trace.get("vantage_point")), object(trace.get("common_fields")));
         let config = object(trace.get("configuration"));
         let protocol = match or(common.get("protocol_type"), common.get("protocol_types")) {
-            Some(Value::Array(items)) => {
-                let names: Option<Vec<&str>> = items.iter().map(Value::as_str).collect();
+            Some(Json::Arr(items)) => {
+                let names: Option<Vec<&str>> = items.iter().map(Json::as_str).collect();
                 names.ok_or(Unsupported("a protocol_type list with non-strings"))?.join(",")
             }
             v => text(v)?,
@@ -64,9 +64,9 @@ impl Header {
 }
 
 /// Python's `str(a or "")` once the `or` chain is resolved.
-fn text(v: Option<&Value>) -> Result<String, Unsupported> {
+fn text(v: Option<&Json<'_>>) -> Result<String, Unsupported> {
     if truthy(v) {
-        py_str(v.unwrap_or(&Value::Null))
+        py_str(v.unwrap_or(&Json::Null))
     } else {
         Ok(String::new())
     }

@@ -14,11 +14,12 @@ mod header;
 mod pyvalue;
 mod records;
 mod tables;
+mod value;
 
 use header::{Header, TimeFormat};
 use pyvalue::{num, py_str, Unsupported};
 use records::{Record, Records};
-use serde_json::{Map, Value};
+use value::{Json, Obj};
 use std::path::Path;
 
 pub use tables::{QlogTables, Table};
@@ -73,11 +74,7 @@ pub fn read_seq(path: &Path, rtt_unit_s: Option<f64>) -> Result<QlogTables, Read
         };
         let time_s = clock.relative(raw_t) * header.unit_s;
         let short = short_name(&name);
-        let empty = Map::new();
-        let data = match obj.get("data") {
-            Some(Value::Object(d)) => d,
-            _ => &empty,
-        };
+        let data = pyvalue::object(obj.get("data"));
         tables.add(short, time_s, data, rec.bytes).map_err(|u| unsupported(line, u))?;
     }
     tables.finish().ok_or(ReadError::Bad { line: 0, msg: "no qlog events".into() })
@@ -88,14 +85,14 @@ fn unsupported(line: u64, u: Unsupported) -> ReadError {
 }
 
 /// One record as a JSON object; `None` for a last record of blanks only (Python skips it).
-fn decode(rec: &Record<'_>) -> Result<Option<Map<String, Value>>, ReadError> {
+fn decode<'a>(rec: &Record<'a>) -> Result<Option<Obj<'a>>, ReadError> {
     let text = std::str::from_utf8(rec.bytes)
         .map_err(|_| ReadError::Bad { line: rec.line, msg: "not UTF-8 text".into() })?;
     if rec.last && text.chars().all(pyvalue::is_py_space) {
         return Ok(None);
     }
-    match serde_json::from_str::<Value>(text) {
-        Ok(Value::Object(obj)) => Ok(Some(obj)),
+    match serde_json::from_str::<Json<'a>>(text) {
+        Ok(Json::Obj(obj)) => Ok(Some(obj)),
         Ok(_) => Err(ReadError::Bad { line: rec.line, msg: "record is not a JSON object".into() }),
         Err(e) => {
             // A bad last record without its closing newline is a cut file, any other a malformed one.
@@ -107,10 +104,10 @@ fn decode(rec: &Record<'_>) -> Result<Option<Map<String, Value>>, ReadError> {
 }
 
 /// The event's full name (`name`, or `category:event` in older drafts) and its time in the trace's unit.
-fn name_and_time(obj: &Map<String, Value>) -> Result<(Option<String>, Option<f64>), Unsupported> {
+fn name_and_time(obj: &Obj<'_>) -> Result<(Option<String>, Option<f64>), Unsupported> {
     let name = match obj.get("name") {
-        Some(Value::String(s)) => Some(s.clone()),
-        None | Some(Value::Null) => match obj.get("event") {
+        Some(Json::Str(s)) => Some(s.to_string()),
+        None | Some(Json::Null) => match obj.get("event") {
             Some(event) => {
                 let category = obj.get("category").map(py_str).transpose()?.unwrap_or_default();
                 Some(format!("{category}:{}", py_str(event)?))

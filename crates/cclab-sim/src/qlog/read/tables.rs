@@ -3,7 +3,7 @@
 
 use super::header::Header;
 use super::pyvalue::{as_str, num, object, py_str, truthy, Unsupported};
-use serde_json::{Map, Value};
+use super::value::{Json, Num, Obj};
 use std::collections::{HashMap, VecDeque};
 
 /// RFC 9002 §6.2.2's initial RTT, s: a first smoothed RTT of this number means the trace writes seconds.
@@ -147,7 +147,7 @@ impl Builder {
     }
 
     /// One event: its short name, time (s), `data` object and the record it came from.
-    pub(super) fn add(&mut self, name: &str, time_s: f64, d: &Map<String, Value>, record: &[u8]) -> Result<(), Unsupported> {
+    pub(super) fn add(&mut self, name: &str, time_s: f64, d: &Obj<'_>, record: &[u8]) -> Result<(), Unsupported> {
         match self.count_index.get(name) {
             Some(&i) => self.counts[i].1 += 1,
             None => {
@@ -188,7 +188,7 @@ impl Builder {
         Some(self.t)
     }
 
-    fn on_packet_sent(&mut self, time_s: f64, d: &Map<String, Value>) -> Result<(), Unsupported> {
+    fn on_packet_sent(&mut self, time_s: f64, d: &Obj<'_>) -> Result<(), Unsupported> {
         let Some(frames) = packet_row(&mut self.t.sent, time_s, d)? else { return Ok(()) };
         let pn = int(self.t.sent.last(1));
         if pn >= 0.0 && self.unacked.back().map_or(true, |u| pn > u.pn) {
@@ -198,7 +198,7 @@ impl Builder {
             let is_freq = as_str(fr.get("frame_type")) == Some("unknown")
                 && [fr.get("raw_frame_type"), fr.get("frame_type_bytes")]
                     .iter()
-                    .any(|v| matches!(v, Some(Value::Number(n)) if n.as_f64() == Some(ACK_FREQUENCY_TYPE)));
+                    .any(|v| is_number(*v, ACK_FREQUENCY_TYPE));
             if is_freq {
                 let threshold = or_num(num(fr.get("ack_eliciting_threshold"))?, 0.0);
                 let delay = or_num(num(fr.get("request_max_ack_delay"))?, 0.0) * 1e-3;
@@ -208,7 +208,7 @@ impl Builder {
         Ok(())
     }
 
-    fn on_packet_received(&mut self, time_s: f64, d: &Map<String, Value>) -> Result<(), Unsupported> {
+    fn on_packet_received(&mut self, time_s: f64, d: &Obj<'_>) -> Result<(), Unsupported> {
         let Some(frames) = packet_row(&mut self.t.received, time_s, d)? else { return Ok(()) };
         for fr in frames {
             if as_str(fr.get("frame_type")) != Some("ack") {
@@ -266,7 +266,7 @@ impl Builder {
         }
     }
 
-    fn on_packet_lost(&mut self, time_s: f64, d: &Map<String, Value>) -> Result<(), Unsupported> {
+    fn on_packet_lost(&mut self, time_s: f64, d: &Obj<'_>) -> Result<(), Unsupported> {
         let hdr = object(d.get("header"));
         if !application_space(d, hdr) {
             return Ok(());
@@ -286,7 +286,7 @@ impl Builder {
         Ok(())
     }
 
-    fn on_loss_timer_updated(&mut self, time_s: f64, d: &Map<String, Value>) {
+    fn on_loss_timer_updated(&mut self, time_s: f64, d: &Obj<'_>) {
         let kind = if truthy(d.get("event_type")) { d.get("event_type") } else { d.get("type") };
         if as_str(kind) != Some("expired") {
             return;
@@ -298,7 +298,7 @@ impl Builder {
         }
     }
 
-    fn on_metrics_updated(&mut self, time_s: f64, d: &Map<String, Value>) -> Result<(), Unsupported> {
+    fn on_metrics_updated(&mut self, time_s: f64, d: &Obj<'_>) -> Result<(), Unsupported> {
         let mut changed = false;
         let first = num(d.get("smoothed_rtt"))?;
         if let (None, Some(first)) = (self.rtt_unit_s, first) {
@@ -339,17 +339,17 @@ impl Builder {
 
 /// Appends a 1-RTT packet's row to `table` and returns its frames (objects only); `None` for packets of
 /// other number spaces (Initial and Handshake number their packets apart, RFC 9000 §12.3).
-fn packet_row<'a>(
+fn packet_row<'a, 'b>(
     table: &mut Table,
     time_s: f64,
-    d: &'a Map<String, Value>,
-) -> Result<Option<Vec<&'a Map<String, Value>>>, Unsupported> {
+    d: &'a Obj<'b>,
+) -> Result<Option<Vec<&'a Obj<'b>>>, Unsupported> {
     let hdr = object(d.get("header"));
     if !application_space(d, hdr) {
         return Ok(None);
     }
     let raw = object(d.get("raw"));
-    let frames: Vec<&Map<String, Value>> = iterate(d.get("frames"))?.iter().filter_map(Value::as_object).collect();
+    let frames: Vec<&Obj<'b>> = iterate(d.get("frames"))?.iter().filter_map(Json::as_object).collect();
     let pn = num(hdr.get("packet_number"))?;
     // raw.length (qlog 0.3, IETF), header.packet_size (picoquic), header.length (quinn).
     let size = or_num(num(raw.get("length"))?, or_num(num(hdr.get("packet_size"))?, or_num(num(hdr.get("length"))?, 0.0)));
@@ -359,7 +359,7 @@ fn packet_row<'a>(
     let mut has_ack = false;
     for fr in &frames {
         let kind = fr.get("frame_type");
-        if matches!(kind, Some(Value::Array(_) | Value::Object(_))) {
+        if matches!(kind, Some(Json::Arr(_) | Json::Obj(_))) {
             return Err(Unsupported("an unhashable frame_type"));
         }
         let kind = as_str(kind);
@@ -377,7 +377,7 @@ fn packet_row<'a>(
 }
 
 /// A 1-RTT (or untyped) packet: the number space that carries the data.
-fn application_space(d: &Map<String, Value>, hdr: &Map<String, Value>) -> bool {
+fn application_space(d: &Obj<'_>, hdr: &Obj<'_>) -> bool {
     let kind = if hdr.contains_key("packet_type") {
         hdr.get("packet_type")
     } else if d.contains_key("packet_type") {
@@ -389,10 +389,10 @@ fn application_space(d: &Map<String, Value>, hdr: &Map<String, Value>) -> bool {
 }
 
 /// `(low, high)` of each well-formed ACK range (`[n]` or `[lo, hi]`); anything else is skipped.
-fn range_bounds(ranges: Option<&Value>) -> Result<Vec<(f64, f64)>, Unsupported> {
+fn range_bounds(ranges: Option<&Json<'_>>) -> Result<Vec<(f64, f64)>, Unsupported> {
     let mut out = Vec::new();
     for r in iterate(ranges)? {
-        let Value::Array(r) = r else { continue };
+        let Json::Arr(r) = r else { continue };
         let (Some(first), Some(last)) = (r.first(), r.last()) else { continue };
         if let (Some(lo), Some(hi)) = (num(Some(first))?, num(Some(last))?) {
             out.push((lo, hi));
@@ -403,11 +403,22 @@ fn range_bounds(ranges: Option<&Value>) -> Result<Vec<(f64, f64)>, Unsupported> 
 
 /// The elements Python's `for x in (v or [])` visits that can be objects or lists: a string or an object
 /// iterates over strings, so none; a number or `true` cannot be iterated (a TypeError in Python).
-fn iterate(v: Option<&Value>) -> Result<&[Value], Unsupported> {
+fn iterate<'v, 'a>(v: Option<&'v Json<'a>>) -> Result<&'v [Json<'a>], Unsupported> {
     match v {
-        Some(Value::Array(a)) => Ok(a),
-        Some(Value::Number(_) | Value::Bool(_)) if truthy(v) => Err(Unsupported("a number where a list belongs")),
+        Some(Json::Arr(a)) => Ok(a),
+        Some(Json::Num(_) | Json::Bool(_)) if truthy(v) => Err(Unsupported("a number where a list belongs")),
         _ => Ok(&[]),
+    }
+}
+
+/// Python's `v == x` for a small integer `x` (exact as a float): true for a number of that value, false for
+/// booleans and the rest.
+fn is_number(v: Option<&Json<'_>>, x: f64) -> bool {
+    match v {
+        Some(Json::Num(Num::U(u))) => *u as f64 == x,
+        Some(Json::Num(Num::I(i))) => *i as f64 == x,
+        Some(Json::Num(Num::F(f))) => *f == x,
+        _ => false,
     }
 }
 
