@@ -206,7 +206,6 @@ def test_truncated_gzip_is_an_error_from_both(tmp_path, run_traces):
 LEFT_TO_PYTHON = {
     "nan-literal": '{"time": 2, "name": "metrics_updated", "data": {"congestion_window": NaN}}',
     "infinite-time": '{"time": 1e400, "name": "x"}',
-    "integer-minus-zero": '{"time": -0, "name": "packet_sent", "data": {"header": {"packet_number": -0}}}',
     "float-trigger": '{"time": 2, "name": "packet_lost", "data": {"header": {"packet_number": 0}, "trigger": 1.5}}',
     "lone-surrogate": '{"time": 2, "name": "congestion_state_updated", "data": {"new": "\\ud800"}}',
     "nested-200": '{"time": 2, "name": "x", "data": ' + "[" * 200 + "]" * 200 + "}",
@@ -220,6 +219,25 @@ def test_records_rust_leaves_to_python_read_as_python_reads_them(tmp_path, case)
     with pytest.raises(QlogReadError, match=re.escape(str(path)) + ":5: "):
         read_qlog_seq(path)
     assert_same(read_qlog(path), _read_python(path, None))
+
+
+#: Numbers whose Python value takes care: the integer -0 is 0 (not -0.0), -0.0 stays negative, integers beyond
+#: 64 bits round to the nearest double, decimals round correctly, underflow gives zero.
+EDGE_NUMBERS = {
+    "integer-minus-zero": '{"time": -0, "name": "packet_sent", "data": {"header": {"packet_number": -0}}}',
+    "float-minus-zero": '{"time": -0.0, "name": "packet_sent", "data": {"header": {"packet_number": -0.0}, '
+    '"raw": {"length": -0.0}}}',
+    "beyond-64-bits": '{"time": 18446744073709553665, "name": "metrics_updated", "data": {"congestion_window": '
+    '-9223372036854775809, "ssthresh": 123456789012345678901234567890}}',
+    "long-decimals": '{"time": 0.1000000000000000055511151231257827021181583404541015625, "name": '
+    '"metrics_updated", "data": {"smoothed_rtt": 2.2250738585072011e-308, "min_rtt": 1e-400, "latest_rtt": 3.3e1}}',
+}
+
+
+@pytest.mark.parametrize("case", sorted(EDGE_NUMBERS))
+def test_edge_numbers_read_as_python_reads_them(tmp_path, case):
+    path = _write(tmp_path / "edge.sqlog", [*_base_records(tmp_path), EDGE_NUMBERS[case]])
+    assert_same(rust(path), _read_python(path, None))
 
 
 #: Values a mutation puts in place of a field: every JSON type, edge numbers, the strings the reader tests for.

@@ -7,7 +7,7 @@
 //! here is [`ReadError::Unsupported`]: `read_qlog` then reads the file in Python. It lives beside the writer
 //! because both speak the same schemas and the fuzz crate already links this crate.
 //!
-//! Work per record is bounded by its size (serde_json's nesting limit of 128, one pass over frames and ACK
+//! Work per record is bounded by its size (a nesting limit of 128, one pass over frames and ACK
 //! ranges, binary searches into the packets not yet acknowledged), memory by the tables kept.
 
 mod header;
@@ -20,6 +20,8 @@ use header::{Header, TimeFormat};
 use pyvalue::{num, py_str, Unsupported};
 use records::{Record, Records};
 use value::{Json, Obj};
+use bumpalo::Bump;
+use std::borrow::Cow;
 use std::path::Path;
 
 pub use tables::{QlogTables, Table};
@@ -51,8 +53,9 @@ impl ReadError {
 /// Reads a JSON-SEQ qlog file. RTTs are scaled by `rtt_unit_s` when given, else as `read_qlog` documents.
 pub fn read_seq(path: &Path, rtt_unit_s: Option<f64>) -> Result<QlogTables, ReadError> {
     let mut records = Records::open(path)?;
+    let mut arena = Bump::new();
     let (line, head) = match records.next_record()? {
-        Some(rec) => match decode(&rec)? {
+        Some(rec) => match decode(&rec, &arena)? {
             Some(obj) => (rec.line, obj),
             None => return Err(ReadError::Bad { line: 1, msg: "empty JSON-SEQ file".into() }),
         },
@@ -65,8 +68,10 @@ pub fn read_seq(path: &Path, rtt_unit_s: Option<f64>) -> Result<QlogTables, Read
     let header = Header::from_record(&head).map_err(|u| unsupported(line, u))?;
     let mut tables = tables::Builder::new(&header, rtt_unit_s);
     let mut clock = Clock::new(header.time_format);
-    while let Some(rec) = records.next_record()? {
-        let Some(obj) = decode(&rec)? else { break };
+    loop {
+        arena.reset();
+        let Some(rec) = records.next_record()? else { break };
+        let Some(obj) = decode(&rec, &arena)? else { break };
         let line = rec.line;
         let (name, raw_t) = name_and_time(&obj).map_err(|u| unsupported(line, u))?;
         let (Some(name), Some(raw_t)) = (name, raw_t) else {
@@ -85,32 +90,38 @@ fn unsupported(line: u64, u: Unsupported) -> ReadError {
 }
 
 /// One record as a JSON object; `None` for a last record of blanks only (Python skips it).
-fn decode<'a>(rec: &Record<'a>) -> Result<Option<Obj<'a>>, ReadError> {
-    let text = std::str::from_utf8(rec.bytes)
-        .map_err(|_| ReadError::Bad { line: rec.line, msg: "not UTF-8 text".into() })?;
-    if rec.last && text.chars().all(pyvalue::is_py_space) {
-        return Ok(None);
+///
+/// Parsed from bytes: strings are checked to be UTF-8, and any other byte outside ASCII is a syntax error, so a
+/// record is accepted only if Python's UTF-8 decoding and `json.loads` accept it too.
+fn decode<'a>(rec: &Record<'a>, arena: &'a Bump) -> Result<Option<Obj<'a>>, ReadError> {
+    if rec.last {
+        let text = std::str::from_utf8(rec.bytes)
+            .map_err(|_| ReadError::Bad { line: rec.line, msg: "not UTF-8 text".into() })?;
+        if text.chars().all(pyvalue::is_py_space) {
+            return Ok(None);
+        }
     }
-    match serde_json::from_str::<Json<'a>>(text) {
+    match value::parse(rec.bytes, arena) {
         Ok(Json::Obj(obj)) => Ok(Some(obj)),
         Ok(_) => Err(ReadError::Bad { line: rec.line, msg: "record is not a JSON object".into() }),
         Err(e) => {
             // A bad last record without its closing newline is a cut file, any other a malformed one.
-            let what = if rec.last && !text.ends_with('\n') { "truncated record" } else { "malformed record" };
-            let line = rec.line + e.line().max(1) as u64 - 1;
-            Err(ReadError::Bad { line, msg: format!("{what}: {e}") })
+            let cut = rec.last && !rec.bytes.ends_with(b"\n");
+            let what = if cut { "truncated record" } else { "malformed record" };
+            let line = rec.line + memchr::memchr_iter(b'\n', &rec.bytes[..e.offset]).count() as u64;
+            Err(ReadError::Bad { line, msg: format!("{what}: {} (byte {} of the record)", e.msg, e.offset + 1) })
         }
     }
 }
 
 /// The event's full name (`name`, or `category:event` in older drafts) and its time in the trace's unit.
-fn name_and_time(obj: &Obj<'_>) -> Result<(Option<String>, Option<f64>), Unsupported> {
+fn name_and_time<'v>(obj: &'v Obj<'_>) -> Result<(Option<Cow<'v, str>>, Option<f64>), Unsupported> {
     let name = match obj.get("name") {
-        Some(Json::Str(s)) => Some(s.to_string()),
+        Some(Json::Str(s)) => Some(Cow::Borrowed(*s)),
         None | Some(Json::Null) => match obj.get("event") {
             Some(event) => {
                 let category = obj.get("category").map(py_str).transpose()?.unwrap_or_default();
-                Some(format!("{category}:{}", py_str(event)?))
+                Some(Cow::Owned(format!("{category}:{}", py_str(event)?)))
             }
             None => None,
         },

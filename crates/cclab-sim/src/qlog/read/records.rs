@@ -117,7 +117,7 @@ impl Records {
         let start = self.raw_pos;
         let rest = &self.raw[start..];
         // `raw` ends at its only `\n`; a `\r` before the end is a line end unless the `\n` follows it.
-        let end = match rest.iter().position(|&b| b == b'\r') {
+        let end = match memchr::memchr(b'\r', rest) {
             Some(k) if rest.get(k + 1) == Some(&b'\n') => k + 2,
             Some(k) => k + 1,
             None => rest.len(),

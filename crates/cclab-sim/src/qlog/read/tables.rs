@@ -4,7 +4,7 @@
 use super::header::Header;
 use super::pyvalue::{as_str, num, object, py_str, truthy, Unsupported};
 use super::value::{Json, Num, Obj};
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 /// RFC 9002 §6.2.2's initial RTT, s: a first smoothed RTT of this number means the trace writes seconds.
 const INITIAL_RTT_S: f64 = 0.333;
@@ -105,8 +105,8 @@ pub(super) struct Builder {
     placeholder: bool,
     pto_count: f64,
     current: [f64; 7],
+    /// Events per short name in order of first appearance (a trace has a dozen names: a scan beats hashing).
     counts: Vec<(String, u64)>,
-    count_index: HashMap<String, usize>,
     /// Ascending (packet numbers only grow, RFC 9000 §12.3).
     unacked: VecDeque<Unacked>,
     lost_sorted: Vec<f64>,
@@ -122,7 +122,6 @@ impl Builder {
             pto_count: 0.0,
             current: [f64::NAN; 7],
             counts: Vec::new(),
-            count_index: HashMap::new(),
             unacked: VecDeque::new(),
             lost_sorted: Vec::new(),
             t: QlogTables {
@@ -148,12 +147,9 @@ impl Builder {
 
     /// One event: its short name, time (s), `data` object and the record it came from.
     pub(super) fn add(&mut self, name: &str, time_s: f64, d: &Obj<'_>, record: &[u8]) -> Result<(), Unsupported> {
-        match self.count_index.get(name) {
-            Some(&i) => self.counts[i].1 += 1,
-            None => {
-                self.count_index.insert(name.to_owned(), self.counts.len());
-                self.counts.push((name.to_owned(), 1));
-            }
+        match self.counts.iter_mut().find(|(n, _)| n == name) {
+            Some((_, count)) => *count += 1,
+            None => self.counts.push((name.to_owned(), 1)),
         }
         match name {
             "packet_sent" => self.on_packet_sent(time_s, d),
