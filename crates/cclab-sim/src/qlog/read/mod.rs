@@ -22,6 +22,8 @@ use records::{Record, Records};
 use value::{Json, Obj};
 use bumpalo::Bump;
 use std::borrow::Cow;
+use std::fs::File;
+use std::io::Read;
 use std::path::Path;
 
 pub use tables::{QlogTables, Table};
@@ -52,7 +54,13 @@ impl ReadError {
 
 /// Reads a JSON-SEQ qlog file. RTTs are scaled by `rtt_unit_s` when given, else as `read_qlog` documents.
 pub fn read_seq(path: &Path, rtt_unit_s: Option<f64>) -> Result<QlogTables, ReadError> {
-    let mut records = Records::open(path)?;
+    let file = File::open(path).map_err(|e| ReadError::Bad { line: 0, msg: e.to_string() })?;
+    read_seq_from(file, rtt_unit_s)
+}
+
+/// [`read_seq`] of a stream (plain or gzip JSON-SEQ).
+pub fn read_seq_from(input: impl Read + 'static, rtt_unit_s: Option<f64>) -> Result<QlogTables, ReadError> {
+    let mut records = Records::new(input)?;
     let mut arena = Bump::new();
     let (line, head) = match records.next_record()? {
         Some(rec) => match decode(&rec, &arena)? {

@@ -7,10 +7,8 @@
 
 use super::ReadError;
 use flate2::bufread::MultiGzDecoder;
-use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::ops::Range;
-use std::path::Path;
 
 /// The first two bytes of a gzip member (RFC 1952 §2.3.1).
 const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
@@ -43,10 +41,11 @@ pub(super) struct Records {
 }
 
 impl Records {
-    /// Opens `path`; [`ReadError::NotSeq`] when its text does not start (after blanks) with an RS.
-    pub(super) fn open(path: &Path) -> Result<Self, ReadError> {
+    /// Reads `input` (gzip or not, told by its first bytes); [`ReadError::NotSeq`] when its text does not
+    /// start (after blanks) with an RS.
+    pub(super) fn new(input: impl Read + 'static) -> Result<Self, ReadError> {
         let io = |e: std::io::Error| ReadError::Bad { line: 0, msg: e.to_string() };
-        let mut file = BufReader::with_capacity(BUF_BYTES, File::open(path).map_err(io)?);
+        let mut file = BufReader::with_capacity(BUF_BYTES, input);
         let compressed = file.fill_buf().map_err(io)?.starts_with(&GZIP_MAGIC);
         let mut input: Box<dyn BufRead> = if compressed {
             Box::new(BufReader::with_capacity(BUF_BYTES, MultiGzDecoder::new(file)))
