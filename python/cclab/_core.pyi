@@ -1,8 +1,8 @@
 """Type stubs for the compiled module ``cclab._core`` (crates/cclab-py). Private: use ``cclab``."""
 
 from collections.abc import Callable
-from typing import Any
 from os import PathLike
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt

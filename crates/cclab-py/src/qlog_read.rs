@@ -22,7 +22,10 @@ pub(crate) fn read_qlog_seq(py: Python<'_>, path: PathBuf, rtt_unit_s: Option<f6
         Ok(Ok(tables)) => Ok(Some(to_dict(py, tables)?.unbind())),
         Ok(Err(ReadError::NotSeq)) => Ok(None),
         Ok(Err(e)) => Err(QlogReadError::new_err(e.message(&path))),
-        Err(_) => Err(QlogReadError::new_err(format!("{}: internal error in the qlog reader", path.display()))),
+        Err(_) => Err(QlogReadError::new_err(format!(
+            "{}: internal error in the qlog reader",
+            path.display()
+        ))),
     }
 }
 

@@ -35,7 +35,15 @@ fn run_to(name: &str, extra: &[&str], qlog: QlogMode) -> (PathBuf, cclab_sim::su
     let _ = std::fs::remove_dir_all(&dir);
     let overrides: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
     let s = Scenario::from_toml_str(LOSSY, "lossy.toml", &overrides).unwrap();
-    let out = run(&s, RunOptions { out_dir: Some(dir.clone()), qlog, ..Default::default() }).unwrap();
+    let out = run(
+        &s,
+        RunOptions {
+            out_dir: Some(dir.clone()),
+            qlog,
+            ..Default::default()
+        },
+    )
+    .unwrap();
     (dir, out.summary)
 }
 
@@ -48,7 +56,10 @@ fn qlog_read_tables_agree_with_the_run_summary() {
         let receiver = read_seq(&dir.join("trace-receiver.sqlog"), None).unwrap();
         assert_eq!(sender.sent.len() as u64, flow.data_packets_sent, "{name}");
         assert_eq!(sender.lost.len() as u64, flow.lost_packets, "{name}");
-        assert!(flow.lost_packets > 10 && !sender.pto_expired_s.is_empty(), "{name}: the path must lose");
+        assert!(
+            flow.lost_packets > 10 && !sender.pto_expired_s.is_empty(),
+            "{name}: the path must lose"
+        );
         let ack_only = receiver.sent.names.iter().position(|&n| n == "ack_only").unwrap();
         let acks_sent = receiver.sent.columns[ack_only].iter().filter(|&&v| v == 1.0).count() as u64;
         assert_eq!(acks_sent, flow.acks_sent, "{name}");
@@ -82,17 +93,36 @@ fn qlog_read_gzip_gives_the_plain_tables() {
 fn qlog_read_errors_name_the_line() {
     let header = "\x1e{\"trace\": {}}\n";
     let cases = [
-        (format!("{header}\x1e{{\"time\": 1, \"name\": \"a:b\"}}\n\x1e{{\"time\": 2, \"na"), 3, "truncated record"),
-        (format!("{header}\x1e{{\"time\": 1 \"name\": \"a:b\"}}\n"), 2, "malformed record"),
+        (
+            format!("{header}\x1e{{\"time\": 1, \"name\": \"a:b\"}}\n\x1e{{\"time\": 2, \"na"),
+            3,
+            "truncated record",
+        ),
+        (
+            format!("{header}\x1e{{\"time\": 1 \"name\": \"a:b\"}}\n"),
+            2,
+            "malformed record",
+        ),
         (format!("{header}\x1e[1]\n"), 2, "record is not a JSON object"),
-        (format!("{header}\x1e{{\"name\": \"x\"}}\n"), 2, "without a name and a numeric time"),
-        (format!("{header}\x1e{{\"time\": 1, \"name\": \"packet_sent\", \"data\": {{\"frames\": 5}}}}\n"), 2, "not read in Rust"),
+        (
+            format!("{header}\x1e{{\"name\": \"x\"}}\n"),
+            2,
+            "without a name and a numeric time",
+        ),
+        (
+            format!("{header}\x1e{{\"time\": 1, \"name\": \"packet_sent\", \"data\": {{\"frames\": 5}}}}\n"),
+            2,
+            "not read in Rust",
+        ),
         ("\x1e{\"title\": 1}\n".to_string(), 1, "not a qlog header"),
     ];
     for (text, line, what) in cases {
         let err = read_seq_from(std::io::Cursor::new(text.into_bytes()), None).unwrap_err();
         let msg = err.message(Path::new("x.sqlog"));
-        assert!(msg.starts_with(&format!("x.sqlog:{line}: ")) && msg.contains(what), "{msg}");
+        assert!(
+            msg.starts_with(&format!("x.sqlog:{line}: ")) && msg.contains(what),
+            "{msg}"
+        );
     }
     let err = read_seq_from(std::io::Cursor::new(b"{\"traces\": []}".to_vec()), None).unwrap_err();
     assert!(matches!(err, ReadError::NotSeq));

@@ -217,8 +217,11 @@ def _read_python(path: Path, rtt_unit_s: float | None) -> QlogTrace:
 
 
 def _read_rust(path: Path, rtt_unit_s: float | None) -> QlogTrace | None:
-    """The trace as the Rust reader builds it; None unless it read the file (not JSON-SEQ, a record it leaves to
-    Python, or an error: Python then reads the file and reports the error in its own words)."""
+    """The trace as the Rust reader builds it, or None if it did not read the file.
+
+    None for a file that is not JSON-SEQ, holds a record the Rust side leaves to Python, or is bad: Python then
+    reads it and reports the error in its own words.
+    """
     try:
         from cclab._core import QlogReadError, read_qlog_seq
     except ImportError:  # the extension is not built: Python reads everything

@@ -7,7 +7,6 @@ line from both; and whatever Rust leaves to Python (or finds bad), `read_qlog` r
 
 from __future__ import annotations
 
-import gzip
 import json
 import random
 import re
@@ -143,18 +142,26 @@ def _write(path: Path, records: list[str], end: str = "\n") -> Path:
 
 #: name → (edit of the base records, the line the error names).
 BAD: dict[str, tuple[Any, int]] = {
-    "truncated": (lambda r: r[:3] + [r[3][:20]], 4),
-    "bad-json": (lambda r: r[:2] + [r[2].replace(":", ";", 1)] + r[3:], 3),
+    "truncated": (lambda r: [*r[:3], r[3][:20]], 4),
+    "bad-json": (lambda r: [*r[:2], r[2].replace(":", ";", 1), *r[3:]], 3),
     "not-an-object": (lambda r: [*r, "[1, 2]"], 5),
     "no-name-or-time": (lambda r: [*r, '{"name": "x", "time": "1"}'], 5),
     "frames-a-number": (lambda r: [*r, '{"time": 2, "name": "packet_sent", "data": {"frames": 5}}'], 5),
     "ranges-a-number": (
-        lambda r: [*r, '{"time": 2, "name": "packet_received", "data": {"frames": [{"frame_type": "ack", '
-        '"acked_ranges": 3}]}}'],
+        lambda r: [
+            *r,
+            '{"time": 2, "name": "packet_received", "data": {"frames": [{"frame_type": "ack", "acked_ranges": 3}]}}',
+        ],
         5,
     ),
-    "frame-type-a-list": (lambda r: [*r, '{"time": 2, "name": "packet_sent", "data": {"frames": [{"frame_type": []}]}}'], 5),
-    "huge-packet-number": (lambda r: [*r, '{"time": 2, "name": "packet_sent", "data": {"header": {"packet_number": 1e400}}}'], 5),
+    "frame-type-a-list": (
+        lambda r: [*r, '{"time": 2, "name": "packet_sent", "data": {"frames": [{"frame_type": []}]}}'],
+        5,
+    ),
+    "huge-packet-number": (
+        lambda r: [*r, '{"time": 2, "name": "packet_sent", "data": {"header": {"packet_number": 1e400}}}'],
+        5,
+    ),
     "huge-integer-time": (lambda r: [*r, '{"time": 1' + "0" * 400 + ', "name": "x"}'], 5),
     "header-only": (lambda r: r[:1], None),
     "no-header": (lambda r: r[1:], 1),
@@ -242,9 +249,41 @@ def test_edge_numbers_read_as_python_reads_them(tmp_path, case):
 
 #: Values a mutation puts in place of a field: every JSON type, edge numbers, the strings the reader tests for.
 VALUES: list[Any] = [
-    None, True, False, 0, -1, 1, 175, 2.5, -0.5, 1e300, 2**64 + 1, 2**70, 0.333, "", "x", "1RTT", "initial",
-    "ack", "stream", "padding", "ping", "unknown", "expired", "pto", "nofeedback", "pto_expired", [], [1], [3, 1],
-    [[0, 5]], [[5, 0]], [[2]], {}, {"packet_number": 3}, [{"frame_type": "ack", "acked_ranges": [[0, 9]]}],
+    None,
+    True,
+    False,
+    0,
+    -1,
+    1,
+    175,
+    2.5,
+    -0.5,
+    1e300,
+    2**64 + 1,
+    2**70,
+    0.333,
+    "",
+    "x",
+    "1RTT",
+    "initial",
+    "ack",
+    "stream",
+    "padding",
+    "ping",
+    "unknown",
+    "expired",
+    "pto",
+    "nofeedback",
+    "pto_expired",
+    [],
+    [1],
+    [3, 1],
+    [[0, 5]],
+    [[5, 0]],
+    [[2]],
+    {},
+    {"packet_number": 3},
+    [{"frame_type": "ack", "acked_ranges": [[0, 9]]}],
 ]
 
 

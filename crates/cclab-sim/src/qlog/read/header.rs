@@ -39,7 +39,9 @@ impl Header {
         let protocol = match or(common.get("protocol_type"), common.get("protocol_types")) {
             Some(Json::Arr(items)) => {
                 let names: Option<Vec<&str>> = items.iter().map(Json::as_str).collect();
-                names.ok_or(Unsupported("a protocol_type list with non-strings"))?.join(",")
+                names
+                    .ok_or(Unsupported("a protocol_type list with non-strings"))?
+                    .join(",")
             }
             v => text(v)?,
         };

@@ -16,15 +16,15 @@ mod records;
 mod tables;
 mod value;
 
+use bumpalo::Bump;
 use header::{Header, TimeFormat};
 use pyvalue::{num, py_str, Unsupported};
 use records::{Record, Records};
-use value::{Json, Obj};
-use bumpalo::Bump;
 use std::borrow::Cow;
 use std::fs::File;
 use std::io::Read;
 use std::path::Path;
+use value::{Json, Obj};
 
 pub use tables::{QlogTables, Table};
 
@@ -54,7 +54,10 @@ impl ReadError {
 
 /// Reads a JSON-SEQ qlog file. RTTs are scaled by `rtt_unit_s` when given, else as `read_qlog` documents.
 pub fn read_seq(path: &Path, rtt_unit_s: Option<f64>) -> Result<QlogTables, ReadError> {
-    let file = File::open(path).map_err(|e| ReadError::Bad { line: 0, msg: e.to_string() })?;
+    let file = File::open(path).map_err(|e| ReadError::Bad {
+        line: 0,
+        msg: e.to_string(),
+    })?;
     read_seq_from(file, rtt_unit_s)
 }
 
@@ -65,9 +68,19 @@ pub fn read_seq_from(input: impl Read + 'static, rtt_unit_s: Option<f64>) -> Res
     let (line, head) = match records.next_record()? {
         Some(rec) => match decode(&rec, &arena)? {
             Some(obj) => (rec.line, obj),
-            None => return Err(ReadError::Bad { line: 1, msg: "empty JSON-SEQ file".into() }),
+            None => {
+                return Err(ReadError::Bad {
+                    line: 1,
+                    msg: "empty JSON-SEQ file".into(),
+                })
+            }
         },
-        None => return Err(ReadError::Bad { line: 1, msg: "empty JSON-SEQ file".into() }),
+        None => {
+            return Err(ReadError::Bad {
+                line: 1,
+                msg: "empty JSON-SEQ file".into(),
+            })
+        }
     };
     if !head.contains_key("trace") && !head.contains_key("traces") {
         let msg = "the first record is not a qlog header (no 'trace')".into();
@@ -83,14 +96,22 @@ pub fn read_seq_from(input: impl Read + 'static, rtt_unit_s: Option<f64>) -> Res
         let line = rec.line;
         let (name, raw_t) = name_and_time(&obj).map_err(|u| unsupported(line, u))?;
         let (Some(name), Some(raw_t)) = (name, raw_t) else {
-            return Err(ReadError::Bad { line, msg: "event without a name and a numeric time".into() });
+            return Err(ReadError::Bad {
+                line,
+                msg: "event without a name and a numeric time".into(),
+            });
         };
         let time_s = clock.relative(raw_t) * header.unit_s;
         let short = short_name(&name);
         let data = pyvalue::object(obj.get("data"));
-        tables.add(short, time_s, data, rec.bytes).map_err(|u| unsupported(line, u))?;
+        tables
+            .add(short, time_s, data, rec.bytes)
+            .map_err(|u| unsupported(line, u))?;
     }
-    tables.finish().ok_or(ReadError::Bad { line: 0, msg: "no qlog events".into() })
+    tables.finish().ok_or(ReadError::Bad {
+        line: 0,
+        msg: "no qlog events".into(),
+    })
 }
 
 fn unsupported(line: u64, u: Unsupported) -> ReadError {
@@ -103,21 +124,29 @@ fn unsupported(line: u64, u: Unsupported) -> ReadError {
 /// record is accepted only if Python's UTF-8 decoding and `json.loads` accept it too.
 fn decode<'a>(rec: &Record<'a>, arena: &'a Bump) -> Result<Option<Obj<'a>>, ReadError> {
     if rec.last {
-        let text = std::str::from_utf8(rec.bytes)
-            .map_err(|_| ReadError::Bad { line: rec.line, msg: "not UTF-8 text".into() })?;
+        let text = std::str::from_utf8(rec.bytes).map_err(|_| ReadError::Bad {
+            line: rec.line,
+            msg: "not UTF-8 text".into(),
+        })?;
         if text.chars().all(pyvalue::is_py_space) {
             return Ok(None);
         }
     }
     match value::parse(rec.bytes, arena) {
         Ok(Json::Obj(obj)) => Ok(Some(obj)),
-        Ok(_) => Err(ReadError::Bad { line: rec.line, msg: "record is not a JSON object".into() }),
+        Ok(_) => Err(ReadError::Bad {
+            line: rec.line,
+            msg: "record is not a JSON object".into(),
+        }),
         Err(e) => {
             // A bad last record without its closing newline is a cut file, any other a malformed one.
             let cut = rec.last && !rec.bytes.ends_with(b"\n");
             let what = if cut { "truncated record" } else { "malformed record" };
             let line = rec.line + memchr::memchr_iter(b'\n', &rec.bytes[..e.offset]).count() as u64;
-            Err(ReadError::Bad { line, msg: format!("{what}: {} (byte {} of the record)", e.msg, e.offset + 1) })
+            Err(ReadError::Bad {
+                line,
+                msg: format!("{what}: {} (byte {} of the record)", e.msg, e.offset + 1),
+            })
         }
     }
 }
@@ -135,7 +164,11 @@ fn name_and_time<'v>(obj: &'v Obj<'_>) -> Result<(Option<Cow<'v, str>>, Option<f
         },
         Some(_) => None,
     };
-    let t = if obj.contains_key("time") { obj.get("time") } else { obj.get("relative_time") };
+    let t = if obj.contains_key("time") {
+        obj.get("time")
+    } else {
+        obj.get("relative_time")
+    };
     Ok((name, num(t)?))
 }
 
@@ -161,7 +194,11 @@ struct Clock {
 
 impl Clock {
     fn new(format: TimeFormat) -> Self {
-        Clock { format, previous: 0.0, first: None }
+        Clock {
+            format,
+            previous: 0.0,
+            first: None,
+        }
     }
 
     /// The time since the trace's reference, in the trace's unit.

@@ -93,14 +93,23 @@ mod tests {
     #[test]
     fn num_follows_python_float_of_json_numbers() {
         assert_eq!(num(Some(&json("3"))).unwrap(), Some(3.0));
-        assert_eq!(num(Some(&json("18446744073709551615"))).unwrap(), Some(1.8446744073709552e19));
+        assert_eq!(
+            num(Some(&json("18446744073709551615"))).unwrap(),
+            Some(1.8446744073709552e19)
+        );
         // Beyond 64 bits: correctly rounded, as Python's float(int) (2**64 + 2**11 + 1 rounds up).
-        assert_eq!(num(Some(&json("18446744073709553665"))).unwrap(), Some(18446744073709555712.0));
+        assert_eq!(
+            num(Some(&json("18446744073709553665"))).unwrap(),
+            Some(18446744073709555712.0)
+        );
         assert_eq!(num(Some(&json("0.1"))).unwrap(), Some(0.1));
         assert_eq!(num(Some(&json("true"))).unwrap(), None);
         assert_eq!(num(Some(&json("\"1\""))).unwrap(), None);
         assert_eq!(num(Some(&json("-0"))).unwrap().map(f64::to_bits), Some(0));
-        assert_eq!(num(Some(&json("-0.0"))).unwrap().map(f64::to_bits), Some((-0.0f64).to_bits()));
+        assert_eq!(
+            num(Some(&json("-0.0"))).unwrap().map(f64::to_bits),
+            Some((-0.0f64).to_bits())
+        );
     }
 
     #[test]

@@ -44,7 +44,10 @@ impl Records {
     /// Reads `input` (gzip or not, told by its first bytes); [`ReadError::NotSeq`] when its text does not
     /// start (after blanks) with an RS.
     pub(super) fn new(input: impl Read + 'static) -> Result<Self, ReadError> {
-        let io = |e: std::io::Error| ReadError::Bad { line: 0, msg: e.to_string() };
+        let io = |e: std::io::Error| ReadError::Bad {
+            line: 0,
+            msg: e.to_string(),
+        };
         let mut file = BufReader::with_capacity(BUF_BYTES, input);
         let compressed = file.fill_buf().map_err(io)?.starts_with(&GZIP_MAGIC);
         let mut input: Box<dyn BufRead> = if compressed {
@@ -89,7 +92,11 @@ impl Records {
         loop {
             let Some(r) = self.next_line()? else {
                 self.finished = true;
-                return Ok(Some(Record { line: self.current_line, bytes: &self.current, last: true }));
+                return Ok(Some(Record {
+                    line: self.current_line,
+                    bytes: &self.current,
+                    last: true,
+                }));
             };
             let text = &self.raw[r];
             if text.first() == Some(&RS) {
@@ -97,7 +104,11 @@ impl Records {
                 self.done.extend_from_slice(&text[1..]);
                 std::mem::swap(&mut self.current, &mut self.done);
                 let line = std::mem::replace(&mut self.current_line, self.line);
-                return Ok(Some(Record { line, bytes: &self.done, last: false }));
+                return Ok(Some(Record {
+                    line,
+                    bytes: &self.done,
+                    last: false,
+                }));
             }
             self.current.extend_from_slice(text);
         }
@@ -108,7 +119,10 @@ impl Records {
         if self.raw_pos == self.raw.len() {
             self.raw.clear();
             self.raw_pos = 0;
-            let n = self.input.read_until(b'\n', &mut self.raw).map_err(|e| gzip_error(self.line + 1, e))?;
+            let n = self
+                .input
+                .read_until(b'\n', &mut self.raw)
+                .map_err(|e| gzip_error(self.line + 1, e))?;
             if n == 0 {
                 return Ok(None);
             }
@@ -129,5 +143,8 @@ impl Records {
 
 /// A read error: on a gzip file, damage or truncation of the compressed stream.
 fn gzip_error(line: u64, e: std::io::Error) -> ReadError {
-    ReadError::Bad { line, msg: format!("damaged or truncated gzip: {e}") }
+    ReadError::Bad {
+        line,
+        msg: format!("damaged or truncated gzip: {e}"),
+    }
 }

@@ -17,8 +17,13 @@ const ACK_ONLY_KINDS: [&str; 3] = ["ack", "padding", "ping"];
 /// Metrics that carry a time, and their columns (indices into `METRICS` after `time_s`).
 const RTT_FIELDS: [(&str, usize); 3] = [("smoothed_rtt", 4), ("min_rtt", 5), ("latest_rtt", 6)];
 /// Metrics in bytes or bit/s; picoquic writes `cwnd`, the schemas `congestion_window`.
-const SIZE_FIELDS: [(&str, usize); 5] =
-    [("congestion_window", 0), ("cwnd", 0), ("bytes_in_flight", 1), ("ssthresh", 2), ("pacing_rate", 3)];
+const SIZE_FIELDS: [(&str, usize); 5] = [
+    ("congestion_window", 0),
+    ("cwnd", 0),
+    ("bytes_in_flight", 1),
+    ("ssthresh", 2),
+    ("pacing_rate", 3),
+];
 
 const PACKETS: &[&str] = &["time_s", "pn", "size", "stream_bytes", "ack_eliciting", "ack_only"];
 const METRICS: &[&str] = &[
@@ -31,7 +36,14 @@ const METRICS: &[&str] = &[
     "min_rtt_s",
     "latest_rtt_s",
 ];
-const ACKS: &[&str] = &["time_s", "size", "newly_acked", "newly_acked_bytes", "largest_pn", "largest_sent_s"];
+const ACKS: &[&str] = &[
+    "time_s",
+    "size",
+    "newly_acked",
+    "newly_acked_bytes",
+    "largest_pn",
+    "largest_sent_s",
+];
 
 /// Named columns of equal length.
 #[derive(Debug, Clone, PartialEq)]
@@ -42,7 +54,10 @@ pub struct Table {
 
 impl Table {
     fn new(names: &'static [&'static str]) -> Self {
-        Table { names, columns: vec![Vec::new(); names.len()] }
+        Table {
+            names,
+            columns: vec![Vec::new(); names.len()],
+        }
     }
 
     fn push(&mut self, row: &[f64]) {
@@ -179,16 +194,28 @@ impl Builder {
             return None;
         }
         // Python's sorted(): stable, and -0.0 equals 0.0 (no total order).
-        self.t.pto_expired_s.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+        self.t
+            .pto_expired_s
+            .sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
         self.t.event_counts = self.counts;
         Some(self.t)
     }
 
     fn on_packet_sent(&mut self, time_s: f64, d: &Obj<'_>) -> Result<(), Unsupported> {
-        let Some(frames) = packet_row(&mut self.t.sent, time_s, d)? else { return Ok(()) };
+        let Some(frames) = packet_row(&mut self.t.sent, time_s, d)? else {
+            return Ok(());
+        };
         let pn = int(self.t.sent.last(1));
-        if pn >= 0.0 && self.unacked.back().map_or(true, |u| pn > u.pn) {
-            self.unacked.push_back(Unacked { pn, size: self.t.sent.last(2), time_s });
+        let after_last = match self.unacked.back() {
+            Some(u) => pn > u.pn,
+            None => true,
+        };
+        if pn >= 0.0 && after_last {
+            self.unacked.push_back(Unacked {
+                pn,
+                size: self.t.sent.last(2),
+                time_s,
+            });
         }
         for fr in frames {
             let is_freq = as_str(fr.get("frame_type")) == Some("unknown")
@@ -205,7 +232,9 @@ impl Builder {
     }
 
     fn on_packet_received(&mut self, time_s: f64, d: &Obj<'_>) -> Result<(), Unsupported> {
-        let Some(frames) = packet_row(&mut self.t.received, time_s, d)? else { return Ok(()) };
+        let Some(frames) = packet_row(&mut self.t.received, time_s, d)? else {
+            return Ok(());
+        };
         for fr in frames {
             if as_str(fr.get("frame_type")) != Some("ack") {
                 continue;
@@ -235,7 +264,11 @@ impl Builder {
                 continue;
             }
             // Python's unacked[j - 1]: with a reversed range j may be 0, and index -1 is the last.
-            let top = if j == 0 { self.unacked[self.unacked.len() - 1] } else { self.unacked[j - 1] };
+            let top = if j == 0 {
+                self.unacked[self.unacked.len() - 1]
+            } else {
+                self.unacked[j - 1]
+            };
             if top.pn >= largest_new {
                 (largest_new, largest_sent) = (top.pn, top.time_s);
             }
@@ -246,7 +279,9 @@ impl Builder {
             }
             count += j as i64 - i as i64;
         }
-        self.t.acks.push(&[time_s, size, count as f64, nbytes, largest, largest_sent]);
+        self.t
+            .acks
+            .push(&[time_s, size, count as f64, nbytes, largest, largest_sent]);
     }
 
     fn check_spurious(&mut self, time_s: f64, ranges: &[(f64, f64)]) {
@@ -283,7 +318,11 @@ impl Builder {
     }
 
     fn on_loss_timer_updated(&mut self, time_s: f64, d: &Obj<'_>) {
-        let kind = if truthy(d.get("event_type")) { d.get("event_type") } else { d.get("type") };
+        let kind = if truthy(d.get("event_type")) {
+            d.get("event_type")
+        } else {
+            d.get("type")
+        };
         if as_str(kind) != Some("expired") {
             return;
         }
@@ -335,11 +374,7 @@ impl Builder {
 
 /// Appends a 1-RTT packet's row to `table` and returns its frames (objects only); `None` for packets of
 /// other number spaces (Initial and Handshake number their packets apart, RFC 9000 §12.3).
-fn packet_row<'a, 'b>(
-    table: &mut Table,
-    time_s: f64,
-    d: &'a Obj<'b>,
-) -> Result<Option<Vec<&'a Obj<'b>>>, Unsupported> {
+fn packet_row<'a, 'b>(table: &mut Table, time_s: f64, d: &'a Obj<'b>) -> Result<Option<Vec<&'a Obj<'b>>>, Unsupported> {
     let hdr = object(d.get("header"));
     if !application_space(d, hdr) {
         return Ok(None);
@@ -348,7 +383,10 @@ fn packet_row<'a, 'b>(
     let frames: Vec<&Obj<'b>> = iterate(d.get("frames"))?.iter().filter_map(Json::as_object).collect();
     let pn = num(hdr.get("packet_number"))?;
     // raw.length (qlog 0.3, IETF), header.packet_size (picoquic), header.length (quinn).
-    let size = or_num(num(raw.get("length"))?, or_num(num(hdr.get("packet_size"))?, or_num(num(hdr.get("length"))?, 0.0)));
+    let size = or_num(
+        num(raw.get("length"))?,
+        or_num(num(hdr.get("packet_size"))?, or_num(num(hdr.get("length"))?, 0.0)),
+    );
     let mut stream = 0.0;
     let mut eliciting = false;
     let mut ack_only_kinds = true;
@@ -368,7 +406,14 @@ fn packet_row<'a, 'b>(
         ack_only_kinds &= kind.is_some_and(|k| ACK_ONLY_KINDS.contains(&k));
     }
     let ack_only = has_ack && ack_only_kinds;
-    table.push(&[time_s, pn.unwrap_or(-1.0), size, stream, f64::from(u8::from(eliciting)), f64::from(u8::from(ack_only))]);
+    table.push(&[
+        time_s,
+        pn.unwrap_or(-1.0),
+        size,
+        stream,
+        f64::from(u8::from(eliciting)),
+        f64::from(u8::from(ack_only)),
+    ]);
     Ok(Some(frames))
 }
 
@@ -389,7 +434,9 @@ fn range_bounds(ranges: Option<&Json<'_>>) -> Result<Vec<(f64, f64)>, Unsupporte
     let mut out = Vec::new();
     for r in iterate(ranges)? {
         let Json::Arr(r) = r else { continue };
-        let (Some(first), Some(last)) = (r.first(), r.last()) else { continue };
+        let (Some(first), Some(last)) = (r.first(), r.last()) else {
+            continue;
+        };
         if let (Some(lo), Some(hi)) = (num(Some(first))?, num(Some(last))?) {
             out.push((lo, hi));
         }

@@ -86,7 +86,12 @@ const MAX_DEPTH: usize = 128;
 /// infinity, or an integer `float()` refuses). Where this is stricter than Python the reader hands the file to
 /// Python, so it only ever accepts what Python accepts, and then with the same values.
 pub(super) fn parse<'a>(bytes: &'a [u8], arena: &'a Bump) -> Result<Json<'a>, ParseError> {
-    let mut p = Parser { b: bytes, i: 0, depth: 0, arena };
+    let mut p = Parser {
+        b: bytes,
+        i: 0,
+        depth: 0,
+        arena,
+    };
     let v = p.value()?;
     p.blanks();
     if p.i != bytes.len() {
@@ -212,7 +217,9 @@ impl<'a> Parser<'a> {
         let mut run = self.i; // start of the bytes not yet copied into `owned`
         let mut high = 0u8; // OR of the bytes since `run`: UTF-8 is checked only where a byte is non-ASCII
         loop {
-            let Some(&c) = self.b.get(self.i) else { return Err(self.error("EOF while parsing a string")) };
+            let Some(&c) = self.b.get(self.i) else {
+                return Err(self.error("EOF while parsing a string"));
+            };
             match c {
                 b'"' => {
                     let tail = self.text(run, high)?;
@@ -251,12 +258,17 @@ impl<'a> Parser<'a> {
             // path; validating them again cost 6 % of the reader's time.
             return Ok(unsafe { std::str::from_utf8_unchecked(bytes) });
         }
-        std::str::from_utf8(bytes).map_err(|_| ParseError { offset: from, msg: "invalid UTF-8" })
+        std::str::from_utf8(bytes).map_err(|_| ParseError {
+            offset: from,
+            msg: "invalid UTF-8",
+        })
     }
 
     /// The character of the escape after a backslash (RFC 8259 §7); a `\u` surrogate must be a pair.
     fn escape(&mut self) -> Result<char, ParseError> {
-        let Some(&c) = self.b.get(self.i) else { return Err(self.error("EOF while parsing a string")) };
+        let Some(&c) = self.b.get(self.i) else {
+            return Err(self.error("EOF while parsing a string"));
+        };
         self.i += 1;
         Ok(match c {
             b'"' => '"',
@@ -291,7 +303,10 @@ impl<'a> Parser<'a> {
     }
 
     fn hex4(&mut self) -> Result<u32, ParseError> {
-        let digits = self.b.get(self.i..self.i + 4).ok_or(self.error("EOF while parsing a string"))?;
+        let digits = self
+            .b
+            .get(self.i..self.i + 4)
+            .ok_or(self.error("EOF while parsing a string"))?;
         let mut v = 0;
         for &d in digits {
             let x = (d as char).to_digit(16).ok_or(self.error("invalid \\u escape"))?;
@@ -338,14 +353,21 @@ impl<'a> Parser<'a> {
         // ASCII digits and signs only, so this is text.
         let text = std::str::from_utf8(&self.b[start..self.i]).expect("ASCII");
         if integer {
-            let n = if negative { text.parse().ok().map(Num::I) } else { text.parse().ok().map(Num::U) };
+            let n = if negative {
+                text.parse().ok().map(Num::I)
+            } else {
+                text.parse().ok().map(Num::U)
+            };
             if let Some(n) = n {
                 return Ok(n);
             }
         }
         match text.parse::<f64>() {
             Ok(f) if f.is_finite() => Ok(Num::F(f)),
-            _ => Err(ParseError { offset: start, msg: "number out of range" }),
+            _ => Err(ParseError {
+                offset: start,
+                msg: "number out of range",
+            }),
         }
     }
 
@@ -367,16 +389,32 @@ mod tests {
         let o = v.as_object().unwrap();
         assert_eq!(o.get("a"), Some(&Json::Num(Num::I(-2))));
         assert_eq!(o.get("b").and_then(Json::as_str), Some("x\"y"));
-        assert_eq!(o.get("c"), Some(&Json::Arr(&[Json::Num(Num::F(1.5)), Json::Null, Json::Bool(true)])));
+        assert_eq!(
+            o.get("c"),
+            Some(&Json::Arr(&[Json::Num(Num::F(1.5)), Json::Null, Json::Bool(true)]))
+        );
         assert!(o.contains_key("c") && !o.contains_key("d"));
     }
 
     #[test]
     fn parse_agrees_with_serde_json_and_is_as_strict() {
         let ok = [
-            "0", "-0", "-0.0", "1e-400", "0.1", "1.7976931348623157e308", "18446744073709551615",
-            "18446744073709551616", "-9223372036854775808", "-9223372036854775809", "123456789012345678901234567890",
-            r#""a\u00e9\ud83d\ude00\n\/""#, r#"{"k": [1, {"x": []}, "é"]}"#, " [ ] ", "true", "null",
+            "0",
+            "-0",
+            "-0.0",
+            "1e-400",
+            "0.1",
+            "1.7976931348623157e308",
+            "18446744073709551615",
+            "18446744073709551616",
+            "-9223372036854775808",
+            "-9223372036854775809",
+            "123456789012345678901234567890",
+            r#""a\u00e9\ud83d\ude00\n\/""#,
+            r#"{"k": [1, {"x": []}, "é"]}"#,
+            " [ ] ",
+            "true",
+            "null",
         ];
         for text in ok {
             let arena = Bump::new();
@@ -385,8 +423,26 @@ mod tests {
             assert_eq!(format!("{:?}", plain(&ours)), format!("{:?}", theirs), "{text}");
         }
         let bad = [
-            "", "01", "1.", ".5", "-", "1e", "+1", "NaN", "Infinity", "1e400", "[1,]", "{\"a\":1,}", "{a:1}",
-            "\"\\ud800\"", "\"\\udc00\"", "\"\t\"", "\"\\x\"", "[1] 2", "tru", "\"abc",
+            "",
+            "01",
+            "1.",
+            ".5",
+            "-",
+            "1e",
+            "+1",
+            "NaN",
+            "Infinity",
+            "1e400",
+            "[1,]",
+            "{\"a\":1,}",
+            "{a:1}",
+            "\"\\ud800\"",
+            "\"\\udc00\"",
+            "\"\t\"",
+            "\"\\x\"",
+            "[1] 2",
+            "tru",
+            "\"abc",
         ];
         for text in bad {
             assert!(parse(text.as_bytes(), &Bump::new()).is_err(), "{text}");
