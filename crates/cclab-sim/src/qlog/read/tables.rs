@@ -4,7 +4,7 @@
 use super::header::Header;
 use super::pyvalue::{as_str, num, object, py_str, truthy, Unsupported};
 use super::value::{Json, Num, Obj};
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
 /// RFC 9002 §6.2.2's initial RTT, s: a first smoothed RTT of this number means the trace writes seconds.
 const INITIAL_RTT_S: f64 = 0.333;
@@ -24,6 +24,9 @@ const SIZE_FIELDS: [(&str, usize); 5] = [
     ("ssthresh", 2),
     ("pacing_rate", 3),
 ];
+
+/// Distinct event names looked up by a scan before `Builder::count` switches to a hash map.
+const SCAN_NAMES: usize = 32;
 
 const PACKETS: &[&str] = &["time_s", "pn", "size", "stream_bytes", "ack_eliciting", "ack_only"];
 const METRICS: &[&str] = &[
@@ -120,8 +123,10 @@ pub(super) struct Builder {
     placeholder: bool,
     pto_count: f64,
     current: [f64; 7],
-    /// Events per short name in order of first appearance (a trace has a dozen names: a scan beats hashing).
+    /// Events per short name in order of first appearance. A trace has a dozen names, and a scan beats hashing;
+    /// past `SCAN_NAMES` (only a hostile file has that many) `index` finds them, so work per event stays bounded.
     counts: Vec<(String, u64)>,
+    index: HashMap<String, usize>,
     /// Ascending (packet numbers only grow, RFC 9000 §12.3).
     unacked: VecDeque<Unacked>,
     lost_sorted: Vec<f64>,
@@ -137,6 +142,7 @@ impl Builder {
             pto_count: 0.0,
             current: [f64::NAN; 7],
             counts: Vec::new(),
+            index: HashMap::new(),
             unacked: VecDeque::new(),
             lost_sorted: Vec::new(),
             t: QlogTables {
@@ -162,10 +168,7 @@ impl Builder {
 
     /// One event: its short name, time (s), `data` object and the record it came from.
     pub(super) fn add(&mut self, name: &str, time_s: f64, d: &Obj<'_>, record: &[u8]) -> Result<(), Unsupported> {
-        match self.counts.iter_mut().find(|(n, _)| n == name) {
-            Some((_, count)) => *count += 1,
-            None => self.counts.push((name.to_owned(), 1)),
-        }
+        self.count(name);
         match name {
             "packet_sent" => self.on_packet_sent(time_s, d),
             "packet_received" => self.on_packet_received(time_s, d),
@@ -185,6 +188,29 @@ impl Builder {
                 Ok(())
             }
             _ => Ok(()),
+        }
+    }
+
+    fn count(&mut self, name: &str) {
+        let found = if self.index.is_empty() {
+            self.counts.iter().position(|(n, _)| n == name)
+        } else {
+            self.index.get(name).copied()
+        };
+        if let Some(i) = found {
+            self.counts[i].1 += 1;
+            return;
+        }
+        self.counts.push((name.to_owned(), 1));
+        if !self.index.is_empty() {
+            self.index.insert(name.to_owned(), self.counts.len() - 1);
+        } else if self.counts.len() > SCAN_NAMES {
+            self.index = self
+                .counts
+                .iter()
+                .enumerate()
+                .map(|(i, (n, _))| (n.clone(), i))
+                .collect();
         }
     }
 
@@ -477,4 +503,32 @@ fn or_num(a: Option<f64>, b: f64) -> f64 {
 /// into the 0.0 that `float(int(-0.5))` gives.
 fn int(x: f64) -> f64 {
     x.trunc() + 0.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn event_counts_keep_first_appearance_order_past_the_scan_limit() {
+        let header = Header {
+            vantage: String::new(),
+            protocol: String::new(),
+            schema: String::new(),
+            unit_s: 1e-3,
+            time_format: super::super::header::TimeFormat::Relative,
+        };
+        let mut b = Builder::new(&header, None);
+        let names: Vec<String> = (0..100).map(|i| format!("e{i}")).collect();
+        for round in 0..3 {
+            for (i, n) in names.iter().enumerate().skip(round) {
+                b.add(n, i as f64, &Obj::EMPTY, b"").unwrap();
+            }
+        }
+        let t = b.finish().unwrap();
+        assert_eq!(t.event_counts.len(), 100);
+        assert_eq!(t.event_counts[0], ("e0".to_string(), 1));
+        assert_eq!(t.event_counts[50], ("e50".to_string(), 3));
+        assert_eq!(t.event_counts[99], ("e99".to_string(), 3));
+    }
 }
