@@ -14,9 +14,9 @@ incrementally: a JSON-SEQ file line by line, a JSON document one event at a time
 first trace of a JSON document, `read_qlog_traces` every one (each header read key by key once the previous
 events array closes). A malformed or truncated record raises `QlogError` naming the file and line.
 
-JSON-SEQ files are read in Rust (``cclab._core.read_qlog_seq``, ``crates/cclab-sim/src/qlog/read/``), ~14 times
-faster, into the same tables float for float; this module stays the reference, reads JSON documents, and reads
-any file the Rust reader declines or finds bad (so errors keep this module's messages).
+JSON-SEQ files are read in Rust (``cclab._core.read_qlog_seq``, ``crates/cclab-sim/src/qlog/read/``), 12-14
+times faster, into the same tables float for float; this module stays the reference, reads JSON documents, and
+reads any file the Rust reader declines or finds bad (so errors keep this module's messages).
 
 API: `iter_events(path)` yields `Event` (time in seconds, short name, data dict, line) of the first trace;
 `read_qlog(path)` builds a `QlogTrace` with the tables below, times in seconds, sizes in bytes, rates in bit/s.
