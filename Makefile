@@ -97,7 +97,7 @@ wheel: $(VENV)/.deps
 # directory; the committed seeds in fuzz/corpus/<target>/ are read, never written.
 CARGO_FUZZ_VERSION := 0.13.2
 CARGO_FUZZ := target/fuzz-tools/bin/cargo-fuzz
-FUZZ_TARGETS := quic_decode units scenario trace endpoints simulation
+FUZZ_TARGETS := quic_decode units scenario trace endpoints simulation qlog_read
 FUZZ_SECONDS ?= 60
 FUZZ_CI_SECONDS ?= 5
 FUZZ_SCRATCH := target/fuzz-scratch

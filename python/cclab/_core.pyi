@@ -2,6 +2,7 @@
 
 from collections.abc import Callable
 from os import PathLike
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -16,6 +17,9 @@ class RunError(Exception):
 
 class KernelUnavailable(RunError):
     """Kernel mode cannot run: the machine forbids network namespaces or tun devices."""
+
+class QlogReadError(ValueError):
+    """The Rust qlog reader did not read a file (malformed, truncated, or a value it leaves to Python)."""
 
 class Scenario:
     """A parsed and validated scenario."""
@@ -55,6 +59,7 @@ def run_real(
     bind: str | None = None,
     deadline_ns: int | None = None,
 ) -> RunOutput: ...
+def read_qlog_seq(path: str | PathLike[str], rtt_unit_s: float | None = None) -> dict[str, Any] | None: ...
 def parse_duration_ns(s: str) -> int: ...
 def parse_rate_bps(s: str) -> int: ...
 def parse_size_bytes(s: str) -> int: ...

@@ -1,7 +1,7 @@
 //! Python exceptions for the simulator's errors (one place maps every Rust error type).
 
 use pyo3::create_exception;
-use pyo3::exceptions::PyException;
+use pyo3::exceptions::{PyException, PyValueError};
 use pyo3::PyErr;
 
 create_exception!(
@@ -15,6 +15,13 @@ create_exception!(
     RunError,
     PyException,
     "A simulation run failed or was cancelled by its progress callback."
+);
+
+create_exception!(
+    cclab,
+    QlogReadError,
+    PyValueError,
+    "The Rust qlog reader did not read a file: malformed, truncated, or a value it leaves to the Python reader."
 );
 
 create_exception!(

@@ -6,6 +6,7 @@
 mod emulate;
 mod error;
 mod kernel;
+mod qlog_read;
 mod real;
 mod run;
 mod scenario;
@@ -26,6 +27,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", py.get_type::<error::ScenarioError>())?;
     m.add("RunError", py.get_type::<error::RunError>())?;
     m.add("KernelUnavailable", py.get_type::<error::KernelUnavailable>())?;
+    m.add("QlogReadError", py.get_type::<error::QlogReadError>())?;
     m.add_class::<scenario::PyScenario>()?;
     m.add_class::<run::PyRunOutput>()?;
     m.add_function(wrap_pyfunction!(scenario::load, m)?)?;
@@ -34,6 +36,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<emulate::PyEmulation>()?;
     m.add_function(wrap_pyfunction!(emulate::start_emulation, m)?)?;
     m.add_function(wrap_pyfunction!(real::run_real, m)?)?;
+    m.add_function(wrap_pyfunction!(qlog_read::read_qlog_seq, m)?)?;
     m.add_function(wrap_pyfunction!(units::parse_duration_ns, m)?)?;
     m.add_function(wrap_pyfunction!(units::parse_rate_bps, m)?)?;
     m.add_function(wrap_pyfunction!(units::parse_size_bytes, m)?)?;

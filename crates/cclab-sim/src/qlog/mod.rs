@@ -21,6 +21,8 @@ mod json;
 mod sink;
 mod trace_io;
 
+pub mod read;
+
 use json::Buf;
 
 pub use direct::DirectFile;
