@@ -8,6 +8,7 @@
 mod error;
 mod locate;
 mod overrides;
+mod ranges;
 mod schema;
 
 pub use error::ScenarioError;
@@ -181,6 +182,9 @@ fn validate(file: &mut ScenarioFile, base: &Path) -> Result<(), (String, String)
             return Err((key("tcp.mss"), "expected a positive size".into()));
         }
         ip_limit(f).map_err(|(k, m)| (key(k), m))?;
+        let mss = u64::from(f.wire_profile().mss());
+        ranges::check_endpoints(f.cc.as_ref(), f.sender.as_ref(), f.receiver.as_ref(), mss)
+            .map_err(|(k, m)| (key(&k), m))?;
         match (&mut f.access, dumbbell) {
             (Some(_), false) => {
                 return Err((key("access"), "access links need topology = \"dumbbell\"".into()));
