@@ -118,8 +118,19 @@ def diagnose(emulator: dict[str, Any], server_code: int | None, client_code: int
         problems.append(f"the client exited with code {client_code} (see client.stderr)")
     if fwd["packets_in"] == 0:
         problems.append("the client never sent a datagram to the emulated server address")
+    elif fwd["packets_out"] == 0:
+        # Not the server's fault: a path of 1 bit/s or hours of delay holds every datagram past the deadline.
+        problems.append(
+            f"the emulated path delivered none of the client's {fwd['packets_in']} datagrams to the server "
+            f"({fwd['drops']} dropped, the rest held by path.forward's rate, delay or queue until the end)"
+        )
     elif ret["packets_in"] == 0:
         problems.append("the server never answered (is it listening on the {listen} address?)")
+    elif ret["packets_out"] == 0:
+        problems.append(
+            f"the emulated path delivered none of the server's {ret['packets_in']} datagrams to the client "
+            f"({ret['drops']} dropped, the rest held by path.return's rate, delay or queue until the end)"
+        )
     if fwd["packets_in"] >= 100 and fwd["drops"] > FLOOD_DROP_SHARE * fwd["packets_in"]:
         problems.append(f"the client floods the path: {fwd['drops']} of {fwd['packets_in']} datagrams dropped")
     return problems
