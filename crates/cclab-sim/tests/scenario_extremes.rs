@@ -69,8 +69,16 @@ fn controller_parameters_out_of_range_name_the_key() {
     fails(&[bbr3], "flow[0].cc.cwnd_gain", "above 0");
     let dctcp = "flow[0].cc={algorithm=\"dctcp\",gain=nan}";
     fails(&[dctcp], "flow[0].cc.gain", "(0, 1]");
-    fails(&["flow[0].sender.pacing.gain=0.0"], "flow[0].sender.pacing.gain", "above 0");
-    fails(&["flow[0].sender.time_threshold=nan"], "flow[0].sender.time_threshold", "NaN");
+    fails(
+        &["flow[0].sender.pacing.gain=0.0"],
+        "flow[0].sender.pacing.gain",
+        "above 0",
+    );
+    fails(
+        &["flow[0].sender.time_threshold=nan"],
+        "flow[0].sender.time_threshold",
+        "NaN",
+    );
 }
 
 #[test]
@@ -82,7 +90,11 @@ fn windows_below_one_packet_are_errors_naming_the_packet_size() {
     fails(&[prague], "flow[0].cc.initial_window", "full packet");
     let min = "flow[0].cc={algorithm=\"newreno\",minimum_window=\"0B\"}";
     fails(&[min], "flow[0].cc.minimum_window", "full packet");
-    fails(&["flow[0].sender.receive_window=\"1000B\""], "flow[0].sender.receive_window", "1472B");
+    fails(
+        &["flow[0].sender.receive_window=\"1000B\""],
+        "flow[0].sender.receive_window",
+        "1472B",
+    );
     let tcp = ["flow[0].profile=\"tcp\"", "flow[0].receiver.receive_window=\"1000B\""];
     fails(&tcp, "flow[0].receiver.receive_window", "1448B");
 }
@@ -96,5 +108,31 @@ fn one_packet_windows_and_edge_factors_still_run() {
     let rwnd = ["flow[0].sender.receive_window=\"1472B\"", "scenario.duration=\"5s\""];
     assert_eq!(delivered(&rwnd), 100_000);
     let keep = "flow[0].cc={algorithm=\"cubic\",beta=1.0}";
-    assert_eq!(delivered(&[keep, "path.forward.loss={model=\"bernoulli\",p=0.01}"]), 100_000);
+    assert_eq!(
+        delivered(&[keep, "path.forward.loss={model=\"bernoulli\",p=0.01}"]),
+        100_000
+    );
+}
+
+#[test]
+fn receiver_socket_buffer_below_one_packet_is_an_error() {
+    // Before: "1B" loaded and every data packet was dropped at the receiver for the whole run.
+    fails(
+        &["hosts.receiver.socket_buffer=\"1B\""],
+        "hosts.receiver.socket_buffer",
+        "1472B for flow[0]",
+    );
+    assert_eq!(delivered(&["hosts.receiver.socket_buffer=\"3KB\""]), 100_000);
+}
+
+#[test]
+fn cross_traffic_faster_than_one_packet_per_nanosecond_is_an_error() {
+    // Before: 1 B packets at 1 Tbit/s left one per nanosecond (8 Gbit/s), with no word, for 40 s of CPU.
+    let fast = "path.forward.cross_traffic={kind=\"cbr\",rate=\"1Tbps\",size=\"1B\"}";
+    fails(
+        &[fast],
+        "path.forward.cross_traffic.rate",
+        "at most 8000000000 bit/s for 1B packets",
+    );
+    assert!(load(&["path.forward.cross_traffic={kind=\"cbr\",rate=\"8Gbps\",size=\"1B\"}"]).is_ok());
 }
