@@ -152,3 +152,12 @@ fn cbr_writes_faster_than_the_path_cost_no_wake_each() {
     let bytes = out.summary.flows[0].bytes_delivered;
     assert!((150_000..250_000).contains(&bytes), "{bytes}");
 }
+
+#[test]
+fn quic_connection_ids_past_20_bytes_are_errors() {
+    // Before: dcid_len = 4294967295 wrapped the u32 size sums, and the flow ran faster than with 8 bytes.
+    let huge = "flow[0].quic={dcid_len=4294967295}";
+    fails(&[huge], "flow[0].quic.dcid_len", "RFC 9000 §17.2");
+    fails(&["flow[0].quic={dcid_len=21}"], "flow[0].quic.dcid_len", "at most 20");
+    assert!(load(&["flow[0].quic={dcid_len=20}"]).is_ok());
+}

@@ -163,6 +163,13 @@ fn validate(file: &mut ScenarioFile, base: &Path) -> Result<(), (String, String)
                 format!("not used with profile = {:?}", format!("{p:?}").to_lowercase()),
             ));
         }
+        // Sizes are u32 sums of header fields: a longer connection ID wrapped them (packets came out smaller).
+        if f.quic.as_ref().is_some_and(|q| q.dcid_len > 20) {
+            return Err((
+                key("quic.dcid_len"),
+                "expected at most 20 bytes (RFC 9000 §17.2: a QUIC v1 connection ID)".into(),
+            ));
+        }
         if f.quic.as_ref().is_some_and(|q| q.max_udp_payload.0 < 1200) {
             return Err((
                 key("quic.max_udp_payload"),
