@@ -86,7 +86,6 @@ def test_grid_past_the_run_bound_is_refused_before_planning(tmp_path):
         sweep.grid(tmp_path / "s.toml", {"a": values, "b": values}, seeds=list(range(1000)))
 
 
-
 def test_grid_at_the_run_bound_is_planned(tmp_path, monkeypatch):
     monkeypatch.setattr(sweep, "MAX_RUNS", 6)
     assert len(sweep.grid(tmp_path / "s.toml", {"a": ["1", "2", "3"]}, seeds=[1, 2])) == 6
