@@ -78,8 +78,10 @@ def _read_summary(path: Path) -> dict[str, Any]:
 
 
 def _check_coverage(series: pl.DataFrame, summary: dict[str, Any], path: Path) -> None:
-    """A series that stops more than two sampling intervals before the run ended was cut short (a copy or a disk
-    that filled): its means would describe only the start of the run, so it is refused rather than compared."""
+    """Refuse a series that stops more than two sampling intervals before the run ended.
+
+    Such a file was cut short (a copy, a disk that filled): its means would describe only the start of the run.
+    """
     end = summary.get("sim", {}).get("sim_time_s")
     if summary.get("mode", "sim") not in _FULL_SERIES_MODES or not isinstance(end, int | float):
         return

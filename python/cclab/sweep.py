@@ -41,7 +41,7 @@ DASK_INSTALL = "pip install 'dask[distributed]==2026.8.0'"
 
 
 #: Most runs one sweep may plan. Planning a grid holds every run's spec in memory (a million take ~4 s and
-#: ~0.4 GB); a grid of 1,000 × 1,000 values × 1,000 seeds used to hang in that loop until memory ran out.
+#: ~0.4 GB); a grid of 1,000 by 1,000 values by 1,000 seeds used to hang in that loop until memory ran out.
 MAX_RUNS = 1_000_000
 
 

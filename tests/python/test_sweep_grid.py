@@ -80,7 +80,7 @@ def test_summary_flattens_to_stable_dotted_keys():
 
 
 def test_grid_past_the_run_bound_is_refused_before_planning(tmp_path):
-    # 1,000 × 1,000 values × 1,000 seeds used to loop until memory ran out; now an error naming the shape.
+    # 1,000 by 1,000 values by 1,000 seeds used to loop until memory ran out; now an error naming the shape.
     values = [str(i) for i in range(1000)]
     with pytest.raises(sweep.SweepError, match=r"1000 \(a\) × 1000 \(b\) × 1000 seeds = 1,000,000,000 runs"):
         sweep.grid(tmp_path / "s.toml", {"a": values, "b": values}, seeds=list(range(1000)))
