@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from cclab.cli._common import SetOption, console, err_console, error, user_errors
+from cclab.cli._common import MAX_SEED, SetOption, console, err_console, error, user_errors
 
 
 def split_commands(words: list[str]) -> tuple[list[str], list[str]]:
@@ -29,7 +29,7 @@ def emulate(
     ],
     out: Annotated[Path, typer.Option("--out", "-o", help="Run directory (created if missing).", metavar="DIR")],
     set_: SetOption = None,
-    seed: Annotated[int | None, typer.Option(min=0, help="Override the scenario's RNG seed.")] = None,
+    seed: Annotated[int | None, typer.Option(min=0, max=MAX_SEED, help="Override the scenario's RNG seed.")] = None,
     timeout: Annotated[float, typer.Option(min=0.1, help="Wall-clock limit for the client, seconds.")] = 60.0,
     server_start: Annotated[
         float, typer.Option("--server-start", min=0.0, help="Seconds between starting the server and the client.")
