@@ -115,6 +115,9 @@ struct Mapping {
     mtu: u32,
 }
 
+/// Linux's smallest `TCP_MAXSEG`, options included (`TCP_MIN_MSS`, include/net/tcp.h).
+const LINUX_TCP_MIN_MSS: u32 = 88;
+
 fn unsupported(key: &str, why: &str) -> KernelError {
     KernelError::Unsupported(format!("kernel mode cannot map {key}: {why}"))
 }
@@ -175,11 +178,24 @@ fn mapping(file: &ScenarioFile) -> Result<Mapping, KernelError> {
             ));
         }
     }
-    let overhead = 20 + 20 + if tcp.timestamps { 12 } else { 0 };
+    let options = if tcp.timestamps { 12 } else { 0 };
+    // Linux refuses TCP_MAXSEG below TCP_MIN_MSS (88 B, include/net/tcp.h); the run used to stop at the tun
+    // device's MTU ioctl with a bare EINVAL instead.
+    if tcp.mss + options < LINUX_TCP_MIN_MSS {
+        return Err(unsupported(
+            "flow[0].tcp.mss",
+            &format!(
+                "Linux takes a segment size of at least {LINUX_TCP_MIN_MSS} B (TCP_MIN_MSS), so mss must be at least {} B here, got {} B",
+                LINUX_TCP_MIN_MSS - options,
+                tcp.mss
+            ),
+        ));
+    }
+    let overhead = 20 + 20 + options;
     Ok(Mapping {
         bytes: size.0,
         congestion,
-        maxseg: tcp.mss + if tcp.timestamps { 12 } else { 0 },
+        maxseg: tcp.mss + options,
         timestamps: tcp.timestamps,
         ecn: f.sender.as_ref().is_some_and(|s| s.ecn),
         quickack,

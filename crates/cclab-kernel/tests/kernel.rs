@@ -104,6 +104,8 @@ fn kernel_mode_rejects_what_it_cannot_map_naming_the_key() {
             scenario("cubic", "1MB", "receiver = { ack = { policy = \"ratio\", ratio = 4 } }"),
             "flow[0].receiver.ack.policy",
         ),
+        // Before: "creating the sender's tun device: SIOCSIFMTU: Invalid argument (os error 22)".
+        (scenario("cubic", "1MB", "tcp = { mss = \"75B\" }"), "flow[0].tcp.mss"),
     ] {
         match run_kernel(&s, KernelOptions::default()) {
             Err(KernelError::Unsupported(m)) => assert!(m.contains(key), "{m}"),
