@@ -392,7 +392,13 @@ fn receiver(
     listener.set_nonblocking(true).map_err(io_err("listener"))?;
     let stream = loop {
         if stop.load(Ordering::Relaxed) {
-            return Err(KernelError::Io("receiver: no connection arrived".into()));
+            // A path the wall clock cannot follow (1 bit/s, hours of delay, loss of everything) holds the
+            // SYN past the deadline: say so, rather than leave the user to suspect the namespaces.
+            return Err(KernelError::Io(
+                "receiver: no connection arrived before the deadline (duration + 2 s): the emulated path delivered no SYN \
+                 (a rate of a few bit/s, a delay longer than the run, or loss of every packet)"
+                    .into(),
+            ));
         }
         match listener.accept() {
             Ok((s, _)) => break s,
