@@ -200,7 +200,7 @@ fn validate(file: &mut ScenarioFile, base: &Path) -> Result<(), (String, String)
             (None, _) => {}
         }
     }
-    receiver_buffer_fits(file)?;
+    ranges::receiver_buffer_fits(file)?;
     expand_copies(&mut file.flow);
     if file.scenario.max_packets_in_network == 0 {
         return Err((
@@ -215,29 +215,6 @@ fn validate(file: &mut ScenarioFile, base: &Path) -> Result<(), (String, String)
         ));
     }
     crate::budget::check(file, file.output.timeseries_interval).map_err(|m| ("output.max_bytes".into(), m))
-}
-
-/// A receiver socket buffer smaller than one full data packet drops every one of them (the host model drops an
-/// arrival that does not fit), so a bulk flow would deliver nothing for the whole run: refused, as 0 is.
-fn receiver_buffer_fits(file: &ScenarioFile) -> Result<(), (String, String)> {
-    let Some(buffer) = file.hosts.receiver.socket_buffer else {
-        return Ok(());
-    };
-    let bulk = file
-        .flow
-        .iter()
-        .enumerate()
-        .filter(|(_, f)| matches!(f.source, SourceConfig::Bulk { .. }));
-    match bulk.map(|(i, f)| (i, u64::from(f.wire_profile().mss()))).max_by_key(|&(_, mss)| mss) {
-        Some((i, mss)) if buffer.0 < mss => Err((
-            "hosts.receiver.socket_buffer".into(),
-            format!(
-                "expected at least one full data packet, more than {mss}B for flow[{i}]'s profile (a smaller buffer drops every one), got {}B",
-                buffer.0
-            ),
-        )),
-        _ => Ok(()),
-    }
 }
 
 /// Most flows a scenario may have, counting every table's `count` copies.

@@ -1,4 +1,5 @@
-//! Range checks of the endpoint parameters a flow sets (`[flow.cc]`, `[flow.sender]`, `[flow.receiver]`).
+//! Range checks of the endpoint parameters a flow sets (`[flow.cc]`, `[flow.sender]`, `[flow.receiver]`) and of
+//! the receiver host's socket buffer against the flows' packets.
 //!
 //! Serde checks types only, so a NaN gain, a window of 0 bytes or a CUBIC `beta` of 2 used to run and give
 //! a result the model never meant: a flow that sends nothing for the whole run, a window that grows on loss.
@@ -9,7 +10,10 @@ use cclab_core::cc::cubic::picoquic::PicoquicCubicConfig;
 use cclab_core::cc::{Bbr3Config, BbrConfig, CcConfig, CubicConfig, NewRenoConfig};
 use cclab_core::endpoint::receiver::ReceiverConfig;
 use cclab_core::endpoint::sender::SenderConfig;
+use cclab_core::endpoint::source::SourceConfig;
 use cclab_core::units::Bytes;
+
+use super::schema::ScenarioFile;
 
 /// A failed check: (key relative to the flow, what was expected and what was given).
 type Check = Result<(), (String, String)>;
@@ -33,6 +37,29 @@ pub(super) fn check_endpoints(
         window("receiver.receive_window", r.receive_window, mss, RWND_WHY)?;
     }
     Ok(())
+}
+
+/// A receiver socket buffer smaller than one full data packet drops every one of them (the host model drops an
+/// arrival that does not fit), so a bulk flow would deliver nothing for the whole run: refused, as 0 is.
+pub(super) fn receiver_buffer_fits(file: &ScenarioFile) -> Result<(), (String, String)> {
+    let Some(buffer) = file.hosts.receiver.socket_buffer else {
+        return Ok(());
+    };
+    let bulk = file
+        .flow
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| matches!(f.source, SourceConfig::Bulk { .. }));
+    match bulk.map(|(i, f)| (i, u64::from(f.wire_profile().mss()))).max_by_key(|&(_, mss)| mss) {
+        Some((i, mss)) if buffer.0 < mss => Err((
+            "hosts.receiver.socket_buffer".into(),
+            format!(
+                "expected at least one full data packet, more than {mss}B for flow[{i}]'s profile (a smaller buffer drops every one), got {}B",
+                buffer.0
+            ),
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// Why a flow-control window must hold one full packet: the sender sends new data in full chunks only.
