@@ -27,6 +27,7 @@ import json
 import os
 import signal
 import subprocess
+import threading
 import time
 import tomllib
 from collections.abc import Iterable, Sequence
@@ -93,6 +94,14 @@ def _terminate(procs: Iterable[subprocess.Popen[bytes]]) -> None:
         except (ProcessLookupError, PermissionError):
             pass
         p.wait()
+
+
+def _exit_on_sigterm(signum: int, _frame: Any) -> None:
+    """SIGTERM (``timeout``, ``kill``) as an exception, so the programs' process groups are ended on the way out.
+
+    By default it killed this process at once and the server, in a session of its own, ran on.
+    """
+    raise SystemExit(128 + signum)
 
 
 def _last_json_line(path: Path) -> Any:
@@ -201,6 +210,9 @@ def emulate(
     server_code = client_code = None
     timed_out = False
     started = time.monotonic()
+    # Signal handlers can be set from the main thread only; elsewhere the caller owns termination.
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _exit_on_sigterm) if main else None
     try:
         procs.append(_start(server_cmd, run_dir, "server", env))
         ready = time.monotonic() + server_start
@@ -218,6 +230,8 @@ def emulate(
     finally:
         _terminate(procs)
         report_json, series_csv = em.stop()
+        if main:
+            signal.signal(signal.SIGTERM, previous)
     wall_s = time.monotonic() - started
     emulator = json.loads(report_json)
     (run_dir / SERIES).write_text(series_csv)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -129,3 +131,31 @@ def test_a_path_that_delivers_nothing_is_named_not_the_server():
     healthy = {"packets_in": 1000, "packets_out": 990, "drops": 10}
     back = diagnose({"forward": healthy, "return": {"packets_in": 7, "packets_out": 0, "drops": 7}}, None, None, True)
     assert back[1].startswith("the emulated path delivered none of the server's 7 datagrams to the client (7 dropped")
+
+
+def test_sigterm_ends_the_programs_too(tmp_path):
+    # `timeout 30 cclab emulate ...` (SIGTERM) killed cclab alone: the server, in its own session, ran on.
+    scenario = write_scenario(tmp_path, PATH, "path.toml")
+    marker = f"cclab-emulate-sigterm-{os.getpid()}"
+    program = [sys.executable, "-c", f"import time; time.sleep(60)  # {marker}"]
+    args = ["emulate", scenario, "--out", tmp_path / "run", "--timeout", "30", "--server-start", "0.1"]
+    proc = subprocess.Popen([sys.executable, "-m", "cclab", *map(str, args), "--", *program, "--", *program])
+
+    def marked() -> list[int]:
+        found = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.split()
+        return [int(p) for p in found if int(p) != proc.pid]
+
+    try:
+        for _ in range(200):  # server and client up (at most 10 s)
+            if len(marked()) == 2:
+                break
+            time.sleep(0.05)
+        assert len(marked()) == 2
+        proc.terminate()
+        assert proc.wait(timeout=20) == 128 + signal.SIGTERM
+        left = marked()
+        assert left == []
+    finally:
+        proc.kill()
+        for pid in marked():
+            os.kill(pid, signal.SIGKILL)
