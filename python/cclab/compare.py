@@ -57,6 +57,46 @@ class Entry:
     """Time series per seed that has one, with derived ``throughput_bps`` and ``ack_interval_s`` when known."""
 
 
+class RunDirError(ValueError):
+    """A run directory's files are unreadable, not a run's, or cut short; the message names the file."""
+
+
+#: Modes whose time series the simulator's writer streams up to the summary's ``sim_time_s`` (an emulate run's
+#: series comes from its programs' qlog and may end earlier).
+_FULL_SERIES_MODES = ("sim", "real")
+
+
+def _read_summary(path: Path) -> dict[str, Any]:
+    """A run's summary.json: a JSON object with a ``flows`` list, else `RunDirError` naming the file."""
+    try:
+        summary = json.loads(path.read_text())
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise RunDirError(f"{path}: not JSON ({e}); a cut or damaged summary") from None
+    if not isinstance(summary, dict) or not isinstance(summary.get("flows"), list):
+        raise RunDirError(f"{path}: not a run's summary (no flows list; see docs/outputs.md)")
+    return summary
+
+
+def _check_coverage(series: pl.DataFrame, summary: dict[str, Any], path: Path) -> None:
+    """Refuse a series that stops more than two sampling intervals before the run ended.
+
+    Such a file was cut short (a copy, a disk that filled): its means would describe only the start of the run.
+    """
+    end = summary.get("sim", {}).get("sim_time_s")
+    if summary.get("mode", "sim") not in _FULL_SERIES_MODES or not isinstance(end, int | float):
+        return
+    times = series["time_s"].drop_nulls().unique().sort() if "time_s" in series.columns else None
+    if times is None or len(times) < 2:
+        return
+    interval = float(times[1] - times[0])
+    last = float(times[-1])
+    if last < end - 2 * interval - 1e-9:
+        raise RunDirError(
+            f"{path}: its time series ends at {last:g} s but the run at {end:g} s (samples every {interval:g} s): "
+            "the file was cut short"
+        )
+
+
 def _read_series(run_dir: Path) -> pl.DataFrame | None:
     import polars as pl
 
@@ -120,6 +160,8 @@ def load_entries(dirs: Sequence[str | PathLike[str]]) -> list[Entry]:
     ------
     FileNotFoundError
         A directory has neither ``summary.json`` nor ``sweep.parquet``.
+    RunDirError
+        A run's summary is not a run's summary, or its time series was cut short.
     """
     import polars as pl
 
@@ -130,8 +172,10 @@ def load_entries(dirs: Sequence[str | PathLike[str]]) -> list[Entry]:
     entries = []
     for d in map(Path, dirs):
         if (d / "summary.json").is_file():
-            summary = json.loads((d / "summary.json").read_text())
+            summary = _read_summary(d / "summary.json")
             series = _read_series(d)
+            if series is not None:
+                _check_coverage(series, summary, d)
             label = f"{d.name} [{summary.get('mode', 'sim')}]"
             entries.append(Entry(label, [summary], [series] if series is not None else []))
         elif (d / SWEEP_PARQUET).is_file():
@@ -146,7 +190,7 @@ def load_entries(dirs: Sequence[str | PathLike[str]]) -> list[Entry]:
                 for h in g["run_hash"].to_list() if "run_hash" in g.columns else []:
                     rd = d / RUNS / h
                     if (rd / "summary.json").is_file():
-                        summaries.append(json.loads((rd / "summary.json").read_text()))
+                        summaries.append(_read_summary(rd / "summary.json"))
                         s = _read_series(rd)
                         if s is not None:
                             series.append(s)

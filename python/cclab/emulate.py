@@ -27,6 +27,7 @@ import json
 import os
 import signal
 import subprocess
+import threading
 import time
 import tomllib
 from collections.abc import Iterable, Sequence
@@ -95,6 +96,14 @@ def _terminate(procs: Iterable[subprocess.Popen[bytes]]) -> None:
         p.wait()
 
 
+def _exit_on_sigterm(signum: int, _frame: Any) -> None:
+    """SIGTERM (``timeout``, ``kill``) as an exception, so the programs' process groups are ended on the way out.
+
+    By default it killed this process at once and the server, in a session of its own, ran on.
+    """
+    raise SystemExit(128 + signum)
+
+
 def _last_json_line(path: Path) -> Any:
     for line in reversed(path.read_text(errors="replace").splitlines()):
         try:
@@ -118,8 +127,19 @@ def diagnose(emulator: dict[str, Any], server_code: int | None, client_code: int
         problems.append(f"the client exited with code {client_code} (see client.stderr)")
     if fwd["packets_in"] == 0:
         problems.append("the client never sent a datagram to the emulated server address")
+    elif fwd["packets_out"] == 0:
+        # Not the server's fault: a path of 1 bit/s or hours of delay holds every datagram past the deadline.
+        problems.append(
+            f"the emulated path delivered none of the client's {fwd['packets_in']} datagrams to the server "
+            f"({fwd['drops']} dropped, the rest held by path.forward's rate, delay or queue until the end)"
+        )
     elif ret["packets_in"] == 0:
         problems.append("the server never answered (is it listening on the {listen} address?)")
+    elif ret["packets_out"] == 0:
+        problems.append(
+            f"the emulated path delivered none of the server's {ret['packets_in']} datagrams to the client "
+            f"({ret['drops']} dropped, the rest held by path.return's rate, delay or queue until the end)"
+        )
     if fwd["packets_in"] >= 100 and fwd["drops"] > FLOOD_DROP_SHARE * fwd["packets_in"]:
         problems.append(f"the client floods the path: {fwd['drops']} of {fwd['packets_in']} datagrams dropped")
     return problems
@@ -190,6 +210,9 @@ def emulate(
     server_code = client_code = None
     timed_out = False
     started = time.monotonic()
+    # Signal handlers can be set from the main thread only; elsewhere the caller owns termination.
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _exit_on_sigterm) if main else None
     try:
         procs.append(_start(server_cmd, run_dir, "server", env))
         ready = time.monotonic() + server_start
@@ -207,6 +230,8 @@ def emulate(
     finally:
         _terminate(procs)
         report_json, series_csv = em.stop()
+        if main:
+            signal.signal(signal.SIGTERM, previous)
     wall_s = time.monotonic() - started
     emulator = json.loads(report_json)
     (run_dir / SERIES).write_text(series_csv)

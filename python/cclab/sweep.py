@@ -18,6 +18,7 @@ Example::
 from __future__ import annotations
 
 import itertools
+import math
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -37,6 +38,11 @@ SWEEP_PARQUET = "sweep.parquet"
 #: The command that installs Dask as pinned in pyproject.toml. Not ``cclab[dask]``: cclab is installed from
 #: this source tree, and the PyPI project of that name is someone else's.
 DASK_INSTALL = "pip install 'dask[distributed]==2026.8.0'"
+
+
+#: Most runs one sweep may plan. Planning a grid holds every run's spec in memory (a million take ~4 s and
+#: ~0.4 GB); a grid of 1,000 by 1,000 values by 1,000 seeds used to hang in that loop until memory ran out.
+MAX_RUNS = 1_000_000
 
 
 class SweepError(Exception):
@@ -123,12 +129,12 @@ def load_sweep_file(path: str | PathLike[str]) -> SweepPlan:
     seeds: list[int | None]
     if seeds_raw is None:
         seeds = [None]
-    elif isinstance(seeds_raw, int) and not isinstance(seeds_raw, bool) and seeds_raw >= 1:
+    elif isinstance(seeds_raw, int) and not isinstance(seeds_raw, bool) and 1 <= seeds_raw <= MAX_RUNS:
         seeds = list(range(1, seeds_raw + 1))
     elif isinstance(seeds_raw, list) and seeds_raw and all(isinstance(s, int) and s >= 0 for s in seeds_raw):
         seeds = list(seeds_raw)
     else:
-        raise SweepError(f"{p}: seeds: expected a count N ≥ 1 (seeds 1..N) or a list of seeds ≥ 0")
+        raise SweepError(f"{p}: seeds: expected a count 1 ≤ N ≤ {MAX_RUNS:,} (seeds 1..N) or a list of seeds ≥ 0")
     fixed = doc.get("set", [])
     if not isinstance(fixed, list) or not all(isinstance(s, str) for s in fixed):
         raise SweepError(f'{p}: set: expected a list of "key.path=value" strings')
@@ -159,8 +165,15 @@ def grid(
     seeds: Sequence[int | None] = (None,),
     overrides: Iterable[str] = (),
 ) -> list[RunSpec]:
-    """The cartesian product of ``params`` values × ``seeds`` (seeds vary fastest)."""
+    """The cartesian product of ``params`` values × ``seeds`` (seeds vary fastest).
+
+    Raises `SweepError` when the product has more than `MAX_RUNS` runs, before any is planned.
+    """
     keys = list(params)
+    sizes = [len(params[k]) for k in keys] + [len(seeds)]
+    if math.prod(sizes) > MAX_RUNS:
+        shape = " × ".join(f"{len(params[k])} ({k})" for k in keys) + f" × {len(seeds)} seeds"
+        raise SweepError(f"the grid makes {shape} = {math.prod(sizes):,} runs, more than {MAX_RUNS:,}: split the sweep")
     fixed = tuple(overrides)
     path = str(Path(scenario).resolve())
     combos = itertools.product(itertools.product(*(params[k] for k in keys)), seeds)

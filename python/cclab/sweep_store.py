@@ -15,6 +15,8 @@ import json
 import multiprocessing
 import os
 import shutil
+import signal
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -148,7 +150,37 @@ def _drop_partials(store: Path) -> None:
         shutil.rmtree(stale, ignore_errors=True)
 
 
+def _exit_on_sigterm(signum: int, _frame: Any) -> None:
+    """SIGTERM as an exception, so `_run_processes` ends its workers on the way out."""
+    raise SystemExit(128 + signum)
+
+
+def _end_workers(pool: ProcessPoolExecutor) -> None:
+    """Cancel what has not started and terminate the workers.
+
+    ``shutdown(wait=False)`` alone left a running worker to finish its run, orphaned, after the sweep itself was
+    stopped (``timeout``, ``kill``).
+    """
+    processes = list((getattr(pool, "_processes", None) or {}).values())  # no public handle before Python 3.14
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in processes:
+        p.terminate()
+
+
 def _run_processes(
+    specs: Sequence[RunSpec], workers: int | None, store: str | None, done: Callable[[dict[str, Any]], None]
+) -> None:
+    # Signal handlers can be set from the main thread only; elsewhere the caller owns termination.
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _exit_on_sigterm) if main else None
+    try:
+        _run_pools(specs, workers, store, done)
+    finally:
+        if main:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _run_pools(
     specs: Sequence[RunSpec], workers: int | None, store: str | None, done: Callable[[dict[str, Any]], None]
 ) -> None:
     attempts = dict.fromkeys((s.index for s in specs), 0)
@@ -172,7 +204,7 @@ def _run_processes(
                     del remaining[spec.index]
                     done(row)
         except BaseException:
-            pool.shutdown(wait=False, cancel_futures=True)
+            _end_workers(pool)
             raise
         pool.shutdown(wait=False, cancel_futures=True)
         for index in [i for i in remaining if attempts[i] >= MAX_ATTEMPTS]:

@@ -19,6 +19,13 @@ def test_help_lists_every_command():
         (["run", "x.toml"], "--out"),
         (["run", "x.toml", "--out", "o", "--seed", "-1"], "--seed"),
         (["run", "x.toml", "--out", "o", "--seed", "many"], "--seed"),
+        # 2^64 was an OverflowError traceback from the u64 seed; 2^64 - 1 runs.
+        (["run", "x.toml", "--out", "o", "--seed", str(2**64)], "--seed"),
+        (["emulate", "x.toml", "--out", "o", "--seed", str(2**64), "--", "s", "--", "c"], "--seed"),
+        # NaN passed the range check and ended the run at once; 1e30 s slept with the server running.
+        (["emulate", "x.toml", "--out", "o", "--timeout", "nan", "--", "s", "--", "c"], "--timeout"),
+        (["emulate", "x.toml", "--out", "o", "--server-start", "1e30", "--", "s", "--", "c"], "--server-start"),
+        (["sweep", "x.toml", "--out", "o", "--seeds", "1000001"], "--seeds"),
         (["run", "x.toml", "--out", "o", "--qlog-format", "draft-99"], "--qlog-format"),
         (["run", "x.toml", "--out", "o", "--interval", "10 parsecs"], "--interval"),
         (["run", "x.toml", "--out", "o", "--interval", "0ms"], "--interval"),

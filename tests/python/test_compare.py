@@ -76,3 +76,26 @@ def test_compare_of_many_flows_shows_the_first_and_the_median_over_all(many_flow
     written = compare.plot(compare.load_entries([tmp_path / "a", tmp_path / "b"]), tmp_path / "cmp")
     svg = next(p for p in written if p.name == "compare-cwnd.svg").read_text()
     assert svg.count("median of 25 flows") == 2 and "flow 3" not in svg
+
+
+def test_compare_refuses_a_cut_series_or_a_summary_that_is_not_a_run(tiny, tmp_path):
+    # Before: a time series cut after a few rows compared as a cwnd 96 % below the full run's, and a summary.json
+    # of `{}` dropped its run from the table; both with exit code 0.
+    cclab.run(tiny, out=tmp_path / "full")
+    cut = tmp_path / "cut"
+    shutil.copytree(tmp_path / "full", cut)
+    (cut / "timeseries.parquet").unlink()
+    text = (cut / "timeseries.csv").read_text()
+    (cut / "timeseries.csv").write_text(text[:500])
+    proc = cclab_cli("compare", tmp_path / "full", cut, "--out", tmp_path / "cmp")
+    assert proc.returncode == 2 and "its time series ends at" in proc.stderr and "cut short" in proc.stderr
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "summary.json").write_text("{}")
+    proc = cclab_cli("compare", tmp_path / "full", empty, "--out", tmp_path / "cmp")
+    assert proc.returncode == 2 and "summary.json: not a run's summary" in proc.stderr
+    (empty / "summary.json").write_text('{"scenario": "x", "flo')
+    proc = cclab_cli("compare", tmp_path / "full", empty, "--out", tmp_path / "cmp")
+    assert proc.returncode == 2 and "summary.json: not JSON" in proc.stderr
+    # The full run against itself still compares.
+    assert len(compare.load_entries([tmp_path / "full", tmp_path / "full"])) == 2

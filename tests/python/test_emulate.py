@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -101,8 +103,9 @@ def test_client_that_never_connects_is_reported_and_nothing_is_left(quinn_bulk, 
 
 def test_commands_split_on_the_separator_and_problems_are_named():
     assert split_commands(["s", "--listen", "{listen}", "--", "c"]) == (["s", "--listen", "{listen}"], ["c"])
-    healthy = {"packets_in": 1000, "drops": 10}
-    flood = diagnose({"forward": {"packets_in": 1000, "drops": 900}, "return": healthy}, None, 0, False)
+    healthy = {"packets_in": 1000, "packets_out": 990, "drops": 10}
+    flooded = {"packets_in": 1000, "packets_out": 100, "drops": 900}
+    flood = diagnose({"forward": flooded, "return": healthy}, None, 0, False)
     assert flood == ["the client floods the path: 900 of 1000 datagrams dropped"]
     crashed = diagnose({"forward": healthy, "return": healthy}, 1, 0, False)
     assert crashed == ["the server exited with code 1 (see server.stderr)"]
@@ -112,3 +115,47 @@ def test_commands_split_on_the_separator_and_problems_are_named():
         "the client exited with code 1 (see client.stderr)",
     ]
     assert diagnose({"forward": healthy, "return": healthy}, 0, 0, False) == []
+
+
+def test_a_path_that_delivers_nothing_is_named_not_the_server():
+    # A 1 bit/s or 10-hour path holds the client's datagrams past the deadline: the report used to say
+    # "the server never answered (is it listening on the {listen} address?)".
+    held = {"packets_in": 5, "packets_out": 0, "drops": 0}
+    silent = {"packets_in": 0, "packets_out": 0, "drops": 0}
+    problems = diagnose({"forward": held, "return": silent}, None, None, True)
+    assert problems == [
+        "the client did not finish before the deadline and was killed",
+        "the emulated path delivered none of the client's 5 datagrams to the server "
+        "(0 dropped, the rest held by path.forward's rate, delay or queue until the end)",
+    ]
+    healthy = {"packets_in": 1000, "packets_out": 990, "drops": 10}
+    back = diagnose({"forward": healthy, "return": {"packets_in": 7, "packets_out": 0, "drops": 7}}, None, None, True)
+    assert back[1].startswith("the emulated path delivered none of the server's 7 datagrams to the client (7 dropped")
+
+
+def test_sigterm_ends_the_programs_too(tmp_path):
+    # `timeout 30 cclab emulate ...` (SIGTERM) killed cclab alone: the server, in its own session, ran on.
+    scenario = write_scenario(tmp_path, PATH, "path.toml")
+    marker = f"cclab-emulate-sigterm-{os.getpid()}"
+    program = [sys.executable, "-c", f"import time; time.sleep(60)  # {marker}"]
+    args = ["emulate", scenario, "--out", tmp_path / "run", "--timeout", "30", "--server-start", "0.1"]
+    proc = subprocess.Popen([sys.executable, "-m", "cclab", *map(str, args), "--", *program, "--", *program])
+
+    def marked() -> list[int]:
+        found = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.split()
+        return [int(p) for p in found if int(p) != proc.pid]
+
+    try:
+        for _ in range(200):  # server and client up (at most 10 s)
+            if len(marked()) == 2:
+                break
+            time.sleep(0.05)
+        assert len(marked()) == 2
+        proc.terminate()
+        assert proc.wait(timeout=20) == 128 + signal.SIGTERM
+        left = marked()
+        assert left == []
+    finally:
+        proc.kill()
+        for pid in marked():
+            os.kill(pid, signal.SIGKILL)

@@ -77,3 +77,23 @@ def test_summary_flattens_to_stable_dotted_keys():
     assert flat["flows.2.goodput_bps"] == 2.0
     assert flat["links.bn.forward.drops"] == 4
     assert "flows" not in flat
+
+
+def test_grid_past_the_run_bound_is_refused_before_planning(tmp_path):
+    # 1,000 by 1,000 values by 1,000 seeds used to loop until memory ran out; now an error naming the shape.
+    values = [str(i) for i in range(1000)]
+    with pytest.raises(sweep.SweepError, match=r"1000 \(a\) × 1000 \(b\) × 1000 seeds = 1,000,000,000 runs"):
+        sweep.grid(tmp_path / "s.toml", {"a": values, "b": values}, seeds=list(range(1000)))
+
+
+def test_grid_at_the_run_bound_is_planned(tmp_path, monkeypatch):
+    monkeypatch.setattr(sweep, "MAX_RUNS", 6)
+    assert len(sweep.grid(tmp_path / "s.toml", {"a": ["1", "2", "3"]}, seeds=[1, 2])) == 6
+    with pytest.raises(sweep.SweepError, match="= 9 runs, more than 6"):
+        sweep.grid(tmp_path / "s.toml", {"a": ["1", "2", "3"]}, seeds=[1, 2, 3])
+
+
+def test_sweep_file_seed_count_past_the_bound_names_the_key(tmp_path):
+    (tmp_path / "w.toml").write_text('scenario = "s.toml"\nseeds = 100000000000\n')
+    with pytest.raises(sweep.SweepError, match=r"w.toml: seeds: expected a count 1 ≤ N ≤ 1,000,000"):
+        sweep.load_sweep_file(tmp_path / "w.toml")

@@ -1,8 +1,12 @@
 """Sweeps that survive: sweep files, the results store, failures recorded, killed workers retried."""
 
+import contextlib
 import multiprocessing
 import os
 import signal
+import subprocess
+import sys
+import time
 
 import polars as pl
 
@@ -83,3 +87,45 @@ def test_a_worker_killed_mid_sweep_loses_only_its_run_which_is_retried(tiny, tmp
     assert [r["status"] for r in rows] == ["ok"] * 6
     assert len(list((tmp_path / "store" / "runs").iterdir())) == 6
     assert not list((tmp_path / "store" / "runs").glob(".partial-*"))
+
+
+def test_sigterm_to_a_sweep_ends_its_workers(tmp_path):
+    # `timeout`/`kill` on `cclab sweep` used to leave each worker running its simulation to the end, orphaned.
+    long = (
+        '[scenario]\nname = "long"\nduration = "600s"\n'
+        '[path.forward]\nrate = "1Gbps"\ndelay = "1ms"\n[path.return]\nrate = "1Gbps"\ndelay = "1ms"\n'
+        '[output]\ntimeseries_interval = "10s"\n'
+        '[[flow]]\nsource = { kind = "bulk", size = "1TB" }\n'
+    )
+    (tmp_path / "long.toml").write_text(long)
+    args = ["sweep", tmp_path / "long.toml", "--param", "path.forward.delay=1ms,2ms", "--workers", "2"]
+    proc = subprocess.Popen([sys.executable, "-m", "cclab", *map(str, args), "--out", str(tmp_path / "out")])
+
+    def children() -> list[int]:
+        found = subprocess.run(["ps", "-o", "pid=", "--ppid", str(proc.pid)], capture_output=True, text=True)
+        return [int(p) for p in found.stdout.split()]
+
+    workers: list[int] = []
+    try:
+        for _ in range(300):  # the resource tracker and two workers (at most 15 s)
+            workers = children()
+            if len(workers) >= 3:
+                break
+            time.sleep(0.05)
+        assert len(workers) >= 3
+        time.sleep(0.5)  # the workers are inside their runs
+        proc.terminate()
+        assert proc.wait(timeout=20) == 128 + signal.SIGTERM
+        time.sleep(0.5)
+        alive = [
+            p
+            for p in workers
+            if subprocess.run(["ps", "-o", "stat=", "-p", str(p)], capture_output=True, text=True).stdout.strip()
+            not in ("", "Z")
+        ]
+        assert alive == []
+    finally:
+        proc.kill()
+        for p in workers:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(p, signal.SIGKILL)

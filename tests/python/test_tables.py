@@ -7,6 +7,7 @@ def test_rates_use_si_prefixes():
     assert fmt_rate(12.34e6) == "12.3 Mbit/s"
     assert fmt_rate(1e9) == "1 Gbit/s"
     assert fmt_rate(999.0) == "999 bit/s"
+    assert fmt_rate(1e12) == "1 Tbit/s"  # was "1e+03 Gbit/s"
     assert fmt_rate(None) == "—"
 
 
@@ -14,6 +15,7 @@ def test_durations_pick_a_readable_unit():
     assert fmt_secs(0.0205) == "20.5 ms"
     assert fmt_secs(1.25) == "1.25 s"
     assert fmt_secs(85e-6) == "85 µs"
+    assert (fmt_secs(36000.0), fmt_secs(600.0)) == ("10 h", "600 s")  # was "3.6e+04 s"
     assert fmt_secs(None) == "—"
 
 
@@ -21,6 +23,7 @@ def test_sizes_and_fractions():
     assert fmt_bytes(64_200) == "64.2 kB"
     assert fmt_bytes(1500) == "1.5 kB"
     assert fmt_bytes(999) == "999 B"
+    assert fmt_bytes(2e12) == "2 TB"  # was "2e+03 GB"
     assert fmt_pct(0.971) == "97.1 %"
 
 
@@ -66,3 +69,24 @@ def test_many_flows_show_the_first_and_the_spread_over_all():
     # Completion spreads over the 500 flows that completed (even indices: 2 s + i).
     assert by_label["max"][2] == "1e+03 s"
     assert table.caption == "min, median, max over all 1000 flows (500 complete); summary.json has every flow"
+
+
+def test_a_real_run_says_what_the_emulator_gave():
+    # A real run of a 1 Tbit/s path printed only a 0.02 % utilisation; the emulator's own figures were in
+    # summary.json alone. Now the run's output carries them.
+    from rich.console import Console
+
+    from cclab.cli._tables import summary_tables
+
+    em = {"packets": 82576, "late_packets": 2200, "late_threshold_s": 5e-5, "release_error_p50_s": 1.2e-5}
+    em |= {"release_error_p99_s": 7.8e-5, "release_error_max_s": 6.06e-3}
+    link = {"name": "path.forward", "direction": "forward", "utilisation": 0.0002, "drops": 0}
+    link |= {"configured_rate_bps": 1e12, "achieved_rate_bps": 8.32e9}
+    console = Console(width=200, record=True)
+    console.print(summary_tables({"flows": [], "links": [link], "emulator": em}))
+    text = console.export_text()
+    assert "emulator 82,576 packets" in text and ": 2,200 (2.7%)" in text, text
+    assert "path.forward 8.32 Gbit/s achieved of 1 Tbit/s" in text, text
+    console = Console(width=200, record=True)
+    console.print(summary_tables({"flows": [], "links": [link]}))
+    assert "emulator" not in console.export_text()

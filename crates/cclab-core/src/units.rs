@@ -54,6 +54,12 @@ pub fn parse_duration(s: &str) -> Result<Dur, String> {
     if n < 0.0 {
         return Err(format!("expected a non-negative duration, got {s:?}"));
     }
+    // Time is u64 nanoseconds: a longer duration would have to be clamped or wrapped, so it is refused.
+    if n * scale >= u64::MAX as f64 * 1e-9 {
+        return Err(format!(
+            "expected a duration below 18446744073s (~584 years, the longest the nanosecond clock holds), got {s:?}"
+        ));
+    }
     Ok(Dur::from_secs_f64(n * scale))
 }
 
@@ -116,7 +122,11 @@ pub fn parse_rate(s: &str) -> Result<Rate, String> {
     if bps < 1.0 {
         return Err(format!("expected a positive rate of at least 1 bit/s, got {s:?}"));
     }
-    Ok(Rate(bps.min(u64::MAX as f64) as u64))
+    // Rates are u64 bit/s: a larger one would be clamped silently.
+    if bps >= u64::MAX as f64 {
+        return Err(format!("expected a rate below 18446744Tbit/s (u64 bit/s), got {s:?}"));
+    }
+    Ok(Rate(bps as u64))
 }
 
 /// Parses "1500B", "64KB" (10^3), "1GB" (10^9), "4MiB" (2^20), "1KiB".
@@ -137,7 +147,12 @@ pub fn parse_bytes(s: &str) -> Result<Bytes, String> {
     if n < 0.0 {
         return Err(format!("expected a non-negative size, got {s:?}"));
     }
-    Ok(Bytes((n * scale).round() as u64))
+    // Sizes are u64 bytes: a larger one would be clamped silently to 2^64 − 1.
+    let bytes = (n * scale).round();
+    if bytes >= u64::MAX as f64 {
+        return Err(format!("expected a size below 2^64 bytes (~18446744TB), got {s:?}"));
+    }
+    Ok(Bytes(bytes as u64))
 }
 
 struct UnitVisitor<T> {

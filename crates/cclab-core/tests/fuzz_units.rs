@@ -118,11 +118,18 @@ proptest! {
     /// Spaces around the number and unit, a leading `+` and `_` separators leave the value unchanged.
     #[test]
     fn units_spacing_sign_and_separators_are_neutral(n in 1..1u64 << 40, d in 0..DURATION_UNITS.len()) {
-        let unit = DURATION_UNITS[d].0;
+        let (unit, unit_ns) = DURATION_UNITS[d];
         let plain = parse_duration(&format!("{n}{unit}"));
-        prop_assert!(plain.is_ok());
+        // Past ~584 years of nanoseconds a duration is refused (it used to saturate), whatever its spelling.
+        let fits = n as f64 * unit_ns as f64 * 1e-9 < u64::MAX as f64 * 1e-9;
+        prop_assert_eq!(plain.is_ok(), fits, "{}{}", n, unit);
         for variant in [format!(" {n} {unit} "), format!("+{n}{unit}"), format!("{}{unit}", with_separators(n))] {
-            prop_assert_eq!(parse_duration(&variant), plain.clone(), "{}", variant);
+            let parsed = parse_duration(&variant);
+            if fits {
+                prop_assert_eq!(parsed, plain.clone(), "{}", variant);
+            } else {
+                prop_assert!(parsed.unwrap_err().contains("584 years"), "{}", variant);
+            }
         }
         let negative = format!("-{n}{unit}");
         let (bytes, rate) = (parse_bytes(&format!("-{n}B")), parse_rate(&format!("-{n}bps")));
@@ -138,14 +145,24 @@ proptest! {
         prop_assert_eq!(parse_duration(&text), Ok(Dur::from_nanos(n * 1_000_000 + k * 1000)));
     }
 
-    /// Any finite non-negative number parses (huge ones saturate at `Dur::MAX`), never panics.
+    /// Any finite non-negative number parses when its value fits 64 bits, and is otherwise an error that quotes it
+    /// and gives the bound (it used to saturate silently at `Dur::MAX` / `u64::MAX`); never a panic.
     #[test]
-    fn units_any_finite_number_parses(x in 0.0..f64::MAX, d in 0..DURATION_UNITS.len(), b in 0..SIZE_UNITS.len()) {
-        let (duration, size) = (format!("{x:e}{}", DURATION_UNITS[d].0), format!("{x}{}", SIZE_UNITS[b].0));
-        prop_assert!(parse_duration(&duration).is_ok(), "{}", duration);
-        prop_assert!(parse_bytes(&size).is_ok(), "{}", size);
-        let huge = parse_duration(&format!("{x:e}min")).unwrap();
-        prop_assert!(x * 60e9 < u64::MAX as f64 || huge == Dur::MAX);
+    fn units_any_finite_number_parses_or_is_refused_past_64_bits(
+        x in 0.0..f64::MAX, d in 0..DURATION_UNITS.len(), b in 0..SIZE_UNITS.len(),
+    ) {
+        let ((du, dn), (bu, bn)) = (DURATION_UNITS[d], SIZE_UNITS[b]);
+        let (duration, size) = (format!("{x:e}{du}"), format!("{x}{bu}"));
+        match parse_duration(&duration) {
+            Ok(v) => prop_assert!(x * dn as f64 * 1e-9 < u64::MAX as f64 * 1e-9 && v < Dur::MAX, "{}", duration),
+            Err(e) => prop_assert!(e.contains("584 years") && e.contains(&format!("{duration:?}")), "{}", e),
+        }
+        match parse_bytes(&size) {
+            Ok(_) => prop_assert!((x * bn as f64).round() < u64::MAX as f64, "{}", size),
+            Err(e) => prop_assert!(e.contains("2^64") && e.contains(&format!("{size:?}")), "{}", e),
+        }
+        let minutes = format!("{x:e}min");
+        prop_assert_eq!(parse_duration(&minutes).is_ok(), x * 60.0 < u64::MAX as f64 * 1e-9, "{}", minutes);
     }
 
     /// What `Dur` prints parses back to within the printed precision: 3 decimals of ms/us (≤ 0.5 µs / 0.5 ns),

@@ -120,6 +120,9 @@ struct Mapping {
     mtu: u32,
 }
 
+/// Linux's smallest `TCP_MAXSEG`, options included (`TCP_MIN_MSS`, include/net/tcp.h).
+const LINUX_TCP_MIN_MSS: u32 = 88;
+
 fn unsupported(key: &str, why: &str) -> KernelError {
     KernelError::Unsupported(format!("kernel mode cannot map {key}: {why}"))
 }
@@ -180,11 +183,24 @@ fn mapping(file: &ScenarioFile) -> Result<Mapping, KernelError> {
             ));
         }
     }
-    let overhead = 20 + 20 + if tcp.timestamps { 12 } else { 0 };
+    let options = if tcp.timestamps { 12 } else { 0 };
+    // Linux refuses TCP_MAXSEG below TCP_MIN_MSS (88 B, include/net/tcp.h); the run used to stop at the tun
+    // device's MTU ioctl with a bare EINVAL instead.
+    if tcp.mss + options < LINUX_TCP_MIN_MSS {
+        return Err(unsupported(
+            "flow[0].tcp.mss",
+            &format!(
+                "Linux takes a segment size of at least {LINUX_TCP_MIN_MSS} B (TCP_MIN_MSS), so mss must be at least {} B here, got {} B",
+                LINUX_TCP_MIN_MSS - options,
+                tcp.mss
+            ),
+        ));
+    }
+    let overhead = 20 + 20 + options;
     Ok(Mapping {
         bytes: size.0,
         congestion,
-        maxseg: tcp.mss + if tcp.timestamps { 12 } else { 0 },
+        maxseg: tcp.mss + options,
         timestamps: tcp.timestamps,
         ecn: f.sender.as_ref().is_some_and(|s| s.ecn),
         quickack,
@@ -446,7 +462,13 @@ fn receiver(
     listener.set_nonblocking(true).map_err(io_err("listener"))?;
     let stream = loop {
         if stop.load(Ordering::Relaxed) {
-            return Err(KernelError::Io("receiver: no connection arrived".into()));
+            // A path the wall clock cannot follow (1 bit/s, hours of delay, loss of everything) holds the
+            // SYN past the deadline: say so, rather than leave the user to suspect the namespaces.
+            return Err(KernelError::Io(
+                "receiver: no connection arrived before the deadline (duration + 2 s): the emulated path delivered no SYN \
+                 (a rate of a few bit/s, a delay longer than the run, or loss of every packet)"
+                    .into(),
+            ));
         }
         match listener.accept() {
             Ok((s, _)) => break s,

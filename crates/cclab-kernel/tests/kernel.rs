@@ -104,10 +104,28 @@ fn kernel_mode_rejects_what_it_cannot_map_naming_the_key() {
             scenario("cubic", "1MB", "receiver = { ack = { policy = \"ratio\", ratio = 4 } }"),
             "flow[0].receiver.ack.policy",
         ),
+        // Before: "creating the sender's tun device: SIOCSIFMTU: Invalid argument (os error 22)".
+        (scenario("cubic", "1MB", "tcp = { mss = \"75B\" }"), "flow[0].tcp.mss"),
     ] {
         match run_kernel(&s, KernelOptions::default()) {
             Err(KernelError::Unsupported(m)) => assert!(m.contains(key), "{m}"),
             other => panic!("expected Unsupported for {key}, got {:?}", other.map(|_| ())),
         }
+    }
+}
+
+#[test]
+fn kernel_path_that_holds_the_syn_past_the_deadline_says_so() {
+    // 1 bit/s: the 60-byte SYN needs 480 s, the run 0.1 s + 2 s of grace. The error used to be "receiver: no
+    // connection arrived", which reads like a namespace failure.
+    let set = [
+        "path.forward.rate=\"1bps\"".to_string(),
+        "scenario.duration=\"100ms\"".to_string(),
+    ];
+    let s = scenario_with("cubic", "1MB", "", &set);
+    match run_kernel(&s, KernelOptions::default()) {
+        Err(KernelError::Forbidden(why)) => eprintln!("skipped: {why}"),
+        Err(e) => assert!(e.to_string().contains("the emulated path delivered no SYN"), "{e}"),
+        Ok(_) => panic!("a 1 bit/s path cannot carry the connection within 2.1 s"),
     }
 }

@@ -26,6 +26,8 @@ from cclab.sweep import SweepError
 
 #: Exit code for invalid input (scenario, override, argument), as for a usage error.
 EXIT_INVALID = 2
+#: Largest seed: the simulator's random streams take a u64 (a larger one was an OverflowError traceback).
+MAX_SEED = 2**64 - 1
 #: Exit code after Ctrl-C (128 + SIGINT), as a shell reports it.
 EXIT_INTERRUPTED = 130
 

@@ -18,17 +18,17 @@ def fmt_rate(bps: float | None) -> str:
     """Bits/s with an SI prefix: ``12.3 Mbit/s``."""
     if bps is None:
         return MISSING
-    for scale, unit in ((1e9, "Gbit/s"), (1e6, "Mbit/s"), (1e3, "kbit/s")):
+    for scale, unit in ((1e12, "Tbit/s"), (1e9, "Gbit/s"), (1e6, "Mbit/s"), (1e3, "kbit/s")):
         if abs(bps) >= scale:
             return f"{bps / scale:.3g} {unit}"
     return f"{bps:.3g} bit/s"
 
 
 def fmt_secs(s: float | None) -> str:
-    """Seconds in the most readable unit: ``850 µs``, ``20.5 ms``, ``1.25 s``."""
+    """Seconds in the most readable unit: ``850 µs``, ``20.5 ms``, ``1.25 s``, ``10 h``."""
     if s is None:
         return MISSING
-    for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs")):
+    for scale, unit in ((3600.0, "h"), (1.0, "s"), (1e-3, "ms"), (1e-6, "µs")):
         if abs(s) >= scale:
             return f"{s / scale:.3g} {unit}"
     return f"{s * 1e9:.3g} ns"
@@ -38,7 +38,7 @@ def fmt_bytes(n: float | None) -> str:
     """Bytes with an SI prefix: ``64.2 kB``."""
     if n is None:
         return MISSING
-    for scale, unit in ((1e9, "GB"), (1e6, "MB"), (1e3, "kB")):
+    for scale, unit in ((1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "kB")):
         if abs(n) >= scale:
             return f"{n / scale:.3g} {unit}"
     return f"{n:.0f} B"
@@ -120,6 +120,42 @@ def summary_tables(summary: Mapping[str, Any]) -> Group:
             str(link.get("drops")),
         )
     parts: list[Any] = [header, flows, links]
+    if summary.get("emulator"):
+        parts.append(emulator_line(summary["emulator"], summary.get("links", [])))
     if summary.get("fairness_jain") is not None:
         parts.append(Text.assemble(("Jain fairness index ", "dim"), f"{summary['fairness_jain']:.4f}"))
     return Group(*parts)
+
+
+def emulator_line(em: Mapping[str, Any], links: Sequence[Mapping[str, Any]]) -> Text:
+    """How well the real-time emulator kept to the model (real and kernel modes), and what rate each link reached.
+
+    The wall clock cannot follow every path (1 Tbit/s, hours of delay): this is where the run says what the
+    machine gave, beside the results, rather than only in summary.json.
+    """
+    packets = em.get("packets") or 0
+    late = em.get("late_packets") or 0
+    share = f" ({late / packets:.1%})" if packets else ""
+    line = Text.assemble(
+        ("emulator ", "dim"),
+        f"{packets:,} packets",
+        ("  release error p50 ", "dim"),
+        fmt_secs(em.get("release_error_p50_s")),
+        ("  p99 ", "dim"),
+        fmt_secs(em.get("release_error_p99_s")),
+        ("  max ", "dim"),
+        fmt_secs(em.get("release_error_max_s")),
+        ("  later than ", "dim"),
+        fmt_secs(em.get("late_threshold_s")),
+        ": ",
+        (f"{late:,}{share}", "yellow" if late else ""),
+    )
+    for link in links:
+        if link.get("configured_rate_bps") is not None:
+            line.append_text(
+                Text.assemble(
+                    (f"\n{link.get('name')} ", "dim"),
+                    f"{fmt_rate(link.get('achieved_rate_bps'))} achieved of {fmt_rate(link['configured_rate_bps'])}",
+                )
+            )
+    return line

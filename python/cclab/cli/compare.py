@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from cclab.cli._common import console, user_errors
+from cclab.cli._common import EXIT_INVALID, console, error, user_errors
 from cclab.cli._tables import MISSING, fmt_bytes, fmt_pct, fmt_rate, fmt_secs
 
 _FORMAT = {"rate": fmt_rate, "secs": fmt_secs, "bytes": fmt_bytes, "pct": fmt_pct, "count": lambda v: f"{v:.4g}"}
@@ -56,7 +56,11 @@ def compare(
     from cclab import compare as cmp
 
     with user_errors():
-        entries = cmp.load_entries(dirs)
+        try:
+            entries = cmp.load_entries(dirs)
+        except cmp.RunDirError as e:
+            error(str(e))
+            raise typer.Exit(EXIT_INVALID) from None
         rows = cmp.rows(entries)
         written = cmp.plot(entries, out)
     side, diff = tables(rows, cmp.differences(rows))

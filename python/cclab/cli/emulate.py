@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from cclab.cli._common import SetOption, console, err_console, error, user_errors
+from cclab.cli._common import MAX_SEED, SetOption, console, err_console, error, user_errors
 
 
 def split_commands(words: list[str]) -> tuple[list[str], list[str]]:
@@ -21,6 +22,17 @@ def split_commands(words: list[str]) -> tuple[list[str], list[str]]:
     return server, client
 
 
+#: Longest wait before the client starts: an hour (1e30 s slept on with the server running, until killed).
+MAX_SERVER_START_S = 3600.0
+
+
+def _finite(value: float) -> float:
+    """NaN passes typer's range checks (every comparison is false) and made a run that ended at once."""
+    if not math.isfinite(value):
+        raise typer.BadParameter(f"expected a finite number of seconds, got {value}")
+    return value
+
+
 def emulate(
     scenario: Annotated[Path, typer.Argument(help="Scenario TOML file.", metavar="SCENARIO.toml")],
     commands: Annotated[
@@ -29,10 +41,19 @@ def emulate(
     ],
     out: Annotated[Path, typer.Option("--out", "-o", help="Run directory (created if missing).", metavar="DIR")],
     set_: SetOption = None,
-    seed: Annotated[int | None, typer.Option(min=0, help="Override the scenario's RNG seed.")] = None,
-    timeout: Annotated[float, typer.Option(min=0.1, help="Wall-clock limit for the client, seconds.")] = 60.0,
+    seed: Annotated[int | None, typer.Option(min=0, max=MAX_SEED, help="Override the scenario's RNG seed.")] = None,
+    timeout: Annotated[
+        float, typer.Option(min=0.1, callback=_finite, help="Wall-clock limit for the client, seconds.")
+    ] = 60.0,
     server_start: Annotated[
-        float, typer.Option("--server-start", min=0.0, help="Seconds between starting the server and the client.")
+        float,
+        typer.Option(
+            "--server-start",
+            min=0.0,
+            max=MAX_SERVER_START_S,
+            callback=_finite,
+            help="Seconds between starting the server and the client.",
+        ),
     ] = 1.0,
 ) -> None:
     """Run SERVER_CMD and CLIENT_CMD through SCENARIO's emulated path; write emulate.json, emulator.csv, qlog/."""

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from cclab.cli._common import SetOption, console, user_errors
+from cclab.cli._common import MAX_SEED, SetOption, console, user_errors
 
 
 def _fmt(value: float | None, unit: str) -> str:
@@ -27,7 +27,7 @@ def fidelity(
     scenarios: Annotated[list[Path], typer.Argument(help="Scenario TOML files.", metavar="SCENARIO.toml...")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Output directory (created if missing).", metavar="DIR")],
     set_: SetOption = None,
-    seed: Annotated[int | None, typer.Option(min=0, help="Override the scenarios' RNG seed.")] = None,
+    seed: Annotated[int | None, typer.Option(min=0, max=MAX_SEED, help="Override the scenarios' RNG seed.")] = None,
 ) -> None:
     """Simulate each scenario and run it on kernel TCP (TCP flows) or real sockets (QUIC); compare the results."""
     # Loaded here, not at import: it brings numpy, which `cclab run` and `validate` must not pay for.

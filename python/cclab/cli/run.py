@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from cclab import api
-from cclab.cli._common import DelayedProgress, SetOption, console, user_errors
+from cclab.cli._common import MAX_SEED, DelayedProgress, SetOption, console, user_errors
 from cclab.cli._tables import summary_tables
 
 
@@ -42,7 +42,7 @@ def run(
     scenario: Annotated[Path, typer.Argument(help="Scenario TOML file.", metavar="SCENARIO.toml")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Output directory (created if missing).", metavar="DIR")],
     set_: SetOption = None,
-    seed: Annotated[int | None, typer.Option(min=0, help="Override the scenario's RNG seed.")] = None,
+    seed: Annotated[int | None, typer.Option(min=0, max=MAX_SEED, help="Override the scenario's RNG seed.")] = None,
     qlog: Annotated[
         bool | None,
         typer.Option(

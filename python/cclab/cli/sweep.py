@@ -64,7 +64,8 @@ def sweep(
     ] = None,
     set_: SetOption = None,
     seeds: Annotated[
-        int | None, typer.Option(min=1, help="Run every combination with seeds 1..N (instead of the file's).")
+        int | None,
+        typer.Option(min=1, max=sw.MAX_RUNS, help="Run every combination with seeds 1..N (instead of the file's)."),
     ] = None,
     workers: Annotated[int | None, typer.Option(min=1, help="Worker processes (default: CPU count).")] = None,
     dask: Annotated[

@@ -360,7 +360,11 @@ fn main() {
         return;
     }
     if let Some(path) = arg(&args, "--scenario") {
-        let scenario = cclab_sim::load_scenario(std::path::Path::new(path), &[]).unwrap_or_else(|e| panic!("{e}"));
+        // A user's file: its errors are messages and exit codes (2 invalid, 1 failed run), as `cclab run` gives them.
+        let scenario = cclab_sim::load_scenario(std::path::Path::new(path), &[]).unwrap_or_else(|e| {
+            eprintln!("error: {e}");
+            std::process::exit(2)
+        });
         let opts = RunOptions {
             out_dir: arg(&args, "--out").map(Into::into),
             qlog: if args.iter().any(|a| a == "--qlog") {
@@ -370,7 +374,10 @@ fn main() {
             },
             ..Default::default()
         };
-        let out = run(&scenario, discard_timeseries(opts)).unwrap_or_else(|e| panic!("{e}"));
+        let out = run(&scenario, discard_timeseries(opts)).unwrap_or_else(|e| {
+            eprintln!("error: {path}: {e}");
+            std::process::exit(1)
+        });
         report(path, &out);
         return;
     }

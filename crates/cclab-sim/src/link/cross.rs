@@ -51,16 +51,29 @@ pub enum CrossTrafficConfig {
 }
 
 impl CrossTrafficConfig {
-    /// Checks the packet size (an IP packet of 1 to 65,535 bytes, RFC 791 §3.1) and that an on/off
-    /// source's on period is above 0: with both periods 0 it would send every packet at one instant
-    /// and never advance (found by the `simulation` fuzz target). Errors name the key under
-    /// `cross_traffic`.
+    /// Checks the packet size (an IP packet of 1 to 65,535 bytes, RFC 791 §3.1), that packets leave at most one
+    /// per nanosecond, and that an on/off source's on period is above 0: with both periods 0 it would send
+    /// every packet at one instant and never advance (found by the `simulation` fuzz target). Errors name the
+    /// key under `cross_traffic`.
     pub fn validate(&self) -> Result<(), (&'static str, String)> {
-        let (CrossTrafficConfig::Cbr { size, .. } | CrossTrafficConfig::Onoff { size, .. }) = self;
+        let (CrossTrafficConfig::Cbr { size, rate, .. } | CrossTrafficConfig::Onoff { size, rate, .. }) = self;
         if !(1..=65_535).contains(&size.0) {
             return Err((
                 "cross_traffic.size",
                 format!("expected an IP packet size of 1B to 65535B, got {}B", size.0),
+            ));
+        }
+        // Packets leave every size·8/rate, in whole nanoseconds of at least 1: a faster source was sent at
+        // one packet per nanosecond, a lower rate than the scenario said, without a word.
+        let fastest = u128::from(size.0) * 8 * 1_000_000_000;
+        if u128::from(rate.bps()) > fastest {
+            return Err((
+                "cross_traffic.rate",
+                format!(
+                    "expected at most {fastest} bit/s for {}B packets (one per nanosecond, the clock's tick), got {} bit/s; raise size",
+                    size.0,
+                    rate.bps()
+                ),
             ));
         }
         if let CrossTrafficConfig::Onoff { on, .. } = self {

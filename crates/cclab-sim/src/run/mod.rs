@@ -92,9 +92,10 @@ pub enum RunError {
     /// The network held more packets than `[scenario] max_packets_in_network` (checked now and then).
     #[error(
         "scenario.max_packets_in_network: the network held {held} packets at {at:.6} s, more than the bound of {max}. \
-         Nothing limits a window on this path (links of rate \"unlimited\" between hosts whose CPU costs nothing, \
-         or a queue millions of packets deep), so it grows until the memory runs out (~150-300 B of simulator memory \
-         per packet). Give a link a rate, the hosts a CPU cost or the queue a limit, or raise the bound."
+         Either the bound is below what this path holds (raise the bound), or nothing limits a window on this path \
+         (links of rate \"unlimited\" between hosts whose CPU costs nothing, or a queue millions of packets deep), so \
+         it grows until the memory runs out (~150-300 B of simulator memory per packet): give a link a rate, the \
+         hosts a CPU cost or the queue a limit."
     )]
     PacketBound {
         /// Packets in the links and socket buffers when the bound was found passed.

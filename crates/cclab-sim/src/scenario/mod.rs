@@ -8,6 +8,7 @@
 mod error;
 mod locate;
 mod overrides;
+mod ranges;
 mod schema;
 
 pub use error::ScenarioError;
@@ -162,6 +163,13 @@ fn validate(file: &mut ScenarioFile, base: &Path) -> Result<(), (String, String)
                 format!("not used with profile = {:?}", format!("{p:?}").to_lowercase()),
             ));
         }
+        // Sizes are u32 sums of header fields: a longer connection ID wrapped them (packets came out smaller).
+        if f.quic.as_ref().is_some_and(|q| q.dcid_len > 20) {
+            return Err((
+                key("quic.dcid_len"),
+                "expected at most 20 bytes (RFC 9000 §17.2: a QUIC v1 connection ID)".into(),
+            ));
+        }
         if f.quic.as_ref().is_some_and(|q| q.max_udp_payload.0 < 1200) {
             return Err((
                 key("quic.max_udp_payload"),
@@ -181,6 +189,9 @@ fn validate(file: &mut ScenarioFile, base: &Path) -> Result<(), (String, String)
             return Err((key("tcp.mss"), "expected a positive size".into()));
         }
         ip_limit(f).map_err(|(k, m)| (key(k), m))?;
+        let mss = u64::from(f.wire_profile().mss());
+        ranges::check_endpoints(f.cc.as_ref(), f.sender.as_ref(), f.receiver.as_ref(), mss)
+            .map_err(|(k, m)| (key(&k), m))?;
         match (&mut f.access, dumbbell) {
             (Some(_), false) => {
                 return Err((key("access"), "access links need topology = \"dumbbell\"".into()));
@@ -189,6 +200,7 @@ fn validate(file: &mut ScenarioFile, base: &Path) -> Result<(), (String, String)
             (None, _) => {}
         }
     }
+    ranges::receiver_buffer_fits(file)?;
     expand_copies(&mut file.flow);
     if file.scenario.max_packets_in_network == 0 {
         return Err((

@@ -1,0 +1,147 @@
+//! Each scenario key at its extremes: a value the model cannot honour is an error naming the key and the
+//! range, never a clamp, a flow that silently sends nothing, or a window that grows on loss. Values at the
+//! edge of the range still load and run.
+
+use cclab_sim::{run, RunOptions, Scenario, ScenarioError};
+
+const GOOD: &str = r#"
+[scenario]
+name = "edge"
+duration = "2s"
+
+[path.forward]
+rate = "10Mbps"
+delay = "10ms"
+
+[path.return]
+rate = "10Mbps"
+delay = "10ms"
+
+[[flow]]
+source = { kind = "bulk", size = "100KB" }
+"#;
+
+fn load(sets: &[&str]) -> Result<Scenario, ScenarioError> {
+    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    Scenario::from_toml_str(GOOD, "scenarios/x.toml", &sets)
+}
+
+#[track_caller]
+fn fails(sets: &[&str], key: &str, words: &str) {
+    let e = load(sets).expect_err("must be rejected");
+    assert_eq!(e.key_path(), Some(key), "{e}");
+    let shown = e.to_string();
+    assert!(shown.contains(words), "{shown}");
+}
+
+/// Loads, runs and returns the bytes the first flow delivered.
+#[track_caller]
+fn delivered(sets: &[&str]) -> u64 {
+    let s = load(sets).unwrap_or_else(|e| panic!("{sets:?} must load: {e}"));
+    let r = run(&s, RunOptions::default()).expect("runs");
+    r.summary.flows[0].bytes_delivered
+}
+
+#[test]
+fn units_beyond_u64_are_errors_not_clamps() {
+    // Each of these was clamped to u64::MAX (or 584 years) and ran as if it had been written.
+    fails(&["path.forward.delay=1e30s"], "path.forward.delay", "584 years");
+    fails(&["scenario.duration=1e12s"], "scenario.duration", "584 years");
+    // A tagged table (`source`) is as deep as serde names the key.
+    fails(&["flow[0].source.size=1e30B"], "flow[0].source", "2^64");
+    fails(&["path.forward.rate=1e9Tbps"], "path.forward.rate", "18446744Tbit/s");
+    // The largest values that fit still load.
+    assert!(load(&["path.forward.delay=18446744073s", "flow[0].source.size=1e19B"]).is_ok());
+}
+
+#[test]
+fn controller_parameters_out_of_range_name_the_key() {
+    let nan_loss = "flow[0].cc={algorithm=\"newreno\",loss_reduction_factor=nan}";
+    fails(&[nan_loss], "flow[0].cc.loss_reduction_factor", "(0, 1]");
+    let growing = "flow[0].cc={algorithm=\"cubic\",beta=2.0}";
+    fails(&[growing], "flow[0].cc.beta", "got 2");
+    fails(&["flow[0].cc={algorithm=\"cubic\",c=0.0}"], "flow[0].cc.c", "above 0");
+    let pq = "flow[0].cc={algorithm=\"cubic-picoquic\",beta=nan}";
+    fails(&[pq], "flow[0].cc.beta", "NaN");
+    let bbr = "flow[0].cc={algorithm=\"bbr\",initial_window_packets=0}";
+    fails(&[bbr], "flow[0].cc.initial_window_packets", "at least 1");
+    let bbr3 = "flow[0].cc={algorithm=\"bbr3\",cwnd_gain=0.0}";
+    fails(&[bbr3], "flow[0].cc.cwnd_gain", "above 0");
+    let dctcp = "flow[0].cc={algorithm=\"dctcp\",gain=nan}";
+    fails(&[dctcp], "flow[0].cc.gain", "(0, 1]");
+    fails(
+        &["flow[0].sender.pacing.gain=0.0"],
+        "flow[0].sender.pacing.gain",
+        "above 0",
+    );
+    fails(
+        &["flow[0].sender.time_threshold=nan"],
+        "flow[0].sender.time_threshold",
+        "NaN",
+    );
+}
+
+#[test]
+fn windows_below_one_packet_are_errors_naming_the_packet_size() {
+    // Before: these loaded and the flow delivered 0 bytes in the whole run, without a word.
+    let iw = "flow[0].cc={algorithm=\"newreno\",initial_window=\"1B\"}";
+    fails(&[iw], "flow[0].cc.initial_window", "1472B");
+    let prague = "flow[0].cc={algorithm=\"prague\",initial_window=\"0B\"}";
+    fails(&[prague], "flow[0].cc.initial_window", "full packet");
+    let min = "flow[0].cc={algorithm=\"newreno\",minimum_window=\"0B\"}";
+    fails(&[min], "flow[0].cc.minimum_window", "full packet");
+    fails(
+        &["flow[0].sender.receive_window=\"1000B\""],
+        "flow[0].sender.receive_window",
+        "1472B",
+    );
+    let tcp = ["flow[0].profile=\"tcp\"", "flow[0].receiver.receive_window=\"1000B\""];
+    fails(&tcp, "flow[0].receiver.receive_window", "1448B");
+}
+
+#[test]
+fn one_packet_windows_and_edge_factors_still_run() {
+    // A window of exactly one packet, and factors at the ends of their ranges, are the model's to run.
+    let one = "flow[0].cc={algorithm=\"newreno\",initial_window=\"1472B\",minimum_window=\"1472B\"}";
+    assert_eq!(delivered(&[one]), 100_000);
+    // One packet per round trip and delayed ACK: ~32 KB/s here.
+    let rwnd = ["flow[0].sender.receive_window=\"1472B\"", "scenario.duration=\"5s\""];
+    assert_eq!(delivered(&rwnd), 100_000);
+    let keep = "flow[0].cc={algorithm=\"cubic\",beta=1.0}";
+    assert_eq!(
+        delivered(&[keep, "path.forward.loss={model=\"bernoulli\",p=0.01}"]),
+        100_000
+    );
+}
+
+#[test]
+fn receiver_socket_buffer_below_one_packet_is_an_error() {
+    // Before: "1B" loaded and every data packet was dropped at the receiver for the whole run.
+    fails(
+        &["hosts.receiver.socket_buffer=\"1B\""],
+        "hosts.receiver.socket_buffer",
+        "1472B for flow[0]",
+    );
+    assert_eq!(delivered(&["hosts.receiver.socket_buffer=\"3KB\""]), 100_000);
+}
+
+#[test]
+fn cross_traffic_faster_than_one_packet_per_nanosecond_is_an_error() {
+    // Before: 1 B packets at 1 Tbit/s left one per nanosecond (8 Gbit/s), with no word, for 40 s of CPU.
+    let fast = "path.forward.cross_traffic={kind=\"cbr\",rate=\"1Tbps\",size=\"1B\"}";
+    fails(
+        &[fast],
+        "path.forward.cross_traffic.rate",
+        "at most 8000000000 bit/s for 1B packets",
+    );
+    assert!(load(&["path.forward.cross_traffic={kind=\"cbr\",rate=\"8Gbps\",size=\"1B\"}"]).is_ok());
+}
+
+#[test]
+fn quic_connection_ids_past_20_bytes_are_errors() {
+    // Before: dcid_len = 4294967295 wrapped the u32 size sums, and the flow ran faster than with 8 bytes.
+    let huge = "flow[0].quic={dcid_len=4294967295}";
+    fails(&[huge], "flow[0].quic.dcid_len", "RFC 9000 §17.2");
+    fails(&["flow[0].quic={dcid_len=21}"], "flow[0].quic.dcid_len", "at most 20");
+    assert!(load(&["flow[0].quic={dcid_len=20}"]).is_ok());
+}
