@@ -360,6 +360,8 @@ def run(
         raise ValueError("bind= applies only to real runs (real=True)")
     if kernel and real:
         raise ValueError("kernel=True and real=True are two different modes; choose one")
+    if seed is not None and not 0 <= seed < 2**64:
+        raise ValueError(f"seed={seed}: expected 0 to 2**64 - 1 (the simulator's random streams take a u64)")
     if kernel and qlog not in (None, False):
         raise ValueError("qlog= cannot be given with kernel=True: Linux TCP keeps no qlog (tcp_info.csv has TCP_INFO)")
     common = {

@@ -212,6 +212,10 @@ def test_same_seed_same_run_other_seed_accepted(tiny):
     for name in COLUMNS:
         assert np.array_equal(a.timeseries[name], b.timeseries[name], equal_nan=True)
     assert cclab.run(tiny, seed=10, qlog=None).summary["seed"] == 10
+    assert cclab.run(tiny, seed=2**64 - 1, qlog=None).summary["seed"] == 2**64 - 1
+    for bad in (2**64, -1):
+        with pytest.raises(ValueError, match="seed"):
+            cclab.run(tiny, seed=bad)
 
 
 def test_run_takes_overrides_only_with_a_path(tiny):
