@@ -189,3 +189,18 @@ fn slow_start_and_loss_counts_at_their_edges_still_run() {
     ];
     assert_eq!(delivered(&lossy), 100_000);
 }
+
+#[test]
+fn flows_starting_at_or_after_the_end_are_left_out_of_fairness() {
+    // Two copies of the bulk flow, the second starting exactly when the 2 s run ends: it never sent, and the
+    // index of the one flow left is absent (before: 0.5, the second counted as a 0 bit/s share).
+    let late = ["flow[0].count=2", "flow[0].stagger=\"2s\""];
+    let s = load(&late).expect("loads");
+    let r = run(&s, RunOptions::default()).expect("runs");
+    assert_eq!(r.summary.flows[1].bytes_delivered, 0);
+    assert_eq!(r.summary.fairness_jain, None);
+    // One nanosecond earlier it started: it delivered nothing in its nanosecond, and that 0 counts (x², 0: 1/2).
+    let s = load(&["flow[0].count=2", "flow[0].stagger=\"1999999999ns\""]).expect("loads");
+    let r = run(&s, RunOptions::default()).expect("runs");
+    assert_eq!(r.summary.fairness_jain, Some(0.5));
+}
