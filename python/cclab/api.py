@@ -248,6 +248,23 @@ class Result:
         return f"Result(scenario={s.get('scenario')!r}, seed={s.get('seed')!r}, flows={len(s.get('flows', []))})"
 
 
+def read_timeseries(run_dir: StrPath) -> pl.DataFrame | None:
+    """A run directory's time series as `Result.to_polars` gives it, or None when it holds none.
+
+    ``timeseries.parquet`` when there is one, else ``timeseries.csv`` (all ``cclab-bench --out`` writes, and all a
+    run leaves when it is cut short) read with the same columns and dtypes: float64, ``flow`` and ``link`` as
+    uint32, no value as null.
+    """
+    import polars as pl
+
+    pq, csv = Path(run_dir) / TIMESERIES_PARQUET, Path(run_dir) / TIMESERIES_CSV
+    if pq.is_file():
+        return pl.read_parquet(pq)
+    if csv.is_file():
+        return _typed(pl.read_csv(csv, schema=_csv_schema(csv)).lazy()).collect()
+    return None
+
+
 def _csv_schema(csv: Path) -> dict[str, Any]:
     """Every column of the simulator's CSV is float64 (an empty cell is null)."""
     import polars as pl

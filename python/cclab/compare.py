@@ -98,17 +98,14 @@ def _check_coverage(series: pl.DataFrame, summary: dict[str, Any], path: Path) -
 
 
 def _read_series(run_dir: Path) -> pl.DataFrame | None:
-    import polars as pl
-
+    from cclab.api import read_timeseries
     from cclab.plot import with_throughput
 
-    for name, reader in (("timeseries.parquet", pl.read_parquet), ("timeseries.csv", pl.read_csv)):
-        if (run_dir / name).is_file():
-            df = with_throughput(reader(run_dir / name))
-            if "ack_interval_s" not in df.columns:
-                df = _with_ack_intervals(df, run_dir)
-            return df
-    return None
+    df = read_timeseries(run_dir)
+    if df is None:
+        return None
+    df = with_throughput(df)
+    return df if "ack_interval_s" in df.columns else _with_ack_intervals(df, run_dir)
 
 
 def _ack_times(trace: Path) -> list[float]:

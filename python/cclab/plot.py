@@ -1,4 +1,4 @@
-"""Figures from a run's ``timeseries.parquet``.
+"""Figures from a run's time series (``timeseries.parquet``, else ``timeseries.csv``).
 
 Cwnd, bytes in flight, srtt, pacing rate and throughput over
 time, plus queue, capacity and utilisation panels when the time series has link rows (``link`` column). With more
@@ -18,7 +18,7 @@ from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cclab.api import TIMESERIES_PARQUET
+from cclab.api import read_timeseries
 from cclab.many_flows import MANY_FLOWS, SHOWN_FLOWS
 
 if TYPE_CHECKING:
@@ -151,23 +151,23 @@ def _read_summary(run_dir: Path) -> dict[str, Any] | None:
 
 
 def plot_dir(run_dir: str | PathLike[str], out: str | PathLike[str] | None = None) -> list[Path]:
-    """Plot ``run_dir/timeseries.parquet`` into ``out`` (default ``run_dir/plots``).
+    """Plot ``run_dir``'s time series into ``out`` (default ``run_dir/plots``).
 
-    Writes one figure per metric plus ``overview`` (all stacked on one time axis), each as PNG and SVG,
-    and returns the written paths.
+    Reads ``timeseries.parquet``, else ``timeseries.csv`` (`cclab.api.read_timeseries`). Writes one figure per
+    metric plus ``overview`` (all stacked on one time axis), each as PNG and SVG, and returns the written paths.
 
     Raises
     ------
     FileNotFoundError
-        ``run_dir`` has no ``timeseries.parquet``.
+        ``run_dir`` has neither ``timeseries.parquet`` nor ``timeseries.csv``.
     """
-    import polars as pl
-
-    src = Path(run_dir) / TIMESERIES_PARQUET
-    if not src.is_file():
-        raise FileNotFoundError(f"{src}: no such file (run `cclab run SCENARIO --out {run_dir}` first)")
+    df = read_timeseries(run_dir)
+    if df is None:
+        raise FileNotFoundError(
+            f"{run_dir}: no timeseries.parquet or timeseries.csv (run `cclab run SCENARIO --out {run_dir}` first)"
+        )
     dest = Path(out) if out is not None else Path(run_dir) / "plots"
-    return plot_frame(pl.read_parquet(src), dest, _read_summary(Path(run_dir)))
+    return plot_frame(df, dest, _read_summary(Path(run_dir)))
 
 
 def plot_frame(df: pl.DataFrame, dest: Path, summary: Mapping[str, Any] | None = None) -> list[Path]:

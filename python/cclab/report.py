@@ -15,6 +15,8 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
+from cclab.api import TIMESERIES_CSV, TIMESERIES_PARQUET
+
 #: The page's own file name in the reported directory.
 REPORT_HTML = "report.html"
 QVIS = "https://qvis.quictools.info/"
@@ -108,7 +110,7 @@ def _run_section(run_dir: Path, base: Path, heading: str | None = None) -> str:
     else:
         parts.append(_table(["", "value"], [("scenario", summary.get("scenario")), ("seed", summary.get("seed"))]))
     parts.append(_summary_tables(summary))
-    if (run_dir / "timeseries.parquet").is_file():
+    if any((run_dir / name).is_file() for name in (TIMESERIES_PARQUET, TIMESERIES_CSV)):
         pngs = [p for p in plot_dir(run_dir) if p.suffix == ".png" and p.stem == "overview"]
         parts += ["<h2>Time series</h2>", *(_figure(p, f"{run_dir.name}: {p.stem}") for p in pngs)]
     parts.append(_qlog_links(run_dir, base))

@@ -2,6 +2,8 @@
 
 import itertools
 
+import pytest
+
 import cclab
 from cclab.plot import METRICS, link_metrics
 from conftest import cclab_cli, write_scenario
@@ -20,6 +22,40 @@ def test_plot_writes_png_and_svg_with_labelled_axes(tiny, tmp_path):
     for metric in METRICS:
         svg = (plots / f"{metric.stem}.svg").read_text()
         assert metric.ylabel in svg and "time (s)" in svg
+
+
+def test_plot_report_and_doctor_read_a_run_directory_with_only_the_csv(tiny, tmp_path):
+    """What `cclab-bench --scenario F --out DIR` writes (summary.json, timeseries.csv) plots as a full run does."""
+    import shutil
+
+    import numpy as np
+
+    from cclab.api import read_timeseries
+    from cclab.plot import plot_dir
+    from cclab.report import write_report
+    from cclab.traces.rundir import load
+
+    full, bare = tmp_path / "full", tmp_path / "bare"
+    cclab.run(tiny, out=full, qlog=None)
+    bare.mkdir()
+    for name in ("summary.json", "timeseries.csv"):
+        shutil.copy(full / name, bare / name)
+    # The CSV reads with the parquet's columns, dtypes (uint32 ids, float64, null for no value) and values.
+    from_csv, from_parquet = read_timeseries(bare), read_timeseries(full)
+    assert from_csv is not None and from_parquet is not None
+    assert from_csv.schema == from_parquet.schema and from_csv.equals(from_parquet)
+    proc = cclab_cli("plot", bare)
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in (bare / "plots").iterdir()) == sorted(p.name for p in plot_dir(full))
+    assert "<h2>Time series</h2>" in write_report(bare).read_text()
+    # The doctor's numpy reader: empty cells are NaN there, as the parquet's nulls are.
+    for a, b in zip(load(bare), load(full), strict=True):
+        assert a.ts.keys() == b.ts.keys()
+        assert all(np.array_equal(a.ts[k], b.ts[k], equal_nan=True) for k in a.ts)
+    shutil.rmtree(bare / "plots")
+    (bare / "timeseries.csv").unlink()
+    with pytest.raises(FileNotFoundError, match=r"no timeseries\.parquet or timeseries\.csv"):
+        plot_dir(bare)
 
 
 L4S = """\

@@ -426,6 +426,7 @@ fn report(
         fairness_jain: None,
         emulator,
     };
-    summary.set_fairness();
+    let started: Vec<bool> = file.flow.iter().map(|f| Time::ZERO + f.start < end).collect();
+    summary.set_fairness(&started);
     Ok(RunOutput { summary, timeseries })
 }

@@ -26,8 +26,8 @@ pub struct Summary {
     pub flows: Vec<FlowSummary>,
     /// One entry per link direction.
     pub links: Vec<LinkSummary>,
-    /// Jain's fairness index over the flows' goodputs (see [`jain_index`]); absent with fewer
-    /// than two flows.
+    /// Jain's fairness index over the goodputs of the flows that started before the run ended (see
+    /// [`jain_index`]); absent with fewer than two such flows.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fairness_jain: Option<f64>,
     /// The real-time path emulator's own measurements (real and kernel modes with an emulated path).
@@ -255,9 +255,17 @@ impl Summary {
         serde_json::to_string_pretty(self).expect("summary serialises")
     }
 
-    /// Sets `fairness_jain` from the flows' goodputs when there are at least two flows.
-    pub fn set_fairness(&mut self) {
-        let g: Vec<f64> = self.flows.iter().map(|f| f.goodput_bps).collect();
+    /// Sets `fairness_jain` from the goodputs of the flows with `started[i]` (flow `i` started before the run
+    /// ended), when there are at least two. A flow that never started had no share to be unfair about: counted
+    /// as 0 bit/s, it would pull the index of flows that did share the path down by a factor (n−1)/n.
+    pub fn set_fairness(&mut self, started: &[bool]) {
+        let g: Vec<f64> = self
+            .flows
+            .iter()
+            .zip(started)
+            .filter(|(_, &s)| s)
+            .map(|(f, _)| f.goodput_bps)
+            .collect();
         self.fairness_jain = Some(jain_index(&g)).filter(|j| g.len() >= 2 && j.is_finite());
     }
 }
@@ -328,12 +336,30 @@ mod tests {
         };
         s.flows[1].goodput_bps = 3.0;
         s.flows[0].goodput_bps = 1.0;
-        s.set_fairness();
+        s.set_fairness(&[true, true]);
         let j = s.to_json_pretty();
         let pos = |k: &str| j.find(&format!("\"{k}\"")).unwrap();
         assert!(pos("scenario") < pos("seed") && pos("seed") < pos("sim") && pos("flows") < pos("links"));
         assert!(j.contains("\"completion_time_s\": null"));
         assert!(!j.contains("socket_drops"));
         assert!(j.contains("\"fairness_jain\": 0.8"), "{j}");
+    }
+
+    #[test]
+    fn fairness_leaves_out_flows_that_never_started() {
+        // Two equal flows and one that started after the run ended: 1, not (2x)² / (3·2x²) = 2/3.
+        let mut s = Summary {
+            flows: vec![FlowSummary::default(); 3],
+            ..Default::default()
+        };
+        s.flows[0].goodput_bps = 5e6;
+        s.flows[1].goodput_bps = 5e6;
+        s.set_fairness(&[true, true, false]);
+        assert_eq!(s.fairness_jain, Some(1.0));
+        s.set_fairness(&[true, true, true]);
+        assert!((s.fairness_jain.unwrap() - 2.0 / 3.0).abs() < 1e-15);
+        // One flow left: no index.
+        s.set_fairness(&[true, false, false]);
+        assert_eq!(s.fairness_jain, None);
     }
 }

@@ -145,3 +145,62 @@ fn quic_connection_ids_past_20_bytes_are_errors() {
     fails(&["flow[0].quic={dcid_len=21}"], "flow[0].quic.dcid_len", "at most 20");
     assert!(load(&["flow[0].quic={dcid_len=20}"]).is_ok());
 }
+
+#[test]
+fn slow_start_and_loss_counts_out_of_range_name_the_key() {
+    // Before: NaN jumped cwnd to ssthresh (hundreds of losses); 0 and 0.5 never jumped, a classic slow start
+    // under the train's name; a NaN cap meant no cap; 0 train packets and a packet threshold of 0 were
+    // silently treated as no pause and 1; bw_probe_max_rounds = 0 made every round a probe time.
+    let train = |kv: &str| format!("flow[0].cc={{algorithm=\"cubic\",slow_start={{kind=\"train\",{kv}}}}}");
+    let gain = "flow[0].cc.slow_start.bdp_gain";
+    fails(&[&train("bdp_gain=nan")], gain, "above 0, got NaN");
+    fails(&[&train("bdp_gain=0.0")], gain, "above 0");
+    let reno = "flow[0].cc={algorithm=\"newreno\",slow_start={kind=\"train\",bdp_gain=-1.0}}";
+    fails(&[reno], gain, "got -1");
+    let jump = "flow[0].cc.slow_start.max_jump_factor";
+    fails(&[&train("max_jump_factor=nan")], jump, "above 1");
+    fails(&[&train("max_jump_factor=1.0")], jump, "no jump can raise");
+    let pq = "flow[0].cc={algorithm=\"cubic-picoquic\",slow_start={kind=\"train\",min_train_packets=0}}";
+    fails(&[pq], "flow[0].cc.slow_start.min_train_packets", "at least 1");
+    fails(
+        &["flow[0].sender.packet_threshold=0"],
+        "flow[0].sender.packet_threshold",
+        "at least 1",
+    );
+    let bbr3 = "flow[0].cc={algorithm=\"bbr3\",bw_probe_max_rounds=0}";
+    fails(&[bbr3], "flow[0].cc.bw_probe_max_rounds", "at least 1");
+}
+
+#[test]
+fn slow_start_and_loss_counts_at_their_edges_still_run() {
+    let edges = [
+        "flow[0].cc={algorithm=\"cubic\",slow_start={kind=\"train\",bdp_gain=1e-9,max_jump_factor=1.001,\
+         min_train_packets=1,pacing_pause_on_failed_estimate=true,long_rtt_threshold=\"0s\",min_interval=\"0s\"}}",
+        // Linux HyStart testing from the first ACK, with trains of simultaneous ACKs only.
+        "flow[0].cc={algorithm=\"cubic\",slow_start={kind=\"linux-hystart\",low_window=0,ack_delta=\"0s\"}}",
+        "flow[0].cc={algorithm=\"bbr3\",bw_probe_max_rounds=1}",
+    ];
+    for cc in edges {
+        assert_eq!(delivered(&[cc]), 100_000, "{cc}");
+    }
+    let lossy = [
+        "flow[0].sender.packet_threshold=1",
+        "path.forward.loss={model=\"bernoulli\",p=0.01}",
+    ];
+    assert_eq!(delivered(&lossy), 100_000);
+}
+
+#[test]
+fn flows_starting_at_or_after_the_end_are_left_out_of_fairness() {
+    // Two copies of the bulk flow, the second starting exactly when the 2 s run ends: it never sent, and the
+    // index of the one flow left is absent (before: 0.5, the second counted as a 0 bit/s share).
+    let late = ["flow[0].count=2", "flow[0].stagger=\"2s\""];
+    let s = load(&late).expect("loads");
+    let r = run(&s, RunOptions::default()).expect("runs");
+    assert_eq!(r.summary.flows[1].bytes_delivered, 0);
+    assert_eq!(r.summary.fairness_jain, None);
+    // One nanosecond earlier it started: it delivered nothing in its nanosecond, and that 0 counts (x², 0: 1/2).
+    let s = load(&["flow[0].count=2", "flow[0].stagger=\"1999999999ns\""]).expect("loads");
+    let r = run(&s, RunOptions::default()).expect("runs");
+    assert_eq!(r.summary.fairness_jain, Some(0.5));
+}

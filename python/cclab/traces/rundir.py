@@ -174,8 +174,10 @@ def _read_csv(path: Path) -> dict[str, npt.NDArray[np.float64]]:
             if len(row) != len(header):
                 raise RunDirError(f"{path}:{lineno}: {len(row)} fields, the header has {len(header)}")
             try:
+                # An empty cell is a value that does not exist (the other row kind's columns, an RTT before
+                # the first sample): NaN, as the parquet's null reads.
                 for c, v in zip(cols, row, strict=True):
-                    c.append(float(v))
+                    c.append(float(v) if v else np.nan)
             except ValueError:
                 raise RunDirError(f"{path}:{lineno}: not a number in {row!r}") from None
     return {h: np.asarray(c, dtype=np.float64) for h, c in zip(header, cols, strict=True)}

@@ -28,6 +28,7 @@ pub(crate) fn summarise(
     };
     let cpu_modelled = |c: &crate::host::CpuConfig| *c != Default::default();
     let mut flows = Vec::new();
+    let mut started = Vec::new();
     for (i, f) in file.flow.iter().enumerate() {
         let flow = FlowId(i as u32);
         let (s, r) = net.endpoints(flow);
@@ -55,6 +56,7 @@ pub(crate) fn summarise(
         fs.set_rtt_percentiles(s.rtt_percentiles());
         fs.ecn_marks = uses_ecn(f).then(|| net.ce_marks(flow));
         flows.push(fs);
+        started.push(net.flow_start(flow) < end);
     }
     let links = net
         .links()
@@ -90,7 +92,7 @@ pub(crate) fn summarise(
         fairness_jain: None,
         emulator: None,
     };
-    summary.set_fairness();
+    summary.set_fairness(&started);
     summary
 }
 

@@ -7,6 +7,7 @@
 //! formulas the parameters enter need, not the RFCs' recommendations.
 
 use cclab_core::cc::cubic::picoquic::PicoquicCubicConfig;
+use cclab_core::cc::slow_start::SlowStartConfig;
 use cclab_core::cc::{Bbr3Config, BbrConfig, CcConfig, CubicConfig, NewRenoConfig};
 use cclab_core::endpoint::receiver::ReceiverConfig;
 use cclab_core::endpoint::sender::SenderConfig;
@@ -31,6 +32,9 @@ pub(super) fn check_endpoints(
     if let Some(s) = sender {
         positive("sender.pacing.gain", s.pacing.gain)?;
         positive("sender.time_threshold", s.time_threshold)?;
+        // RFC 9002 §6.1.1: a packet is lost once `packet_threshold` later ones are acknowledged; 0 would
+        // declare an acknowledged packet lost (the loss detector used to raise it to 1 without a word).
+        at_least_one("sender.packet_threshold", s.packet_threshold)?;
         window("sender.receive_window", s.receive_window, mss, RWND_WHY)?;
     }
     if let Some(r) = receiver {
@@ -91,20 +95,47 @@ fn check_cc(cc: &CcConfig, mss: u64) -> Check {
 fn new_reno(c: &NewRenoConfig, mss: u64) -> Check {
     window("cc.initial_window", c.initial_window, mss, CWND_WHY)?;
     window("cc.minimum_window", c.minimum_window, mss, CWND_WHY)?;
-    fraction("cc.loss_reduction_factor", c.loss_reduction_factor, false)
+    fraction("cc.loss_reduction_factor", c.loss_reduction_factor, false)?;
+    slow_start(&c.slow_start)
 }
 
 /// RFC 9438 §4.6 `cwnd = cwnd · β_cubic` (a reduction) and §4.2 `K = ∛(W_max·(1−β)/C)` (C > 0, finite).
 fn cubic(c: &CubicConfig) -> Check {
     fraction("cc.beta", c.beta, false)?;
-    positive("cc.c", c.c)
+    positive("cc.c", c.c)?;
+    slow_start(&c.slow_start)
 }
 
 /// picoquic's cubic.c: the same β and C, and a loss share in [0, 1].
 fn picoquic(c: &PicoquicCubicConfig) -> Check {
     fraction("cc.beta", c.beta, false)?;
     positive("cc.c", c.c)?;
-    unit_interval("cc.loss_threshold", c.loss_threshold)
+    unit_interval("cc.loss_threshold", c.loss_threshold)?;
+    slow_start(&c.slow_start)
+}
+
+/// `cc.slow_start`. Only the train slow start has parameters a formula can break: HyStart++ has only
+/// `paced` (RFC 9406 §4.3 fixes its constants), picoquic's exit has none, and Linux HyStart's `low_window = 0`
+/// (test from the first ACK) and `ack_delta = 0` (a train of simultaneous ACKs only) are `tcp_cubic.c`'s to run.
+fn slow_start(s: &SlowStartConfig) -> Check {
+    let SlowStartConfig::Train(t) = s else {
+        return Ok(());
+    };
+    // train_ss.rs: cwnd = max(cwnd, bdp_gain · peak · min_rtt). At 0 or below it never jumps (classic slow start
+    // under another name); NaN used to jump straight to ssthresh, as `f64::min` drops a NaN.
+    positive("cc.slow_start.bdp_gain", t.bdp_gain)?;
+    // The jump is capped at `cwnd · max_jump_factor`: at 1 or below no jump can raise cwnd; NaN meant no cap.
+    if let Some(f) = t.max_jump_factor {
+        if !(f.is_finite() && f > 1.0) {
+            let why = "at or below 1 no jump can raise the window";
+            return fail(
+                "cc.slow_start.max_jump_factor",
+                format!("expected a finite number above 1 ({why}), got {f}"),
+            );
+        }
+    }
+    // A train of 0 packets shows no rate: the pause on a failed estimate would wait for nothing.
+    at_least_one("cc.slow_start.min_train_packets", t.min_train_packets)
 }
 
 /// draft-cardwell-iccrg-bbr-congestion-control-00: gains multiply BtlBw·RTprop; filters need a window.
@@ -134,6 +165,9 @@ fn bbr3(c: &Bbr3Config) -> Check {
         positive(key, gain)?;
     }
     fraction("cc.beta", c.beta, false)?;
+    // §5.3.3.8: probe once the rounds since the last probe reach min(BDP in packets, bw_probe_max_rounds);
+    // 0 makes every round a probe time: ProbeBW would start a probe from each Down or Cruise check.
+    at_least_one("cc.bw_probe_max_rounds", c.bw_probe_max_rounds)?;
     for (key, share) in [
         ("cc.loss_thresh", c.loss_thresh),
         ("cc.headroom", c.headroom),
