@@ -255,6 +255,16 @@ impl Summary {
         serde_json::to_string_pretty(self).expect("summary serialises")
     }
 
+    /// Pretty-printed JSON without what the machine decides (`sim.wall_s`, `sim.cpu_s`, `sim.events_per_s`,
+    /// zeroed): equal text for equal scenario and seed, which is what the determinism tests compare.
+    pub fn deterministic_json(&self) -> String {
+        let mut s = self.clone();
+        s.sim.wall_s = 0.0;
+        s.sim.cpu_s = 0.0;
+        s.sim.events_per_s = 0.0;
+        s.to_json_pretty()
+    }
+
     /// Sets `fairness_jain` from the goodputs of the flows with `started[i]` (flow `i` started before the run
     /// ended), when there are at least two. A flow that never started had no share to be unfair about: counted
     /// as 0 bit/s, it would pull the index of flows that did share the path down by a factor (n−1)/n.

@@ -50,12 +50,7 @@ fn run_to(dir: &Path, seed: Option<u64>) -> String {
         qlog: QlogMode::Draft02,
         ..Default::default()
     };
-    let out = run(&s, opts).unwrap();
-    let mut sum = out.summary;
-    sum.sim.wall_s = 0.0;
-    sum.sim.cpu_s = 0.0;
-    sum.sim.events_per_s = 0.0;
-    sum.to_json_pretty()
+    run(&s, opts).unwrap().summary.deterministic_json()
 }
 
 fn tmp(name: &str) -> PathBuf {
@@ -140,11 +135,7 @@ fn determinism_random_aqms_give_identical_outputs() {
             qlog: QlogMode::Off,
             ..Default::default()
         };
-        let mut sum = run(&s, opts).unwrap().summary;
-        sum.sim.wall_s = 0.0;
-        sum.sim.cpu_s = 0.0;
-        sum.sim.events_per_s = 0.0;
-        sum.to_json_pretty()
+        run(&s, opts).unwrap().summary.deterministic_json()
     };
     let (a, b, c) = (tmp("aqm-a"), tmp("aqm-b"), tmp("aqm-c"));
     let ja = run_aqms(&a, None);

@@ -28,11 +28,7 @@ fn load(text: &str, sets: &[&str]) -> Result<Scenario, ScenarioError> {
 
 /// The run's summary without its CPU and wall-clock figures.
 fn summary(s: &Scenario) -> String {
-    let mut sum = run(s, RunOptions::default()).unwrap().summary;
-    sum.sim.wall_s = 0.0;
-    sum.sim.cpu_s = 0.0;
-    sum.sim.events_per_s = 0.0;
-    sum.to_json_pretty()
+    run(s, RunOptions::default()).unwrap().summary.deterministic_json()
 }
 
 #[test]

@@ -86,11 +86,7 @@ fn run_to(toml: &str, dir: &Path) -> String {
         qlog: QlogMode::Draft02,
         ..Default::default()
     };
-    let mut sum = run(&s, opts).unwrap().summary;
-    sum.sim.wall_s = 0.0;
-    sum.sim.cpu_s = 0.0;
-    sum.sim.events_per_s = 0.0;
-    let json = sum.to_json_pretty();
+    let json = run(&s, opts).unwrap().summary.deterministic_json();
     json.lines()
         .filter(|l| !l.contains("\"cpu_"))
         .collect::<Vec<_>>()

@@ -39,11 +39,7 @@ fn run_to(dir: &Path, sets: &[String]) -> String {
         qlog: QlogMode::Draft02,
         ..Default::default()
     };
-    let mut sum = run(&s, opts).unwrap().summary;
-    sum.sim.wall_s = 0.0;
-    sum.sim.cpu_s = 0.0;
-    sum.sim.events_per_s = 0.0;
-    sum.to_json_pretty()
+    run(&s, opts).unwrap().summary.deterministic_json()
 }
 
 fn traces(dir: &Path) -> Vec<String> {

@@ -20,11 +20,7 @@ fn run_capped(s: &Scenario, max_events: u64) -> Result<RunOutput, RunError> {
 
 /// The summary without its wall-clock fields (the only ones allowed to differ between two runs).
 fn deterministic_json(out: &RunOutput) -> String {
-    let mut summary = out.summary.clone();
-    summary.sim.wall_s = 0.0;
-    summary.sim.cpu_s = 0.0;
-    summary.sim.events_per_s = 0.0;
-    summary.to_json_pretty()
+    out.summary.deterministic_json()
 }
 
 /// Runs `s` twice within `max_events` and checks the invariants; the error says which one broke.
