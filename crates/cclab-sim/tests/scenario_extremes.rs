@@ -204,3 +204,31 @@ fn flows_starting_at_or_after_the_end_are_left_out_of_fairness() {
     let r = run(&s, RunOptions::default()).expect("runs");
     assert_eq!(r.summary.fairness_jain, Some(0.5));
 }
+
+#[test]
+fn ack_frequency_divisors_and_gaps_out_of_range_name_the_key() {
+    // Before: each 0 was raised to 1 by the policy without a word, and a max_gap below min_gap was overruled.
+    let af = |kv: &str| format!("flow[0].sender.ack_frequency={{{kv}}}");
+    for key in [
+        "gap_divisor",
+        "delay_divisor",
+        "min_gap",
+        "slow_start_gap_divisor",
+        "gap_cap",
+    ] {
+        fails(
+            &[&af(&format!("{key}=0"))],
+            &format!("flow[0].sender.ack_frequency.{key}"),
+            "at least 1",
+        );
+    }
+    fails(
+        &[&af("min_gap=4,max_gap=2")],
+        "flow[0].sender.ack_frequency.max_gap",
+        "at least min_gap (4)",
+    );
+    assert_eq!(
+        delivered(&[&af("min_gap=1,max_gap=1,gap_cap=1,gap_divisor=1,delay_divisor=1")]),
+        100_000
+    );
+}

@@ -6,6 +6,7 @@
 //! Each check here names the key (relative to the flow) and the range it expects; the ranges are what the
 //! formulas the parameters enter need, not the RFCs' recommendations.
 
+use cclab_core::ack::frequency_sender::AckFrequencySenderConfig;
 use cclab_core::cc::cubic::picoquic::PicoquicCubicConfig;
 use cclab_core::cc::slow_start::SlowStartConfig;
 use cclab_core::cc::{Bbr3Config, BbrConfig, CcConfig, CubicConfig, NewRenoConfig};
@@ -36,6 +37,9 @@ pub(super) fn check_endpoints(
         // declare an acknowledged packet lost (the loss detector used to raise it to 1 without a word).
         at_least_one("sender.packet_threshold", s.packet_threshold)?;
         window("sender.receive_window", s.receive_window, mss, RWND_WHY)?;
+        if let Some(af) = &s.ack_frequency {
+            ack_frequency(af)?;
+        }
     }
     if let Some(r) = receiver {
         window("receiver.receive_window", r.receive_window, mss, RWND_WHY)?;
@@ -70,6 +74,29 @@ pub(super) fn receiver_buffer_fits(file: &ScenarioFile) -> Result<(), (String, S
 const RWND_WHY: &str = "the sender sends new data only in full packets, so a smaller credit never lets one out";
 /// Why a congestion window must hold one full packet.
 const CWND_WHY: &str = "a smaller window never lets a full packet out";
+
+/// The ACK-frequency sender's divisors and gaps (draft-ietf-quic-ack-frequency §8: the requested threshold is
+/// the window's packets over `gap_divisor`, the delay the RTT over `delay_divisor`, the gap kept within `min_gap`
+/// and `max_gap`). The policy used to raise a 0 to 1 without a word; and a `max_gap` below `min_gap` was
+/// overruled by it.
+fn ack_frequency(af: &AckFrequencySenderConfig) -> Check {
+    at_least_one("sender.ack_frequency.gap_divisor", af.gap_divisor)?;
+    at_least_one("sender.ack_frequency.delay_divisor", af.delay_divisor)?;
+    at_least_one("sender.ack_frequency.min_gap", af.min_gap)?;
+    if let Some(d) = af.slow_start_gap_divisor {
+        at_least_one("sender.ack_frequency.slow_start_gap_divisor", d)?;
+    }
+    if let Some(cap) = af.gap_cap {
+        at_least_one("sender.ack_frequency.gap_cap", cap)?;
+    }
+    match af.max_gap {
+        Some(max) if max < af.min_gap => fail(
+            "sender.ack_frequency.max_gap",
+            format!("expected at least min_gap ({}), got {max}", af.min_gap),
+        ),
+        _ => Ok(()),
+    }
+}
 
 fn check_cc(cc: &CcConfig, mss: u64) -> Check {
     match cc {
