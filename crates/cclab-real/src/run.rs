@@ -155,6 +155,7 @@ pub fn run_real(s: &Scenario, mut opts: RealOptions) -> Result<RunOutput, RealEr
     } else {
         None
     };
+    let traced = file.output.traced_flows(file.flow.len());
     let mut flows = Vec::new();
     let mut cc_names = Vec::new();
     for (i, f) in file.flow.iter().enumerate() {
@@ -172,7 +173,7 @@ pub fn run_real(s: &Scenario, mut opts: RealOptions) -> Result<RunOutput, RealEr
         let (sender, receiver, (mut sp, mut rp)) = flow_endpoints(f, FlowId(i as u32), seed, i as u32, start);
         cc_names.push(sp.cc_algorithm.clone());
         let qlog = |params: &mut cclab_sim::qlog::QlogParams, v: Vantage| -> Result<_, RealError> {
-            let (Some(fmt), Some(dir), true) = (format, &opts.out_dir, file.output.traces_flow(i)) else {
+            let (Some(fmt), Some(dir), true) = (format, &opts.out_dir, traced[i]) else {
                 return Ok(None);
             };
             params.format = fmt;

@@ -35,9 +35,8 @@ pub(crate) struct Built {
 /// to fault in on this VM); from 12 to 63 flows, whose state fits the L2's reach, the switch gained nothing.
 const HUGE_PAGES_MIN_FLOWS: usize = 64;
 
-/// Builds the network of `file` for a run seeded `seed`; endpoints trace when `trace` is set and
-/// `[output] qlog_flows` lists their flow.
-pub(crate) fn build(file: &ScenarioFile, seed: u64, trace: bool) -> Built {
+/// Builds the network of `file` for a run seeded `seed`; flow `i`'s endpoints trace when `traced[i]` is set.
+pub(crate) fn build(file: &ScenarioFile, seed: u64, traced: &[bool]) -> Built {
     // Before any per-flow state is allocated.
     let huge_pages = (file.flow.len() >= HUGE_PAGES_MIN_FLOWS).then(HugePages::on);
     let mut net = Network::new();
@@ -69,7 +68,7 @@ pub(crate) fn build(file: &ScenarioFile, seed: u64, trace: bool) -> Built {
             forward: routes.forward.iter().map(|&l| ids[l]).collect(),
             reverse: routes.reverse.iter().map(|&l| ids[l]).collect(),
             start,
-            trace: trace && file.output.traces_flow(i),
+            trace: traced[i],
         });
     }
     Built {

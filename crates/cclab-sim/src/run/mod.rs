@@ -149,7 +149,12 @@ pub fn run(s: &Scenario, opts: RunOptions) -> Result<RunOutput, RunError> {
         (Some(_), Some(dir)) if plain => Some(TraceWriter::start().map_err(io_err(dir))?),
         _ => None,
     };
-    let mut built = build::build(file, seed, format.is_some());
+    // Which flows are traced, once for the run (`[output] qlog_flows`).
+    let traced = match format {
+        Some(_) => file.output.traced_flows(file.flow.len()),
+        None => vec![false; file.flow.len()],
+    };
+    let mut built = build::build(file, seed, &traced);
     if let Some(dir) = &opts.out_dir {
         std::fs::create_dir_all(dir).map_err(io_err(dir))?;
     }
@@ -157,10 +162,9 @@ pub fn run(s: &Scenario, opts: RunOptions) -> Result<RunOutput, RunError> {
     let qlog_window = file.output.qlog_window_times();
     let qlog_failed = Arc::new(AtomicBool::new(false));
     let mut qlogs = Vec::with_capacity(n);
-    let traced = (0..n).filter(|&i| file.output.traces_flow(i)).count();
-    let chunk = crate::qlog::buffered_chunk_bytes(2 * traced);
+    let chunk = crate::qlog::buffered_chunk_bytes(2 * traced.iter().filter(|&&t| t).count());
     for (i, (sender_params, receiver_params)) in built.qlog_params.iter_mut().enumerate() {
-        let (Some(fmt), Some(dir), true) = (format, &opts.out_dir, file.output.traces_flow(i)) else {
+        let (Some(fmt), Some(dir), true) = (format, &opts.out_dir, traced[i]) else {
             qlogs.push([None, None]);
             continue;
         };

@@ -276,9 +276,19 @@ pub struct OutputConfig {
 }
 
 impl OutputConfig {
-    /// Whether flow `i`'s endpoints are traced when qlog is on (`qlog_flows`).
-    pub fn traces_flow(&self, i: usize) -> bool {
-        self.qlog_flows.as_ref().is_none_or(|f| f.contains(&(i as u64)))
+    /// Per flow of `flows`, whether its endpoints are traced when qlog is on (`qlog_flows`): one pass over
+    /// the list, not a search of it per flow (a list as long as the 32,767 flows would cost ~10⁹ steps).
+    pub fn traced_flows(&self, flows: usize) -> Vec<bool> {
+        let Some(list) = &self.qlog_flows else {
+            return vec![true; flows];
+        };
+        let mut traced = vec![false; flows];
+        for &i in list {
+            if let Some(t) = usize::try_from(i).ok().and_then(|i| traced.get_mut(i)) {
+                *t = true;
+            }
+        }
+        traced
     }
 
     /// The qlog window as instants of the run's clock.
