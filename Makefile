@@ -65,9 +65,11 @@ figures: install
 # the same share and one flow alone on its path);
 # `make bench BENCH_ARGS="--flows 10000"` for the 10,000-flow dumbbell; BENCH_ARGS="--scenario F.toml --out DIR" runs one
 # file and writes its outputs (compare them before/after a speed-up). Not a timed test: it prints, never fails on speed.
+# Each case runs BENCH_REPEAT times and reports its cheapest run and the median (a shared machine only adds time).
 BENCH_ARGS ?=
+BENCH_REPEAT ?= 3
 bench:
-	$(CARGO) run --release --quiet -p cclab-sim --bin cclab-bench -- $(BENCH_ARGS)
+	$(CARGO) run --release --quiet -p cclab-sim --bin cclab-bench -- --repeat $(BENCH_REPEAT) $(BENCH_ARGS)
 	uptime
 
 # The suite, then the TCP path cases and the dumbbell at 1, 100 and 1,000 NewReno flows in ns-3 (Debian's 3.37
