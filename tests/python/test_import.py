@@ -57,8 +57,10 @@ def test_package_docstring_example_names_a_scenario_that_exists():
 HEAVY = ("numpy", "polars", "pandas", "matplotlib")
 
 
-def _cli_modules(*args: str) -> list[str]:
-    """The top-level modules loaded by ``cclab ARGS`` in a fresh interpreter (the command must succeed)."""
+def _cli_modules(*args: str, top_level: bool = True) -> list[str]:
+    """The modules (top-level ones only, by default) loaded by ``cclab ARGS`` in a fresh interpreter (the command
+    must succeed)."""
+    names = "{m.split('.')[0] for m in sys.modules}" if top_level else "set(sys.modules)"
     code = (
         "import runpy, sys\n"
         f"sys.argv = ['cclab', *{list(args)!r}]\n"
@@ -66,7 +68,7 @@ def _cli_modules(*args: str) -> list[str]:
         "    runpy.run_module('cclab', run_name='__main__')\n"
         "except SystemExit as e:\n"
         "    assert not e.code, e.code\n"
-        "print(' '.join(sorted({m.split('.')[0] for m in sys.modules})))\n"
+        f"print(' '.join(sorted({names})))\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
@@ -85,3 +87,22 @@ def test_cli_run_and_validate_of_a_small_scenario_import_no_heavy_module(tmp_pat
     assert not set(HEAVY) & set(loaded), loaded
     loaded = _cli_modules("validate", str(one))
     assert not set(HEAVY) & set(loaded), loaded
+
+
+def test_cli_run_registers_only_its_own_command(tmp_path):
+    """typer inspects every registered command before it parses; a run imports only ``cclab.cli.run`` (and no
+    progress bar before a run has taken a second), while help still lists every command."""
+    one = write_scenario(
+        tmp_path,
+        '[scenario]\nname = "one"\nduration = "1s"\n[path.forward]\nrate = "10Mbps"\ndelay = "5ms"\n'
+        '[path.return]\nrate = "10Mbps"\ndelay = "5ms"\n[[flow]]\nsource = { kind = "bulk", size = "1000B" }\n',
+    )
+    loaded = set(_cli_modules("run", str(one), "--out", str(tmp_path / "out"), top_level=False))
+    from cclab.cli import COMMANDS
+
+    others = {f"cclab.cli.{c}" for c in COMMANDS if c != "run"}
+    assert "cclab.cli.run" in loaded and not others & loaded, others & loaded
+    assert "rich.progress" not in loaded
+    proc = subprocess.run([sys.executable, "-m", "cclab", "--help"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert all(c in proc.stdout for c in COMMANDS), proc.stdout

@@ -1,22 +1,30 @@
 """The ``cclab`` command. One module per subcommand; this file only registers them on `app`.
 
-To add a command group, write ``cclab/cli/<name>.py`` defining a ``typer.Typer`` (or a function) and add one
-``app.add_typer(...)`` (or ``app.command(...)``) line below.
+To add a command, write ``cclab/cli/<name>.py`` defining its function and add one line to ``COMMANDS``.
 """
 
+import sys
+from importlib import import_module
 from typing import Annotated
 
 import typer
 
-from cclab.cli import compare, doctor, emulate, fidelity, plot, report, reproduce, run, scenarios, sweep, validate
-
-app = typer.Typer(
-    name="cclab",
-    help="cclab: a congestion-control laboratory (deterministic simulator, TOML scenarios).",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
+#: The commands, each the function of that name in the module of that name under ``cclab.cli``. A run of one
+#: command imports and registers only that command: typer inspects every registered command's signature before it
+#: parses anything, and the eleven modules with their imports were an eighth of a one-packet ``cclab run``'s
+#: instructions (issue #14). Help, version and unknown commands register them all.
+COMMANDS = (
+    "run",
+    "validate",
+    "scenarios",
+    "plot",
+    "sweep",
+    "reproduce",
+    "compare",
+    "report",
+    "doctor",
+    "emulate",
+    "fidelity",
 )
 
 
@@ -28,31 +36,49 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
-def _root(
-    version: Annotated[
-        bool,
-        typer.Option(
-            "--version", "-V", callback=_version, is_eager=True, help="Print the cclab version and exit.", metavar=""
-        ),
-    ] = False,
-) -> None:
-    """cclab: a congestion-control laboratory (deterministic simulator, TOML scenarios)."""
+def build_app(only: str | None = None) -> typer.Typer:
+    """The ``cclab`` application with every command, or with command `only` alone."""
+    app = typer.Typer(
+        name="cclab",
+        help="cclab: a congestion-control laboratory (deterministic simulator, TOML scenarios).",
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        context_settings={"help_option_names": ["-h", "--help"]},
+    )
+
+    @app.callback()
+    def _root(
+        version: Annotated[
+            bool,
+            typer.Option(
+                "--version",
+                "-V",
+                callback=_version,
+                is_eager=True,
+                help="Print the cclab version and exit.",
+                metavar="",
+            ),
+        ] = False,
+    ) -> None:
+        """cclab: a congestion-control laboratory (deterministic simulator, TOML scenarios)."""
+
+    for name in COMMANDS:
+        if only is None or name == only:
+            app.command(name)(getattr(import_module(f"cclab.cli.{name}"), name))
+    return app
 
 
-app.command("run")(run.run)
-app.command("validate")(validate.validate)
-app.command("scenarios")(scenarios.scenarios)
-app.command("plot")(plot.plot)
-app.command("sweep")(sweep.sweep)
-app.command("reproduce")(reproduce.reproduce)
-app.command("compare")(compare.compare)
-app.command("report")(report.report)
-app.command("doctor")(doctor.doctor)
-app.command("emulate")(emulate.emulate)
-app.command("fidelity")(fidelity.fidelity)
+def __getattr__(name: str) -> typer.Typer:
+    # ``from cclab.cli import app`` (tests, embedding) gets the full application, built once.
+    if name == "app":
+        app = build_app()
+        globals()["app"] = app
+        return app
+    raise AttributeError(name)
 
 
 def main() -> None:
     """Entry point of the ``cclab`` console script."""
-    app(prog_name="cclab")
+    command = sys.argv[1] if len(sys.argv) > 1 else None
+    build_app(command if command in COMMANDS else None)(prog_name="cclab")
