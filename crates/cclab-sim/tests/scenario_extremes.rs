@@ -138,6 +138,27 @@ fn cross_traffic_faster_than_one_packet_per_nanosecond_is_an_error() {
 }
 
 #[test]
+fn cbr_source_faster_than_one_write_per_nanosecond_is_an_error() {
+    // Before: 1 B writes at 100 Gbit/s woke the sender every nanosecond (3.8 s of CPU per 20 simulated ms).
+    let cbr =
+        |size: &str, rate: &str| format!("flow[0].source={{kind=\"cbr\",packet_size=\"{size}\",rate=\"{rate}\"}}");
+    fails(
+        &[&cbr("1B", "100Gbps")],
+        "flow[0].source.rate",
+        "at most 8000000000 bit/s for 1B writes",
+    );
+    fails(&[&cbr("1200B", "9601Gbps")], "flow[0].source.rate", "raise packet_size");
+    fails(
+        &["flow[0].profile=\"dccp\"", &cbr("10B", "81Gbps")],
+        "flow[0].source.rate",
+        "for 10B writes",
+    );
+    // One write per nanosecond, and an empty write (nothing to write at any rate), still load.
+    assert!(load(&[&cbr("1B", "8Gbps")]).is_ok());
+    assert!(load(&[&cbr("0B", "100Gbps")]).is_ok());
+}
+
+#[test]
 fn quic_connection_ids_past_20_bytes_are_errors() {
     // Before: dcid_len = 4294967295 wrapped the u32 size sums, and the flow ran faster than with 8 bytes.
     let huge = "flow[0].quic={dcid_len=4294967295}";

@@ -194,6 +194,7 @@ fn validate(file: &mut ScenarioFile, base: &Path) -> Result<(), (String, String)
         let mss = u64::from(f.wire_profile().mss());
         ranges::check_endpoints(f.cc.as_ref(), f.sender.as_ref(), f.receiver.as_ref(), mss)
             .map_err(|(k, m)| (key(&k), m))?;
+        ranges::check_source(&f.source).map_err(|(k, m)| (key(&k), m))?;
         match (&mut f.access, dumbbell) {
             (Some(_), false) => {
                 return Err((key("access"), "access links need topology = \"dumbbell\"".into()));
