@@ -186,10 +186,38 @@ fn slow_start_and_loss_counts_out_of_range_name_the_key() {
     fails(
         &["flow[0].sender.packet_threshold=0"],
         "flow[0].sender.packet_threshold",
-        "at least 1",
+        "expected a nonzero u64",
     );
     let bbr3 = "flow[0].cc={algorithm=\"bbr3\",bw_probe_max_rounds=0}";
     fails(&[bbr3], "flow[0].cc.bw_probe_max_rounds", "at least 1");
+}
+
+#[test]
+fn receiver_counts_of_zero_are_errors_not_raised_to_one() {
+    // Before: each of these loaded, and the core raised the 0 to 1 without a word.
+    let ack = |policy: &str, kv: &str| format!("flow[0].receiver.ack={{policy=\"{policy}\",{kv}}}");
+    for (policy, key) in [
+        ("ratio", "ratio"),
+        ("ratio-after", "first_ratio"),
+        ("ratio-after", "then_ratio"),
+        ("tcp-delayed", "segments_per_ack"),
+    ] {
+        let zero = ack(policy, &format!("{key}=0"));
+        fails(
+            &[&zero],
+            &format!("flow[0].receiver.ack.{key}"),
+            "expected a nonzero u64",
+        );
+    }
+    fails(
+        &["flow[0].receiver.max_ack_ranges=0"],
+        "flow[0].receiver.max_ack_ranges",
+        "expected a nonzero usize",
+    );
+    assert_eq!(
+        delivered(&[&ack("ratio", "ratio=1"), "flow[0].receiver.max_ack_ranges=1"]),
+        100_000
+    );
 }
 
 #[test]

@@ -33,9 +33,6 @@ pub(super) fn check_endpoints(
     if let Some(s) = sender {
         positive("sender.pacing.gain", s.pacing.gain)?;
         positive("sender.time_threshold", s.time_threshold)?;
-        // RFC 9002 §6.1.1: a packet is lost once `packet_threshold` later ones are acknowledged; 0 would
-        // declare an acknowledged packet lost (the loss detector used to raise it to 1 without a word).
-        at_least_one("sender.packet_threshold", s.packet_threshold)?;
         window("sender.receive_window", s.receive_window, mss, RWND_WHY)?;
         if let Some(af) = &s.ack_frequency {
             ack_frequency(af)?;
