@@ -8,6 +8,8 @@ import numpy as np
 import numpy.typing as npt
 
 __version__: str
+#: Most bytes of scenario text (file plus --set values) the simulator reads.
+MAX_SCENARIO_BYTES: int
 
 class ScenarioError(Exception):
     """A scenario file or override is invalid; the message reads ``file: key.path: expected ...``."""
@@ -38,6 +40,7 @@ class RunOutput:
     def timeseries(self) -> dict[str, npt.NDArray[np.float64]]: ...
 
 def load(path: str | PathLike[str], overrides: list[str] = ...) -> Scenario: ...
+def read_scenario_text(path: str | PathLike[str]) -> str: ...
 def run(
     scenario: Scenario,
     *,

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from cclab import _core
 from cclab.api import Result, load, run
 
 #: The metrics compared, as (key, label, unit).
@@ -99,7 +100,7 @@ def _is_tcp(scenario: str | Path, overrides: Sequence[str]) -> bool:
             return value.strip().strip("'\"") == "tcp"
     import tomllib
 
-    flows = tomllib.loads(Path(scenario).read_text()).get("flow", [])
+    flows = tomllib.loads(_core.read_scenario_text(scenario)).get("flow", [])
     return bool(flows) and flows[0].get("profile") == "tcp"
 
 

@@ -94,9 +94,9 @@ def parse_param(text: str) -> tuple[str, list[str]]:
 def is_sweep_file(path: str | PathLike[str]) -> bool:
     """Whether ``path`` is a sweep file (top-level ``scenario = "file.toml"``) rather than a scenario."""
     try:
-        doc = tomllib.loads(Path(path).read_text())
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
-        return False
+        doc = tomllib.loads(_core.read_scenario_text(path))
+    except (_core.ScenarioError, tomllib.TOMLDecodeError):
+        return False  # loading it as a scenario reports what is wrong
     return isinstance(doc.get("scenario"), str)
 
 
@@ -113,9 +113,9 @@ def load_sweep_file(path: str | PathLike[str]) -> SweepPlan:
     """
     p = Path(path)
     try:
-        doc = tomllib.loads(p.read_text())
-    except (OSError, UnicodeDecodeError) as e:
-        raise SweepError(f"{p}: cannot read: {e}") from None
+        doc = tomllib.loads(_core.read_scenario_text(p))
+    except _core.ScenarioError as e:  # unreadable or over the scenario size limit; names the file
+        raise SweepError(str(e)) from None
     except tomllib.TOMLDecodeError as e:
         raise SweepError(f"{p}: {e}") from None
     known = {"scenario", "seeds", "set", "grid"}

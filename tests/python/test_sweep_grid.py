@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from cclab import sweep
+from cclab import _core, sweep
 
 
 def test_param_parses_key_and_values():
@@ -97,3 +97,13 @@ def test_sweep_file_seed_count_past_the_bound_names_the_key(tmp_path):
     (tmp_path / "w.toml").write_text('scenario = "s.toml"\nseeds = 100000000000\n')
     with pytest.raises(sweep.SweepError, match=r"w.toml: seeds: expected a count 1 ≤ N ≤ 1,000,000"):
         sweep.load_sweep_file(tmp_path / "w.toml")
+
+
+def test_sweep_file_over_the_scenario_size_limit_is_refused_unparsed(tmp_path):
+    # The file's tail is not TOML: only a refusal before parsing gives the size error.
+    limit = _core.MAX_SCENARIO_BYTES
+    path = tmp_path / "w.toml"
+    path.write_text('scenario = "s.toml"\n' + "x" * limit)
+    with pytest.raises(sweep.SweepError, match=rf"w.toml: {limit + 20} bytes, over the limit of {limit} bytes"):
+        sweep.load_sweep_file(path)
+    assert not sweep.is_sweep_file(path)  # so cclab sweep loads it as a scenario, which reports the size

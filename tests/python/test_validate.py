@@ -61,6 +61,18 @@ def test_bad_override_exits_2_naming_the_key(tiny, override, needle):
     assert_clean_error(cclab_cli("validate", tiny, "--set", override), 2, f"{tiny}: ", needle)
 
 
+def test_scenario_over_the_size_limit_exits_2_naming_file_size_and_limit(tmp_path, tiny):
+    # A comment past the limit: valid TOML, so only the size check refuses it (it loaded before).
+    limit = cclab._core.MAX_SCENARIO_BYTES
+    path = write_scenario(tmp_path, TINY + "#" + "x" * limit + "\n", "big.toml")
+    size = path.stat().st_size
+    needles = (f"{path}: {size} bytes, over the limit of {limit} bytes", "`count = N`")
+    assert_clean_error(cclab_cli("validate", path), 2, *needles)
+    # A command line holds at most 128 KiB per argument; the API takes any list.
+    with pytest.raises(cclab.ScenarioError, match=re.escape(f"{tiny}: ") + ".* bytes of --set values, over"):
+        cclab.load(tiny, ["scenario.description=" + "d" * limit])
+
+
 def test_toml_syntax_error_names_the_file(tmp_path):
     path = write_scenario(tmp_path, "[scenario\nname = 1\n", "syntax.toml")
     assert_clean_error(cclab_cli("validate", path), 2, f"{path}: ", "line 1")

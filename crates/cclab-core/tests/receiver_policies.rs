@@ -87,7 +87,7 @@ fn ratio_one_to_ten_sends_one_ack_per_ten() {
     let mut s = Script::new(
         quic(),
         AckPolicyConfig::Ratio(RatioConfig {
-            ratio: 10,
+            ratio: std::num::NonZeroU64::new(10).unwrap(),
             max_ack_delay: Dur::from_millis(25),
         }),
     );

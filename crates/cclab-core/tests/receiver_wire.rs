@@ -72,7 +72,7 @@ fn receiver_tcp_ack_carries_cumulative_and_newest_sack_blocks() {
 #[test]
 fn receiver_ranges_stay_bounded_under_random_loss() {
     let cfg = ReceiverConfig {
-        max_ack_ranges: 32,
+        max_ack_ranges: std::num::NonZeroUsize::new(32).unwrap(),
         ..Default::default()
     };
     let mut s = Script::with_config(quic(), &cfg);
@@ -164,7 +164,7 @@ fn receiver_quic_ack_sizes_match_a_fresh_sizing_under_loss_reordering_and_acked_
     use cclab_core::wire::packet::{AckFrame, Datagram, FlowId};
     let profile = quic();
     let cfg = ReceiverConfig {
-        max_ack_ranges: 32,
+        max_ack_ranges: std::num::NonZeroUsize::new(32).unwrap(),
         ..Default::default()
     };
     let mut r = Receiver::new(FlowId(1), profile, &cfg, us(0));

@@ -167,7 +167,7 @@ fn mapping(file: &ScenarioFile) -> Result<Mapping, KernelError> {
     };
     let quickack = match f.receiver.as_ref().map(|r| &r.ack) {
         None | Some(AckPolicyConfig::TcpDelayed(_)) | Some(AckPolicyConfig::Rfc9000(_)) => false,
-        Some(AckPolicyConfig::Ratio(r)) if r.ratio == 1 => true,
+        Some(AckPolicyConfig::Ratio(r)) if r.ratio.get() == 1 => true,
         Some(_) => {
             return Err(unsupported(
                 "flow[0].receiver.ack.policy",

@@ -31,6 +31,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<scenario::PyScenario>()?;
     m.add_class::<run::PyRunOutput>()?;
     m.add_function(wrap_pyfunction!(scenario::load, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario::read_scenario_text, m)?)?;
+    m.add("MAX_SCENARIO_BYTES", cclab_sim::MAX_SCENARIO_BYTES)?;
     m.add_function(wrap_pyfunction!(run::run, m)?)?;
     m.add_function(wrap_pyfunction!(kernel::run_kernel, m)?)?;
     m.add_class::<emulate::PyEmulation>()?;

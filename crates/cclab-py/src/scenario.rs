@@ -52,3 +52,11 @@ pub(crate) fn load(py: Python<'_>, path: PathBuf, overrides: Vec<String>) -> PyR
         .map(PyScenario::from)
         .map_err(scenario_error)
 }
+
+/// The text of the scenario (or sweep) file at `path`, refused past `cclab_sim::MAX_SCENARIO_BYTES` before it is
+/// read, so Python's own TOML reads are bounded as the simulator's are.
+#[pyfunction]
+pub(crate) fn read_scenario_text(py: Python<'_>, path: PathBuf) -> PyResult<String> {
+    py.detach(|| cclab_sim::read_scenario_text(&path))
+        .map_err(scenario_error)
+}

@@ -28,4 +28,4 @@ pub mod summary;
 pub mod timeseries;
 
 pub use run::{run, QlogMode, RunError, RunOptions, RunOutput};
-pub use scenario::{load_scenario, Scenario, ScenarioError};
+pub use scenario::{load_scenario, read_scenario_text, Scenario, ScenarioError, MAX_SCENARIO_BYTES};

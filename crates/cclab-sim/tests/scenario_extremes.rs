@@ -138,6 +138,27 @@ fn cross_traffic_faster_than_one_packet_per_nanosecond_is_an_error() {
 }
 
 #[test]
+fn cbr_source_faster_than_one_write_per_nanosecond_is_an_error() {
+    // Before: 1 B writes at 100 Gbit/s woke the sender every nanosecond (3.8 s of CPU per 20 simulated ms).
+    let cbr =
+        |size: &str, rate: &str| format!("flow[0].source={{kind=\"cbr\",packet_size=\"{size}\",rate=\"{rate}\"}}");
+    fails(
+        &[&cbr("1B", "100Gbps")],
+        "flow[0].source.rate",
+        "at most 8000000000 bit/s for 1B writes",
+    );
+    fails(&[&cbr("1200B", "9601Gbps")], "flow[0].source.rate", "raise packet_size");
+    fails(
+        &["flow[0].profile=\"dccp\"", &cbr("10B", "81Gbps")],
+        "flow[0].source.rate",
+        "for 10B writes",
+    );
+    // One write per nanosecond, and an empty write (nothing to write at any rate), still load.
+    assert!(load(&[&cbr("1B", "8Gbps")]).is_ok());
+    assert!(load(&[&cbr("0B", "100Gbps")]).is_ok());
+}
+
+#[test]
 fn quic_connection_ids_past_20_bytes_are_errors() {
     // Before: dcid_len = 4294967295 wrapped the u32 size sums, and the flow ran faster than with 8 bytes.
     let huge = "flow[0].quic={dcid_len=4294967295}";
@@ -165,10 +186,38 @@ fn slow_start_and_loss_counts_out_of_range_name_the_key() {
     fails(
         &["flow[0].sender.packet_threshold=0"],
         "flow[0].sender.packet_threshold",
-        "at least 1",
+        "expected a nonzero u64",
     );
     let bbr3 = "flow[0].cc={algorithm=\"bbr3\",bw_probe_max_rounds=0}";
     fails(&[bbr3], "flow[0].cc.bw_probe_max_rounds", "at least 1");
+}
+
+#[test]
+fn receiver_counts_of_zero_are_errors_not_raised_to_one() {
+    // Before: each of these loaded, and the core raised the 0 to 1 without a word.
+    let ack = |policy: &str, kv: &str| format!("flow[0].receiver.ack={{policy=\"{policy}\",{kv}}}");
+    for (policy, key) in [
+        ("ratio", "ratio"),
+        ("ratio-after", "first_ratio"),
+        ("ratio-after", "then_ratio"),
+        ("tcp-delayed", "segments_per_ack"),
+    ] {
+        let zero = ack(policy, &format!("{key}=0"));
+        fails(
+            &[&zero],
+            &format!("flow[0].receiver.ack.{key}"),
+            "expected a nonzero u64",
+        );
+    }
+    fails(
+        &["flow[0].receiver.max_ack_ranges=0"],
+        "flow[0].receiver.max_ack_ranges",
+        "expected a nonzero usize",
+    );
+    assert_eq!(
+        delivered(&[&ack("ratio", "ratio=1"), "flow[0].receiver.max_ack_ranges=1"]),
+        100_000
+    );
 }
 
 #[test]

@@ -24,7 +24,6 @@ API: `iter_events(path)` yields `Event` (time in seconds, short name, data dict,
 
 from __future__ import annotations
 
-import bisect
 import gzip
 import json
 import zlib
@@ -36,6 +35,8 @@ from typing import IO, Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
+
+from cclab.traces.pn_runs import PnRuns
 
 #: The first two bytes of a gzip member (RFC 1952 §2.3.1).
 GZIP_MAGIC = b"\x1f\x8b"
@@ -628,13 +629,14 @@ class _Builder:
         self.current = dict.fromkeys(METRIC_COLUMNS, float("nan"))
         self.lost = _columns(("time_s", "pn"))
         self.triggers: list[str] = []
-        self.lost_sorted: list[int] = []
+        #: Packet numbers declared lost and not yet acknowledged.
+        self.lost_pns = PnRuns()
         self.spurious = _columns(("time_s", "pn"))
         self.ack_freq = _columns(("time_s", "threshold", "max_ack_delay_s"))
         self.acks = _columns(("time_s", "size", "newly_acked", "newly_acked_bytes", "largest_pn", "largest_sent_s"))
-        #: Packet numbers sent and not yet covered by a received ACK (ascending: packet numbers only grow,
-        #: RFC 9000 §12.3), and their (size, send time).
-        self.unacked: list[int] = []
+        #: Packet numbers sent and not yet covered by a received ACK (one enters only above the largest held:
+        #: packet numbers only grow, RFC 9000 §12.3), and their (size, send time).
+        self.unacked = PnRuns()
         self.unacked_info: dict[int, tuple[float, float]] = {}
         self.pto: list[float] = []
         self.nofeedback: list[float] = []
@@ -686,8 +688,8 @@ class _Builder:
         frames = self._packet(ev, self.sent)
         if len(self.sent["pn"]) > rows:
             pn = int(self.sent["pn"][-1])
-            if pn >= 0 and (not self.unacked or pn > self.unacked[-1]):
-                self.unacked.append(pn)
+            if pn >= 0 and (not self.unacked or pn > self.unacked.last()):
+                self.unacked.add(pn)
                 self.unacked_info[pn] = (self.sent["size"][-1], ev.time_s)
         for fr in frames:
             if fr.get("frame_type") == "unknown" and ACK_FREQUENCY_TYPE in (
@@ -703,7 +705,7 @@ class _Builder:
             if fr.get("frame_type") != "ack":
                 continue
             ranges = fr.get("acked_ranges") or []
-            if self.lost_sorted:
+            if self.lost_pns:
                 self._check_spurious(ev.time_s, ranges)
             self._newly_acked(ev.time_s, self.received["size"][-1], ranges)
 
@@ -713,17 +715,15 @@ class _Builder:
         largest_new = -1
         for lo, hi in _range_bounds(ranges):
             largest = max(largest, hi)
-            i = bisect.bisect_left(self.unacked, int(lo))
-            j = bisect.bisect_right(self.unacked, int(hi))
-            if i == j:
+            taken = self.unacked.pop_range(int(lo), int(hi))
+            if not taken:
                 continue
-            top = self.unacked[j - 1]
+            top = taken[-1]
             if top >= largest_new:
                 largest_new, largest_sent = top, self.unacked_info[top][1]
-            for pn in self.unacked[i:j]:
+            for pn in taken:
                 nbytes += self.unacked_info.pop(pn)[0]
-            count += j - i
-            del self.unacked[i:j]
+            count += len(taken)
         a = self.acks
         a["time_s"].append(t)
         a["size"].append(size)
@@ -734,12 +734,9 @@ class _Builder:
 
     def _check_spurious(self, t: float, ranges: list[Any]) -> None:
         for lo, hi in _range_bounds(ranges):
-            i = bisect.bisect_left(self.lost_sorted, int(lo))
-            j = bisect.bisect_right(self.lost_sorted, int(hi))
-            for pn in self.lost_sorted[i:j]:
+            for pn in self.lost_pns.pop_range(int(lo), int(hi)):
                 self.spurious["time_s"].append(t)
                 self.spurious["pn"].append(float(pn))
-            del self.lost_sorted[i:j]
 
     def _on_packet_lost(self, ev: Event) -> None:
         hdr = ev.data.get("header") if isinstance(ev.data.get("header"), dict) else {}
@@ -751,7 +748,7 @@ class _Builder:
         self.lost["pn"].append(pn if pn is not None else -1.0)
         self.triggers.append(trigger)
         if pn is not None:
-            bisect.insort(self.lost_sorted, int(pn))
+            self.lost_pns.add(int(pn))
         if trigger == "pto_expired":
             self.pto.append(ev.time_s)
 

@@ -342,3 +342,35 @@ def test_mutated_traces_read_as_python_reads_them(tmp_path, run_traces):
             assert_same(read_qlog(path), expected)
     assert read > 300  # most mutations stay readable in Rust; the rest exercise the hand-over
     assert declined > 20
+
+
+def _out_of_order_records(n: int) -> list[str]:
+    """A hostile trace: `n` packets sent, all declared lost in descending order, then one ACK frame of `n`
+    single-packet ranges from the middle outwards. Sorted lists made each loss and each range O(n)."""
+    records = [json.dumps({"qlog_version": "0.3", "trace": {"vantage_point": {"type": "client"}}})]
+    sent = (
+        '{"time": %d, "name": "transport:packet_sent", '
+        '"data": {"header": {"packet_number": %d}, "raw": {"length": 1200}}}'
+    )
+    lost = '{"time": %d, "name": "recovery:packet_lost", "data": {"header": {"packet_number": %d}}}'
+    records += [sent % (pn, pn) for pn in range(n)]
+    records += [lost % (n + k, n - 1 - k) for k in range(n)]
+    ranges = [[(n // 2 + k) % n] * 2 for k in range(n)]
+    ack = {"frame_type": "ack", "acked_ranges": ranges}
+    records.append(json.dumps({"time": 2 * n, "name": "transport:packet_received", "data": {"frames": [ack]}}))
+    return records
+
+
+def test_out_of_order_losses_and_acks_read_in_n_log_n(tmp_path):
+    # 200,000 of each: the sorted lists took minutes here (see docs/doctor.md); no timing is asserted.
+    n = 200_000
+    path = _write(tmp_path / "hostile.sqlog", _out_of_order_records(n))
+    expected = _read_python(path, None)
+    assert_same(rust(path), expected)
+    assert len(expected.lost["pn"]) == len(expected.acked_after_loss["pn"]) == n
+    order = [(n // 2 + k) % n for k in range(n)]
+    assert expected.acked_after_loss["pn"].tolist() == order
+    assert expected.acks["newly_acked"].tolist() == [n]
+    assert expected.acks["newly_acked_bytes"].tolist() == [1200.0 * n]
+    assert expected.acks["largest_pn"].tolist() == [n - 1]
+    assert expected.acks["largest_sent_s"].tolist() == [expected.sent["time_s"][-1]]

@@ -166,7 +166,7 @@ mod tests {
         assert_eq!(
             r,
             AckPolicyConfig::Ratio(RatioConfig {
-                ratio: 10,
+                ratio: core::num::NonZeroU64::new(10).unwrap(),
                 max_ack_delay: Dur::from_millis(40)
             })
         );

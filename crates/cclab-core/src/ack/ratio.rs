@@ -1,6 +1,8 @@
 //! A fixed ACK ratio 1:N: one ACK per N ack-eliciting packets, within a max delay
 //! (draft-fairhurst-quic-ack-scaling proposes 1:10 for asymmetric paths; RFC 9000 is 1:2).
 
+use core::num::NonZeroU64;
+
 use serde::Deserialize;
 
 use super::{rfc9000_immediate, AckPolicy, Arrival, DEFAULT_MAX_ACK_DELAY};
@@ -11,7 +13,7 @@ use crate::time::Dur;
 #[serde(default, deny_unknown_fields)]
 pub struct RatioConfig {
     /// Ack-eliciting packets per ACK (draft-fairhurst-quic-ack-scaling: 10).
-    pub ratio: u64,
+    pub ratio: NonZeroU64,
     /// Longest delay before acknowledging (RFC 9000 §18.2 default 25 ms).
     pub max_ack_delay: Dur,
 }
@@ -19,7 +21,7 @@ pub struct RatioConfig {
 impl Default for RatioConfig {
     fn default() -> Self {
         RatioConfig {
-            ratio: 10,
+            ratio: NonZeroU64::new(10).expect("10 is not 0"),
             max_ack_delay: DEFAULT_MAX_ACK_DELAY,
         }
     }
@@ -35,10 +37,10 @@ pub struct Ratio {
 }
 
 impl Ratio {
-    /// A policy with nothing pending; a ratio of 0 counts as 1.
+    /// A policy with nothing pending.
     pub fn new(cfg: &RatioConfig) -> Self {
         Ratio {
-            ratio: cfg.ratio.max(1),
+            ratio: cfg.ratio.get(),
             max_ack_delay: cfg.max_ack_delay,
             pending: 0,
         }

@@ -3,6 +3,8 @@
 //! `kMaxRetransmittablePacketsBeforeAck = 10`), the model of draft-fairhurst-quic-ack-scaling
 //! (quicwg/base-drafts #3529: 1:2 for the first 100 packets, then 1:10).
 
+use core::num::NonZeroU64;
+
 use serde::Deserialize;
 
 use super::{rfc9000_immediate, AckPolicy, Arrival, DEFAULT_MAX_ACK_DELAY};
@@ -13,11 +15,11 @@ use crate::time::Dur;
 #[serde(default, deny_unknown_fields)]
 pub struct RatioAfterConfig {
     /// Ack-eliciting packets per ACK during the first phase (Chromium: 2).
-    pub first_ratio: u64,
+    pub first_ratio: NonZeroU64,
     /// Ack-eliciting packets received in the first phase (Chromium: 100).
     pub packets: u64,
     /// Ack-eliciting packets per ACK afterwards (Chromium, draft-fairhurst: 10).
-    pub then_ratio: u64,
+    pub then_ratio: NonZeroU64,
     /// Longest delay before acknowledging (RFC 9000 §18.2 default 25 ms).
     pub max_ack_delay: Dur,
 }
@@ -25,9 +27,9 @@ pub struct RatioAfterConfig {
 impl Default for RatioAfterConfig {
     fn default() -> Self {
         RatioAfterConfig {
-            first_ratio: 2,
+            first_ratio: NonZeroU64::new(2).expect("2 is not 0"),
             packets: 100,
-            then_ratio: 10,
+            then_ratio: NonZeroU64::new(10).expect("10 is not 0"),
             max_ack_delay: DEFAULT_MAX_ACK_DELAY,
         }
     }
@@ -63,7 +65,7 @@ impl AckPolicy for RatioAfter {
         } else {
             self.cfg.then_ratio
         };
-        self.pending >= ratio.max(1) || rfc9000_immediate(a)
+        self.pending >= ratio.get() || rfc9000_immediate(a)
     }
     fn on_ack_sent(&mut self) {
         self.pending = 0;

@@ -13,6 +13,8 @@
 //!   sent spends one (`tcp_dec_quickack_mode`). A CE mark after an unmarked segment grants 2
 //!   (`tcp_ecn_check_ce` → `tcp_enter_quickack_mode(sk, 2)`).
 
+use core::num::NonZeroU64;
+
 use serde::Deserialize;
 
 use super::{AckPolicy, Arrival};
@@ -30,7 +32,7 @@ pub struct TcpDelayedConfig {
     /// Delayed-ACK timeout (Linux `TCP_DELACK_MIN` = 40 ms; clamped below 500 ms, RFC 1122).
     pub delack: Dur,
     /// Full-sized segments per ACK (RFC 5681 §4.2: at least every 2nd).
-    pub segments_per_ack: u64,
+    pub segments_per_ack: NonZeroU64,
     /// Quick ACKs granted at the start and after idle (Linux `TCP_MAX_QUICKACKS` = 16; the
     /// kernel grants `min(rcv_wnd / (2·rcv_mss), 16)`, 16 for any window ≥ 32 segments).
     pub quickacks: u64,
@@ -43,7 +45,7 @@ impl Default for TcpDelayedConfig {
     fn default() -> Self {
         TcpDelayedConfig {
             delack: Dur::from_millis(40),
-            segments_per_ack: 2,
+            segments_per_ack: NonZeroU64::new(2).expect("2 is not 0"),
             quickacks: 16,
             idle_restart: Dur::from_millis(200),
         }
@@ -91,7 +93,7 @@ impl AckPolicy for TcpDelayed {
         }
         self.pending_bytes += a.bytes();
         // `segments_per_ack` full segments' worth: more than (n − 1)·MSS bytes unacknowledged.
-        let threshold = self.cfg.segments_per_ack.max(1).saturating_sub(1) * a.mss();
+        let threshold = (self.cfg.segments_per_ack.get() - 1) * a.mss();
         self.quick > 0 || self.pending_bytes > threshold || a.out_of_order || a.new_gap || a.has_holes
     }
     fn on_ack_sent(&mut self) {

@@ -12,6 +12,8 @@
 //! timer fires at `Clock::fire_time(first unacknowledged arrival + max_ack_delay)`, so a 1 ms
 //! delay on a coarse timer fires late as on a real host.
 
+use core::num::NonZeroUsize;
+
 use serde::Deserialize;
 
 use super::handshake::{HandshakeConfig, HandshakeServer};
@@ -52,7 +54,7 @@ pub struct ReceiverConfig {
     /// The receiver host's clock model (default: exact).
     pub clock: ClockConfig,
     /// Most ACK ranges a QUIC ACK frame carries and the receiver remembers (quinn: 32).
-    pub max_ack_ranges: usize,
+    pub max_ack_ranges: NonZeroUsize,
     /// Report ECN counts in ACK frames once any ECT/CE packet arrived (RFC 9000 §13.4.1).
     pub ecn: bool,
     /// Flow-control credit, stream bytes: data ending more than this far past the contiguous prefix
@@ -75,7 +77,7 @@ impl Default for ReceiverConfig {
         ReceiverConfig {
             ack: AckPolicyConfig::default(),
             clock: ClockConfig::default(),
-            max_ack_ranges: 32,
+            max_ack_ranges: NonZeroUsize::new(32).expect("32 is not 0"),
             ecn: true,
             receive_window: None,
             pn_len: 2,
@@ -153,7 +155,7 @@ impl Receiver {
             profile,
             clock: Clock::new(cfg.clock),
             policy: cfg.ack.build(),
-            max_ack_ranges: cfg.max_ack_ranges.max(1),
+            max_ack_ranges: cfg.max_ack_ranges.get(),
             ecn_reporting: cfg.ecn,
             pn_len: cfg.pn_len.clamp(1, 4),
             received: RangeSet::new(),

@@ -7,6 +7,7 @@
 use crate::recovery::rtt::{RttEstimator, GRANULARITY};
 use crate::recovery::sent::{SentPacket, SentPackets};
 use crate::time::{Dur, Time};
+use core::num::NonZeroU64;
 
 /// kPersistentCongestionThreshold (RFC 9002 §7.6.1).
 pub const PERSISTENT_CONGESTION_THRESHOLD: u64 = 3;
@@ -55,10 +56,15 @@ pub struct LossDetection {
 
 impl LossDetection {
     /// `packet_threshold` (kPacketThreshold, RFC default 3) and `time_threshold`
-    /// (kTimeThreshold, RFC default 9/8).
-    pub fn new(packet_threshold: u64, time_threshold: f64) -> LossDetection {
+    /// (kTimeThreshold, RFC default 9/8). A threshold of 0 would declare an acknowledged packet lost (§6.1.1);
+    /// the type rules it out, where 0 used to be raised to 1 without a word:
+    ///
+    /// ```compile_fail
+    /// cclab_core::recovery::loss::LossDetection::new(0, 9.0 / 8.0);
+    /// ```
+    pub fn new(packet_threshold: NonZeroU64, time_threshold: f64) -> LossDetection {
         LossDetection {
-            packet_threshold: packet_threshold.max(1),
+            packet_threshold: packet_threshold.get(),
             time_threshold,
             largest_acked: None,
             loss_time: None,
@@ -225,7 +231,7 @@ mod tests {
         let mut rtt = RttEstimator::new(Dur::from_millis(333));
         rtt.update(ms(0), Dur::from_millis(80), Dur::ZERO);
         let mut s = SentPackets::new();
-        let mut l = LossDetection::new(3, 9.0 / 8.0);
+        let mut l = LossDetection::new(NonZeroU64::new(3).unwrap(), 9.0 / 8.0);
         for i in 0..3 {
             push(&mut s, ms(i * 10));
         }

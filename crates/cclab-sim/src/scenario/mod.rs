@@ -1,6 +1,6 @@
 //! Scenario files: parsing, `--set` overrides and validation.
 //!
-//! Loading goes TOML text → TOML tree → overrides applied → schema ([`ScenarioFile`], every
+//! Loading goes TOML text (at most [`MAX_SCENARIO_BYTES`], `size`) → TOML tree → overrides applied → schema ([`ScenarioFile`], every
 //! table `deny_unknown_fields`) → cross-field checks (a rate or a trace per link, profile
 //! tables matching the profile, access links only in a dumbbell, trace files read). Every
 //! error names the file, the key path and what was expected, and nothing panics.
@@ -10,6 +10,7 @@ mod locate;
 mod overrides;
 mod ranges;
 mod schema;
+mod size;
 
 pub use error::ScenarioError;
 pub use overrides::Override;
@@ -17,6 +18,7 @@ pub use schema::{
     DccpParams, FlowConfig, HostsSection, OutputConfig, PathSection, ProfileKind, QuicParams, ScenarioFile,
     ScenarioSection, TcpParams, Topology,
 };
+pub use size::{read_scenario_text, MAX_SCENARIO_BYTES};
 
 use cclab_core::endpoint::source::SourceConfig;
 use cclab_core::time::Dur;
@@ -34,17 +36,17 @@ pub struct Scenario {
 
 /// Reads, overrides and validates the scenario file at `path`.
 pub fn load_scenario(path: &Path, overrides: &[String]) -> Result<Scenario, ScenarioError> {
-    let origin = path.display().to_string();
-    let text =
-        std::fs::read_to_string(path).map_err(|e| ScenarioError::new(&origin, None, format!("cannot read: {e}")))?;
-    Scenario::from_toml_str(&text, &origin, overrides)
+    let text = read_scenario_text(path)?;
+    Scenario::from_toml_str(&text, &path.display().to_string(), overrides)
 }
 
 impl Scenario {
     /// Parses scenario text; `origin` names it in errors, and relative trace paths are read from
-    /// its directory.
+    /// its directory. The text and the overrides together are at most [`MAX_SCENARIO_BYTES`].
     pub fn from_toml_str(text: &str, origin: &str, overrides: &[String]) -> Result<Scenario, ScenarioError> {
         let err = |key: Option<String>, msg: String| ScenarioError::new(origin, key, msg);
+        let set_bytes = overrides.iter().map(|o| o.len() as u64).sum();
+        size::check(origin, text.len() as u64, set_bytes)?;
         let mut tree: toml::Table = text
             .parse()
             .map_err(|e: toml::de::Error| err(None, one_line(&e.to_string())))?;
@@ -192,6 +194,7 @@ fn validate(file: &mut ScenarioFile, base: &Path) -> Result<(), (String, String)
         let mss = u64::from(f.wire_profile().mss());
         ranges::check_endpoints(f.cc.as_ref(), f.sender.as_ref(), f.receiver.as_ref(), mss)
             .map_err(|(k, m)| (key(&k), m))?;
+        ranges::check_source(&f.source).map_err(|(k, m)| (key(&k), m))?;
         match (&mut f.access, dumbbell) {
             (Some(_), false) => {
                 return Err((key("access"), "access links need topology = \"dumbbell\"".into()));

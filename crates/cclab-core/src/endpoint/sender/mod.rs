@@ -30,6 +30,7 @@ use crate::time::{Dur, Time};
 use crate::units::Bytes;
 use crate::wire::packet::{AckFrame, AckFrequencyFrame, Datagram, Ecn, FlowId, RareFrames};
 use crate::wire::size::Profile;
+use core::num::NonZeroU64;
 use serde::Deserialize;
 
 /// Sender parameters (scenario table `[flow.sender]`).
@@ -48,8 +49,8 @@ pub struct SenderConfig {
     pub ecn: bool,
     /// The sender's clock model.
     pub clock: ClockConfig,
-    /// kPacketThreshold (RFC 9002 §6.1.1: 3).
-    pub packet_threshold: u64,
+    /// kPacketThreshold (RFC 9002 §6.1.1: 3); 0 would declare acknowledged packets lost.
+    pub packet_threshold: NonZeroU64,
     /// kTimeThreshold (RFC 9002 §6.1.2: 9/8).
     pub time_threshold: f64,
     /// Send ACK_FREQUENCY frames chosen by this policy (draft-ietf-quic-ack-frequency); `None` = never.
@@ -73,7 +74,7 @@ impl Default for SenderConfig {
             pacing: PacingConfig::default(),
             ecn: false,
             clock: ClockConfig::default(),
-            packet_threshold: 3,
+            packet_threshold: NonZeroU64::new(3).expect("3 is not 0"),
             time_threshold: 9.0 / 8.0,
             ack_frequency: None,
             receive_window: None,
@@ -463,7 +464,7 @@ mod tests {
             (c.initial_rtt, c.peer_max_ack_delay),
             (Dur::from_millis(333), Dur::from_millis(25))
         );
-        assert_eq!((c.packet_threshold, c.time_threshold), (3, 1.125));
+        assert_eq!((c.packet_threshold.get(), c.time_threshold), (3, 1.125));
         assert!(toml::from_str::<SenderConfig>("pacng = true").is_err());
     }
 }

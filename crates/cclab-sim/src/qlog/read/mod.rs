@@ -11,6 +11,7 @@
 //! ranges, binary searches into the packets not yet acknowledged), memory by the tables kept.
 
 mod header;
+mod pn_sets;
 mod pyvalue;
 mod records;
 mod tables;

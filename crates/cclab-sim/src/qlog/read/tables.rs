@@ -2,9 +2,10 @@
 //! same columns, same rules, same floating-point operations in the same order.
 
 use super::header::Header;
+use super::pn_sets::{LostSet, Unacked, UnackedSet};
 use super::pyvalue::{as_str, num, object, py_str, truthy, Unsupported};
 use super::value::{Json, Num, Obj};
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 
 /// RFC 9002 §6.2.2's initial RTT, s: a first smoothed RTT of this number means the trace writes seconds.
 const INITIAL_RTT_S: f64 = 0.333;
@@ -108,14 +109,6 @@ pub struct QlogTables {
     pub event_counts: Vec<(String, u64)>,
 }
 
-/// A sent packet not yet covered by a received ACK: number (an integer), size (bytes), send time (s).
-#[derive(Clone, Copy)]
-struct Unacked {
-    pn: f64,
-    size: f64,
-    time_s: f64,
-}
-
 pub(super) struct Builder {
     unit_s: f64,
     rtt_unit_s: Option<f64>,
@@ -127,9 +120,10 @@ pub(super) struct Builder {
     /// past `SCAN_NAMES` (only a hostile file has that many) `index` finds them, so work per event stays bounded.
     counts: Vec<(String, u64)>,
     index: HashMap<String, usize>,
-    /// Ascending (packet numbers only grow, RFC 9000 §12.3).
-    unacked: VecDeque<Unacked>,
-    lost_sorted: Vec<f64>,
+    /// Sent and not yet acknowledged (a packet enters only above the largest so far: packet numbers only grow,
+    /// RFC 9000 §12.3).
+    unacked: UnackedSet,
+    lost: LostSet,
     t: QlogTables,
 }
 
@@ -143,8 +137,8 @@ impl Builder {
             current: [f64::NAN; 7],
             counts: Vec::new(),
             index: HashMap::new(),
-            unacked: VecDeque::new(),
-            lost_sorted: Vec::new(),
+            unacked: UnackedSet::default(),
+            lost: LostSet::default(),
             t: QlogTables {
                 vantage: header.vantage.clone(),
                 protocol: header.protocol.clone(),
@@ -232,16 +226,9 @@ impl Builder {
             return Ok(());
         };
         let pn = int(self.t.sent.last(1));
-        let after_last = match self.unacked.back() {
-            Some(u) => pn > u.pn,
-            None => true,
-        };
-        if pn >= 0.0 && after_last {
-            self.unacked.push_back(Unacked {
-                pn,
-                size: self.t.sent.last(2),
-                time_s,
-            });
+        if pn >= 0.0 && self.unacked.last().is_none_or(|last| pn > last) {
+            let size = self.t.sent.last(2);
+            self.unacked.insert(pn, Unacked { size, time_s });
         }
         for fr in frames {
             let is_freq = as_str(fr.get("frame_type")) == Some("unknown")
@@ -266,7 +253,7 @@ impl Builder {
                 continue;
             }
             let ranges = range_bounds(fr.get("acked_ranges"))?;
-            if !self.lost_sorted.is_empty() {
+            if !self.lost.is_empty() {
                 self.check_spurious(time_s, &ranges);
             }
             let size = self.t.received.last(2);
@@ -277,33 +264,21 @@ impl Builder {
 
     /// One `acks` row: what this ACK frame covers that no earlier one did.
     fn newly_acked(&mut self, time_s: f64, size: f64, ranges: &[(f64, f64)]) {
-        let (mut count, mut nbytes, mut largest, mut largest_sent) = (0i64, 0.0, -1.0, f64::NAN);
+        let (mut count, mut nbytes, mut largest, mut largest_sent) = (0u64, 0.0, -1.0, f64::NAN);
         let mut largest_new = -1.0;
         for &(lo, hi) in ranges {
             if hi > largest {
                 largest = hi; // Python's max(largest, hi) keeps the first of equals
             }
-            let (lo, hi) = (int(lo), int(hi));
-            let i = self.unacked.partition_point(|u| u.pn < lo);
-            let j = self.unacked.partition_point(|u| u.pn <= hi);
-            if i == j {
-                continue;
+            let mut top = None;
+            self.unacked.take_range(int(lo), int(hi), |pn, u| {
+                nbytes += u.size;
+                count += 1;
+                top = Some((pn, u.time_s));
+            });
+            if let Some((pn, sent)) = top.filter(|&(pn, _)| pn >= largest_new) {
+                (largest_new, largest_sent) = (pn, sent);
             }
-            // Python's unacked[j - 1]: with a reversed range j may be 0, and index -1 is the last.
-            let top = if j == 0 {
-                self.unacked[self.unacked.len() - 1]
-            } else {
-                self.unacked[j - 1]
-            };
-            if top.pn >= largest_new {
-                (largest_new, largest_sent) = (top.pn, top.time_s);
-            }
-            if i < j {
-                for u in self.unacked.drain(i..j) {
-                    nbytes += u.size;
-                }
-            }
-            count += j as i64 - i as i64;
         }
         self.t
             .acks
@@ -312,14 +287,8 @@ impl Builder {
 
     fn check_spurious(&mut self, time_s: f64, ranges: &[(f64, f64)]) {
         for &(lo, hi) in ranges {
-            let (lo, hi) = (int(lo), int(hi));
-            let i = self.lost_sorted.partition_point(|&p| p < lo);
-            let j = self.lost_sorted.partition_point(|&p| p <= hi);
-            if i < j {
-                for pn in self.lost_sorted.drain(i..j) {
-                    self.t.acked_after_loss.push(&[time_s, pn]);
-                }
-            }
+            let table = &mut self.t.acked_after_loss;
+            self.lost.take_range(int(lo), int(hi), |pn| table.push(&[time_s, pn]));
         }
     }
 
@@ -336,9 +305,7 @@ impl Builder {
         }
         self.t.lost_triggers.push(trigger);
         if let Some(pn) = pn {
-            let pn = int(pn);
-            let at = self.lost_sorted.partition_point(|&p| p <= pn); // bisect.insort: after equals
-            self.lost_sorted.insert(at, pn);
+            self.lost.insert(int(pn));
         }
         Ok(())
     }
