@@ -2,7 +2,8 @@
 //! <https://datatracker.ietf.org/doc/html/draft-briscoe-iccrg-prague-congestion-control-01>; §
 //! numbers are -01's, the latest revision whose full text could be read here; -02 to -04 keep the
 //! title and, where others cite them, the numbering): the L4S scalable controller. It marks its
-//! packets ECT(1) (§2.2, the L4S identifier, RFC 9331 §4.1), reduces the window by `alpha/2` per round trip with CE
+//! packets ECT(1) (§2.2, the L4S identifier, RFC 9331 §4.1; ECT(0) with `ect1 = false`, the
+//! draft's option for private networks), reduces the window by `alpha/2` per round trip with CE
 //! marks as DCTCP does (§2.4.2, RFC 8257 §3.4), answers loss as Reno does (§2.4.1), and reduces
 //! its RTT dependence (§2.4.4, RFC 9331 §4.3) once it has run `rtt_transition_rounds` (500) round
 //! trips past slow start: below the virtual RTT `rtt_virt` (25 ms) its additive increase per
@@ -57,6 +58,9 @@ pub struct PragueConfig {
     /// `prague_rtt_transition`): short flows keep the responsiveness of their own RTT, and only
     /// long-running ones, which have to share, take on `rtt_virt`.
     pub rtt_transition_rounds: u64,
+    /// Mark packets ECT(1), the L4S identifier (true); false marks them ECT(0), which the draft
+    /// (§2.2) asks to be configurable for private networks where DCTCP already uses ECT(0).
+    pub ect1: bool,
 }
 
 impl Default for PragueConfig {
@@ -67,6 +71,7 @@ impl Default for PragueConfig {
             initial_alpha: 1.0,
             rtt_virt: Dur::from_millis(25),
             rtt_transition_rounds: 500,
+            ect1: true,
         }
     }
 }
@@ -80,6 +85,7 @@ pub struct Prague {
     w: ScalableWindow,
     rtt_virt: Dur,
     rtt_transition_rounds: u64,
+    ecn: Ecn,
     /// Smoothed RTT at the last event; `None` before the first RTT sample.
     srtt: Option<Dur>,
 }
@@ -92,6 +98,7 @@ impl Prague {
             w: ScalableWindow::new(mss, iw, 2 * mss, cfg.initial_alpha, cfg.gain, Response::Prague),
             rtt_virt: cfg.rtt_virt,
             rtt_transition_rounds: cfg.rtt_transition_rounds,
+            ecn: if cfg.ect1 { Ecn::Ect1 } else { Ecn::Ect0 },
             srtt: None,
         }
     }
@@ -158,7 +165,7 @@ impl CongestionController for Prague {
         self.w.ssthresh()
     }
     fn ecn_codepoint(&self) -> Option<Ecn> {
-        Some(Ecn::Ect1)
+        Some(self.ecn)
     }
     fn state(&self) -> CcState {
         self.w.state()
@@ -469,6 +476,20 @@ mod tests {
             c.on_congestion_event(&event(Time(13_000_000), &[ack(3, 3)], &loss(2, 2), &r));
             assert_eq!(c.window(), w, "{}", c.name());
         }
+    }
+
+    #[test]
+    fn prague_marks_ect0_when_configured_for_a_private_network() {
+        // Draft-01 §2.2: ECT(1) on the Internet; optionally ECT(0) where DCTCP uses it.
+        let cfg = PragueConfig {
+            ect1: false,
+            ..PragueConfig::default()
+        };
+        assert_eq!(Prague::new(&cfg, 1000).ecn_codepoint(), Some(Ecn::Ect0));
+        assert_eq!(
+            Prague::new(&PragueConfig::default(), 1000).ecn_codepoint(),
+            Some(Ecn::Ect1)
+        );
     }
 
     #[test]
