@@ -131,6 +131,24 @@ fn scenario_cross_field_rules_name_the_key() {
 }
 
 #[test]
+fn scenario_prague_over_tcp_needs_accecn() {
+    // Draft-01 §2.3.1.1: Prague over TCP MUST have AccECN feedback. The TCP model feeds CE counts
+    // back either way, so without `accecn` the flow used to run as if its ACKs carried them.
+    let prague = ["flow[0].profile=\"tcp\"", "flow[0].cc={algorithm=\"prague\"}"];
+    fails(GOOD, &prague, "flow[0].tcp.accecn", "AccECN");
+    fails(
+        GOOD,
+        &[&prague[..], &["flow[0].tcp.accecn=false"]].concat(),
+        "flow[0].tcp.accecn",
+        "§2.3.1.1",
+    );
+    assert!(load(GOOD, &[&prague[..], &["flow[0].tcp.accecn=true"]].concat()).is_ok());
+    // QUIC's ECN counts are accurate feedback (RFC 9000 §13.4.1); DCTCP (RFC 8257) has no such rule.
+    assert!(load(GOOD, &prague[1..]).is_ok());
+    assert!(load(GOOD, &["flow[0].profile=\"tcp\"", "flow[0].cc={algorithm=\"dctcp\"}"]).is_ok());
+}
+
+#[test]
 fn scenario_set_overrides_values_and_creates_tables() {
     let s = load(
         GOOD,

@@ -20,6 +20,7 @@ pub use schema::{
 };
 pub use size::{read_scenario_text, MAX_SCENARIO_BYTES};
 
+use cclab_core::cc::CcConfig;
 use cclab_core::endpoint::source::SourceConfig;
 use cclab_core::time::Dur;
 use cclab_core::wire::size::Profile;
@@ -189,6 +190,17 @@ fn validate(file: &mut ScenarioFile, base: &Path) -> Result<(), (String, String)
         }
         if f.tcp.as_ref().is_some_and(|t| t.mss.0 == 0) {
             return Err((key("tcp.mss"), "expected a positive size".into()));
+        }
+        // Prague over TCP MUST have AccECN feedback, and without it falls back to Reno
+        // (draft-briscoe-iccrg-prague-congestion-control-01 §2.3.1.1). This TCP model feeds CE
+        // counts back whatever `accecn` says (the key sizes the ACK option), so a Prague flow without
+        // it would run on feedback its ACKs do not carry: refused rather than modelled.
+        let accecn = f.tcp.as_ref().is_some_and(|t| t.accecn);
+        if p == ProfileKind::Tcp && matches!(f.cc, Some(CcConfig::Prague(_))) && !accecn {
+            return Err((
+                key("tcp.accecn"),
+                "expected true with algorithm = \"prague\" (Prague over TCP needs AccECN feedback, draft-briscoe-iccrg-prague-congestion-control-01 §2.3.1.1)".into(),
+            ));
         }
         ip_limit(f).map_err(|(k, m)| (key(k), m))?;
         let mss = u64::from(f.wire_profile().mss());

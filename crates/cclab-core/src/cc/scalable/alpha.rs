@@ -47,6 +47,12 @@ impl CeAlpha {
         self
     }
 
+    /// Whether the estimator still holds its initial value, waiting for the first CE mark
+    /// (`held_until_marked`).
+    pub fn before_first_mark(&self) -> bool {
+        self.held
+    }
+
     /// Current estimate, in [0, 1].
     pub fn alpha(&self) -> f64 {
         self.alpha
@@ -56,7 +62,7 @@ impl CeAlpha {
     /// largest acknowledged packet number, and `next_pn`, the next packet number to be sent. A
     /// window ends when `largest_acked` reaches its end and at least `min_window` has passed since
     /// the last one ended (zero: once per round trip, RFC 8257; Prague's `rtt_virt` once it is
-    /// RTT-independent, draft -04 §2.4.4, Linux `prague_should_update_ewma`). At its end (RFC 8257
+    /// RTT-independent, draft-01 §2.4.4, Linux `prague_should_update_ewma`). At its end (RFC 8257
     /// §3.3 step 4): `M = marked / acked`, `alpha = (1 − g)·alpha + g·M`; the counters restart and
     /// the next window ends with `next_pn`. Returns whether a window ended.
     ///

@@ -26,7 +26,8 @@ pub(crate) enum Response {
     Dctcp,
     /// Growth goes on through the round after a CE cut and its carry survives the cut; only
     /// unmarked acked bytes count towards growth; alpha keeps its initial value until the first
-    /// CE mark (see `ScalableWindow::on_event` for the sources).
+    /// CE mark, which therefore cuts by that value; a loss in the round of a CE cut completes
+    /// the loss response (see `ScalableWindow::on_event` and `reduce` for the sources).
     Prague,
 }
 
@@ -48,6 +49,8 @@ pub(crate) struct ScalableWindow {
     response: Response,
     /// When marks last cut the window.
     ce_cut_at: Option<Time>,
+    /// The factor of the last CE cut, `1 − alpha/2` (for a loss in its round, `reduce`).
+    ce_factor: f64,
     /// Alpha's observation windows (round trips) ended outside slow start.
     rounds: u64,
     /// Bytes acked in congestion avoidance not yet turned into growth, scaled by the increase.
@@ -83,6 +86,7 @@ impl ScalableWindow {
             loss_reduction: false,
             response,
             ce_cut_at: None,
+            ce_factor: 1.0,
             rounds: 0,
             ca_acked: 0.0,
             next_pn: 0,
@@ -111,12 +115,18 @@ impl ScalableWindow {
     /// One ACK frame or loss event. `increase` is the additive increase in packets per round trip
     /// in congestion avoidance (1 for Reno and DCTCP). `virtual_rtt` is the least time between two
     /// CE cuts and between two updates of alpha (zero: once per round trip, RFC 8257 §3.3–3.4;
-    /// Prague's `rtt_virt` once it is RTT-independent, draft -04 §2.4.4: Linux
+    /// Prague's `rtt_virt` once it is RTT-independent, draft-01 §2.4.4: Linux
     /// `prague_enter_cwr` skips a cut within `prague_rtt_target` of the last, and
     /// `prague_should_update_ewma` waits as long, so a short-RTT flow responds to marks as one
     /// with the virtual RTT would; a loss is answered at once either way).
     pub(crate) fn on_event(&mut self, ev: &CongestionEvent<'_>, increase: f64, virtual_rtt: Dur) {
         self.app_limited = ev.app_limited;
+        // Prague's first CE cut uses alpha's initial value: draft-01 §2.3.2 sets alpha to 1 "at
+        // the first sign of ECN feedback, which ensures the maximum congestion response to the
+        // first appearance of congestion" (Linux `tcp_prague` enters CWR, `prague_enter_cwr`,
+        // before `prague_cong_control` folds the ACK into alpha). Cut after the update, a first
+        // mark on the ACK that ends a round cut by `1 − ((1 − g) + g·M)/2`, not a half.
+        let first_mark_alpha = self.alpha.before_first_mark().then(|| self.alpha.alpha());
         if let Some(last) = ev.acked.last() {
             let ended = self.alpha.on_ack(
                 ev.now,
@@ -132,7 +142,7 @@ impl ScalableWindow {
             }
         }
         // Prague grows only on unmarked bytes: the draft's per-ACK increase is over
-        // `acked − newly marked` (draft -04 §2.4, Linux `prague_update_cwnd`: `acked_sacked −
+        // `acked − newly marked` (draft-01 §2.4.3, Linux `prague_update_cwnd`: `acked_sacked −
         // ece_delta`, slow start included), so a fully marked round adds nothing and the window
         // settles where `(1 − p)/p` increase meets the cut. ECN counts do not say which packets
         // were marked; the first `ecn_ce` packets that would grow are taken as the marked ones.
@@ -176,8 +186,12 @@ impl ScalableWindow {
         let cut_due = self.ce_cut_at.is_none_or(|t| ev.now.saturating_since(t) >= virtual_rtt);
         if ev.ecn_ce > 0 && cut_due {
             if let Some(p) = ev.acked.last() {
-                // RFC 8257 §3.4: cwnd = cwnd · (1 − alpha/2).
-                self.reduce(ev.now, p.time_sent, 1.0 - self.alpha.alpha() / 2.0, false);
+                // RFC 8257 §3.4, draft-01 §2.4.2: cwnd = cwnd · (1 − alpha/2).
+                let alpha = match self.response {
+                    Response::Dctcp => self.alpha.alpha(),
+                    Response::Prague => first_mark_alpha.unwrap_or(self.alpha.alpha()),
+                };
+                self.reduce(ev.now, p.time_sent, 1.0 - alpha / 2.0, false);
             }
         }
     }
@@ -185,14 +199,28 @@ impl ScalableWindow {
     /// One reduction per window of data, by `factor`, for the congestion signal (a loss when
     /// `loss`, else CE marks) carried by a packet sent at `sent`.
     fn reduce(&mut self, now: Time, sent: Time, factor: f64, loss: bool) {
-        if self.sent_in_reduction(sent) {
+        let factor = if !self.sent_in_reduction(sent) {
+            factor
+        } else if loss && !self.loss_reduction && self.response == Response::Prague {
+            // A loss in the round of a CE cut. Prague MUST answer a loss as Reno does
+            // (draft-01 §2.4.1); it MAY cut less there, "as long as the reductions, due to ECN
+            // and the loss, when multiplied together result in the reduction that the
+            // implementation usually makes in response to loss": `factor / ce_factor`, §3.2.1's
+            // `1/(2 − alpha)` for a halving. Ignored as a second signal of one round, the loss
+            // would leave the round's cut at `1 − alpha/2`, ~1 % at a steady-state alpha.
+            // (Linux `tcp_prague` halves again, `prague_enter_loss`: down to a quarter in one
+            // round when alpha is 1, §3.2.1.) DCTCP keeps one reduction per round (RFC 9002
+            // §7.3.2).
+            factor / self.ce_factor
+        } else {
             return;
-        }
+        };
         self.reduced_at = Some(now);
         self.in_reduction = true;
         self.loss_reduction = loss;
         if !loss {
             self.ce_cut_at = Some(now);
+            self.ce_factor = factor;
         }
         self.cwnd = ((self.cwnd as f64 * factor) as u64).max(self.min_window);
         self.ssthresh = self.cwnd;

@@ -1,16 +1,20 @@
-//! Prague (draft-briscoe-iccrg-prague-congestion-control-04,
-//! <https://datatracker.ietf.org/doc/html/draft-briscoe-iccrg-prague-congestion-control-04>):
-//! the L4S scalable controller. It marks its packets ECT(1) (the L4S identifier, RFC 9331 §4.1),
-//! reduces the window by `alpha/2` per round trip with CE marks as DCTCP does (RFC 8257 §3.4),
-//! falls back to Reno's halving on loss, and reduces its RTT dependence (the draft's §2.4.4,
-//! RFC 9331 §4.3) once it has run `rtt_transition_rounds` (500) round trips past slow start:
-//! below the virtual RTT `rtt_virt` (25 ms) its additive increase per round trip is
-//! `(srtt / rtt_virt)²` segments and it cuts and updates alpha at most once per `rtt_virt`, so
-//! flows with short RTTs take no more than a 25 ms flow would.
+//! Prague (draft-briscoe-iccrg-prague-congestion-control-01,
+//! <https://datatracker.ietf.org/doc/html/draft-briscoe-iccrg-prague-congestion-control-01>; §
+//! numbers are -01's, the latest revision whose full text could be read here; -02 to -04 keep the
+//! title and, where others cite them, the numbering): the L4S scalable controller. It marks its
+//! packets ECT(1) (§2.2, the L4S identifier, RFC 9331 §4.1; ECT(0) with `ect1 = false`, the
+//! draft's option for private networks), reduces the window by `alpha/2` per round trip with CE
+//! marks as DCTCP does (§2.4.2, RFC 8257 §3.4), answers loss as Reno does (§2.4.1), and reduces
+//! its RTT dependence (§2.4.4, RFC 9331 §4.3) once it has run `rtt_transition_rounds` (500) round
+//! trips past slow start: below the virtual RTT `rtt_virt` (25 ms) its additive increase per
+//! round trip is `(srtt / rtt_virt)²` segments and it cuts and updates alpha at most once per
+//! `rtt_virt`, so flows with short RTTs take no more than a 25 ms flow would.
 //! Where the draft and its reference, Linux `tcp_prague`, part from DCTCP (`Response::Prague` in
 //! `mod.rs`): growth goes on through the round after a CE cut (not after a loss), with its
-//! fractional carry; only unmarked acked bytes count towards it; and alpha stays at its initial 1
-//! until the first CE mark, so the first response is a halving. Why growth through the CE round
+//! fractional carry (§2.4.3); only unmarked acked bytes count towards it (§2.4.3); alpha stays at
+//! its initial 1 until the first CE mark, whose cut uses that 1 even when its ACK also updates
+//! alpha, so the first response is a halving (§2.3.2); a loss in the round of a CE cut cuts by what completes a
+//! halving (§2.4.1). Why growth through the CE round
 //! matters: cut in most round trips (about 2 marks each), a flow that grows only in every other
 //! one settles near `1.1/p_L`, one that grows in each near `2.2/p_L`; DualPI2 couples
 //! `p_L = 2·√p_C` (RFC 9332 §2.1) and Reno-like CUBIC holds `1.22/√p_C`, so the window ratio to
@@ -18,13 +22,18 @@
 //! frozen and 0.87–1.17 growing (10 s means over 60 s); rates differ further by the RTTs
 //! (20 ms against CUBIC's ~34 ms with the C queue).
 //! It paces itself as the draft's reference, Linux `tcp_prague` (`prague_update_pacing_rate`),
-//! does: at `cwnd / srtt`, twice that while `cwnd < ssthresh / 2` (slow start), in bursts of at
-//! most 2⁻¹² s (~244 µs, `prague_burst_shift`) at that rate, one packet at least. An L4S AQM marks
-//! on the queue's sojourn time from under 1 ms (RFC 9332 §2.4: DualPI2's ramp from 800 µs), so a
-//! burst of a few packets is marked whenever their serialisation exceeds it (at 10 Mbit/s one
-//! 1500-byte packet takes 1.2 ms): with the sender's usual 10-packet bucket a 10 Mbit/s, 10 ms
-//! path over DualPI2 carried 43 % of its rate, paced it carries 97 %.
-//! Not modelled: the draft's paced chirping, sub-MSS windows and Classic-AQM detection.
+//! does: at `cwnd / srtt` (§2.5.1 writes `max(cwnd, inflight)`, the base Linux stack's; Linux
+//! Prague uses cwnd, and inflight exceeds cwnd only when no new packet may leave), twice that
+//! while `cwnd < ssthresh / 2` (slow start), in bursts of at most 2⁻¹² s (~244 µs,
+//! `prague_burst_shift`; §2.5.2 rounds it to 250 µs) at that rate, one packet at least. An L4S
+//! AQM marks on the queue's sojourn time from under 1 ms (RFC 9332 §2.4: DualPI2's ramp from
+//! 800 µs), so a burst of a few packets is marked whenever their serialisation exceeds it (at
+//! 10 Mbit/s one 1500-byte packet takes 1.2 ms): with the sender's usual 10-packet bucket a
+//! 10 Mbit/s, 10 ms path over DualPI2 carried 43 % of its rate, paced it carries 97 %.
+//! Not modelled (docs/scenarios.md says why): the draft's paced chirping and IW pacing (§3.1.1,
+//! off by default in Linux), the per-ACK EWMA (§3.1.3), sub-MSS windows (§3.5, no longer
+//! required), Classic-ECN-AQM detection (§3.3, off by default in Linux) and the reset to
+//! RTT-dependent growth after an idle period (§2.4.4, planned).
 
 use super::{Response, ScalableWindow};
 use crate::cc::{CcState, CongestionController, CongestionEvent};
@@ -49,6 +58,9 @@ pub struct PragueConfig {
     /// `prague_rtt_transition`): short flows keep the responsiveness of their own RTT, and only
     /// long-running ones, which have to share, take on `rtt_virt`.
     pub rtt_transition_rounds: u64,
+    /// Mark packets ECT(1), the L4S identifier (true); false marks them ECT(0), which the draft
+    /// (§2.2) asks to be configurable for private networks where DCTCP already uses ECT(0).
+    pub ect1: bool,
 }
 
 impl Default for PragueConfig {
@@ -59,6 +71,7 @@ impl Default for PragueConfig {
             initial_alpha: 1.0,
             rtt_virt: Dur::from_millis(25),
             rtt_transition_rounds: 500,
+            ect1: true,
         }
     }
 }
@@ -72,6 +85,7 @@ pub struct Prague {
     w: ScalableWindow,
     rtt_virt: Dur,
     rtt_transition_rounds: u64,
+    ecn: Ecn,
     /// Smoothed RTT at the last event; `None` before the first RTT sample.
     srtt: Option<Dur>,
 }
@@ -84,12 +98,13 @@ impl Prague {
             w: ScalableWindow::new(mss, iw, 2 * mss, cfg.initial_alpha, cfg.gain, Response::Prague),
             rtt_virt: cfg.rtt_virt,
             rtt_transition_rounds: cfg.rtt_transition_rounds,
+            ecn: if cfg.ect1 { Ecn::Ect1 } else { Ecn::Ect0 },
             srtt: None,
         }
     }
 
     /// Additive increase per round trip once RTT-independent, segments: `(srtt / rtt_virt)²` below
-    /// the virtual RTT, 1 above it (draft -04 §2.4.4; Linux `prague_rate_scaled_ai_ack_increase`):
+    /// the virtual RTT, 1 above it (draft-01 §2.4.4; Linux `prague_rate_scaled_ai_ack_increase`):
     /// per `rtt_virt` the rate then grows by `mss / rtt_virt`, as a flow with that RTT would.
     pub fn increase_per_rtt(&self, srtt: Dur) -> f64 {
         if self.rtt_virt.0 == 0 || srtt >= self.rtt_virt {
@@ -111,7 +126,7 @@ impl CongestionController for Prague {
         self.w.on_packet_sent(pn);
     }
     fn on_congestion_event(&mut self, ev: &CongestionEvent<'_>) {
-        // RTT-independent (draft -04 §2.4.4; Linux `prague_is_rtt_indep`): outside slow start,
+        // RTT-independent (draft-01 §2.4.4; Linux `prague_is_rtt_indep`): outside slow start,
         // after `rtt_transition_rounds` round trips there.
         let independent = self.rtt_virt.0 > 0
             && self.w.window() >= self.w.ssthresh()
@@ -150,7 +165,7 @@ impl CongestionController for Prague {
         self.w.ssthresh()
     }
     fn ecn_codepoint(&self) -> Option<Ecn> {
-        Some(Ecn::Ect1)
+        Some(self.ecn)
     }
     fn state(&self) -> CcState {
         self.w.state()
@@ -395,6 +410,86 @@ mod tests {
         assert!((c.pacing_rate().unwrap() - 5.5e5).abs() < 1e-6);
         let gate = c.send_gate();
         assert_eq!((gate.pacing_rate, gate.max_burst), (c.pacing_rate(), Some(134)));
+    }
+
+    #[test]
+    fn prague_first_mark_on_a_round_ending_ack_still_halves() {
+        // Draft-01 §2.3.2: alpha is 1 at the first sign of ECN feedback, "the maximum congestion
+        // response". Packets 0..30 sent; the ACK of 0 opens alpha's first round, which ends
+        // with the next packet, 30.
+        let mut c = Prague::new(&PragueConfig::default(), 1000);
+        let r = rtt_of(Dur::from_millis(20));
+        for pn in 0..30 {
+            c.on_packet_sent(Time::ZERO, pn, 1000, 0);
+        }
+        c.on_congestion_event(&event(Time(20_000_000), &[ack(0, 0)], &[], &r));
+        assert_eq!(c.window(), 11_000);
+        c.on_packet_sent(Time(20_000_000), 30, 1000, 0);
+        // One frame acks 1..=30, one of them marked: the round ends, and its marks count in
+        // alpha (15/16 + (1/30)/16), but the cut uses the alpha before this ACK, 1. Slow start
+        // first adds the 29 unmarked packets: 40000 B, halved to 20000 B (with the updated
+        // alpha, 0.530: 21208 B).
+        let acked: Vec<AckedPacket> = (1..=30).map(|pn| ack(pn, 20_000_000 * (pn / 30))).collect();
+        c.on_congestion_event(&CongestionEvent {
+            ecn_ce: 1,
+            ..event(Time(21_000_000), &acked, &[], &r)
+        });
+        assert_eq!(c.window(), 20_000);
+        assert!((c.alpha() - (15.0 + 1.0 / 30.0) / 16.0).abs() < 1e-12, "{}", c.alpha());
+    }
+
+    #[test]
+    fn prague_loss_in_the_round_of_a_ce_cut_completes_a_halving() {
+        // Draft-01 §2.4.1: the CE cut and the loss cut together make the loss response, a half
+        // of the window before them (§3.2.1: `1/(2 − alpha)` after `1 − alpha/2`). With alpha
+        // 0.2 the marks cut 10000 → 9000 B at 10 ms; a packet sent before that cut is found lost
+        // at 12 ms: 9000 · 0.5/0.9 = 5000 B (the loss was ignored as the round's second signal,
+        // leaving 9000 B; DCTCP still does that, as RFC 9002 §7.3.2 has it; its marked ACK
+        // grew slow start first, 11000 → 9900 B).
+        let r = rtt_of(Dur::from_millis(5));
+        let prague_cfg = PragueConfig {
+            initial_alpha: 0.2,
+            ..PragueConfig::default()
+        };
+        let dctcp_cfg = crate::cc::DctcpConfig {
+            initial_alpha: 0.2,
+            ..Default::default()
+        };
+        let mut prague = Prague::new(&prague_cfg, 1000);
+        let mut dctcp = crate::cc::Dctcp::new(&dctcp_cfg, 1000);
+        let controllers: [&mut dyn CongestionController; 2] = [&mut prague, &mut dctcp];
+        for (c, (cut, after_loss)) in controllers.into_iter().zip([(9000, 5000), (9900, 9900)]) {
+            for pn in 0..10 {
+                c.on_packet_sent(Time(pn), pn, 1000, 0);
+            }
+            c.on_congestion_event(&CongestionEvent {
+                ecn_ce: 1,
+                ..event(Time(10_000_000), &[ack(0, 0)], &[], &r)
+            });
+            assert_eq!(c.window(), cut, "{}", c.name());
+            c.on_congestion_event(&event(Time(12_000_000), &[], &loss(1, 1), &r));
+            assert!(c.window().abs_diff(after_loss) <= 1, "{}: {}", c.name(), c.window());
+            // One loss response per round: another packet of the round lost changes nothing, and
+            // Prague, now in loss recovery, no longer grows on ACKs of the round (§2.4.1: Reno
+            // for the round after a loss).
+            let w = c.window();
+            c.on_congestion_event(&event(Time(13_000_000), &[ack(3, 3)], &loss(2, 2), &r));
+            assert_eq!(c.window(), w, "{}", c.name());
+        }
+    }
+
+    #[test]
+    fn prague_marks_ect0_when_configured_for_a_private_network() {
+        // Draft-01 §2.2: ECT(1) on the Internet; optionally ECT(0) where DCTCP uses it.
+        let cfg = PragueConfig {
+            ect1: false,
+            ..PragueConfig::default()
+        };
+        assert_eq!(Prague::new(&cfg, 1000).ecn_codepoint(), Some(Ecn::Ect0));
+        assert_eq!(
+            Prague::new(&PragueConfig::default(), 1000).ecn_codepoint(),
+            Some(Ecn::Ect1)
+        );
     }
 
     #[test]
