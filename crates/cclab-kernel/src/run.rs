@@ -16,7 +16,7 @@ use cclab_core::endpoint::source::SourceConfig;
 use cclab_core::time::{Dur, Time};
 use cclab_core::wire::packet::FlowId;
 use cclab_core::wire::size::Profile;
-use cclab_real::clock::WallClock;
+use cclab_real::clock::{request_realtime_priority_at, WallClock};
 use cclab_real::emulator::Fabric;
 use cclab_sim::run::plan;
 use cclab_sim::scenario::{FlowConfig, ScenarioFile};
@@ -39,6 +39,13 @@ pub const RECEIVER_ADDR: Ipv4Addr = Ipv4Addr::new(198, 19, 0, 1);
 const PORT: u16 = 5201;
 /// How long blocking socket calls wait before the thread looks at the stop flag again.
 const SOCKET_POLL: Duration = Duration::from_millis(50);
+/// `SCHED_FIFO` priority of the receiving application, below the forwarding loop's 10. Linux sends
+/// its every-second-segment ACK only while the advertised window would not shrink
+/// (`__tcp_ack_snd_check`), so unread data holds ACKs until the application reads: a receiver the
+/// machine's other work keeps off the CPU for a few ms turns a window of ACKs into one, and the
+/// unpaced sender answers with a window-sized burst (at 1 Gbit/s, 1 ms: 130 packets into a
+/// 100-packet queue). A host whose application keeps up does neither.
+const RECEIVER_PRIORITY: i32 = 5;
 /// Extra wall time after the scenario's duration before a run is stopped.
 const GRACE: Dur = Dur(2_000_000_000);
 /// Largest buffer the kernel may autotune to (`tcp_rmem`/`tcp_wmem` max) when the scenario sets
@@ -449,6 +456,8 @@ struct Received {
     bytes: u64,
     completion: Option<Time>,
     info: TcpInfo,
+    /// The receiving application ran with real-time scheduling.
+    realtime: bool,
 }
 
 /// The receiver: accept on the listener (made inside its namespace), read to the end, close.
@@ -459,6 +468,7 @@ fn receiver(
     delivered: &AtomicU64,
     stop: &AtomicBool,
 ) -> Result<Received, KernelError> {
+    let realtime = request_realtime_priority_at(RECEIVER_PRIORITY);
     listener.set_nonblocking(true).map_err(io_err("listener"))?;
     let stream = loop {
         if stop.load(Ordering::Relaxed) {
@@ -519,6 +529,7 @@ fn receiver(
         bytes,
         completion,
         info,
+        realtime,
     })
 }
 
@@ -748,6 +759,9 @@ fn report(
     let wall_s = elapsed.as_secs_f64();
     let mut emulator = fwd.release.summary();
     emulator.unexpected_packets = fwd.tun_drops[0] + fwd.tun_drops[1];
+    emulator.realtime_scheduling = fwd.realtime && received.realtime;
+    emulator.cpu_s = fwd.cpu.as_secs_f64();
+    emulator.cpu_utilisation = if wall_s > 0.0 { emulator.cpu_s / wall_s } else { 0.0 };
     let summary = Summary {
         scenario: file.scenario.name.clone(),
         seed,
