@@ -11,7 +11,7 @@ use cclab_core::cc::cubic::CubicConfig;
 use cclab_core::cc::new_reno::NewRenoConfig;
 use cclab_core::cc::CcConfig;
 use cclab_core::endpoint::receiver::ReceiverConfig;
-use cclab_core::endpoint::sender::SenderConfig;
+use cclab_core::endpoint::sender::{SenderConfig, TsoConfig};
 use cclab_core::endpoint::source::SourceConfig;
 use cclab_core::time::{Dur, Time};
 use cclab_core::wire::packet::FlowId;
@@ -124,6 +124,9 @@ struct Mapping {
     quickack: bool,
     /// SO_RCVBUF of the receiver, from the sender's `receive_window`.
     rcvbuf: Option<u64>,
+    /// The model's Linux TSO parameters, when the scenario turns them on: their sysctls are set to
+    /// match (Linux sends GSO aggregates either way; off, they stay at the kernel's defaults).
+    tso: Option<TsoConfig>,
     mtu: u32,
 }
 
@@ -212,6 +215,7 @@ fn mapping(file: &ScenarioFile) -> Result<Mapping, KernelError> {
         ecn: f.sender.as_ref().is_some_and(|s| s.ecn),
         quickack,
         rcvbuf: f.sender.as_ref().and_then(|s| s.receive_window).map(|b| b.0),
+        tso: f.sender.as_ref().map(|s| s.tso.clone()).filter(|t| t.enabled),
         mtu: tcp.mss + overhead,
     })
 }
@@ -238,7 +242,7 @@ pub fn notices(file: &ScenarioFile) -> Vec<String> {
     if !keys.is_empty() {
         v.push(format!(
             "kernel mode ignores {} (Linux TCP has its own; kernel mode maps only the algorithm, the ACK policy, ECN, \
-             the receive window and the MSS)",
+             the receive window, the MSS and the TSO sysctls)",
             keys.join(", ")
         ));
     }
@@ -280,6 +284,10 @@ fn unmapped_keys(f: &FlowConfig) -> Vec<&'static str> {
             ),
             ("flow[0].sender.time_threshold", s.time_threshold != d.time_threshold),
             ("flow[0].sender.ack_frequency", s.ack_frequency != d.ack_frequency),
+            (
+                "flow[0].sender.tso.gso_max_size (the tun devices keep 64 KiB)",
+                s.tso.enabled && s.tso.gso_max_size != d.tso.gso_max_size,
+            ),
         ] {
             if set {
                 keys.push(key);
@@ -328,7 +336,13 @@ fn namespace_sysctls(m: &Mapping) -> io::Result<()> {
     sysctl("net/ipv4/tcp_ecn", if m.ecn { "1" } else { "2" })?;
     sysctl("net/ipv4/tcp_no_metrics_save", "1")?;
     sysctl("net/ipv4/tcp_rmem", &format!("4096 131072 {AUTOTUNE_MAX}"))?;
-    sysctl("net/ipv4/tcp_wmem", &format!("4096 16384 {AUTOTUNE_MAX}"))
+    sysctl("net/ipv4/tcp_wmem", &format!("4096 16384 {AUTOTUNE_MAX}"))?;
+    if let Some(t) = &m.tso {
+        sysctl("net/ipv4/tcp_tso_win_divisor", &t.win_divisor.to_string())?;
+        sysctl("net/ipv4/tcp_min_tso_segs", &t.min_segs.to_string())?;
+        sysctl("net/ipv4/tcp_tso_rtt_log", &t.rtt_log.to_string())?;
+    }
+    Ok(())
 }
 
 /// The sender: connect from inside its namespace, write the bytes, wait for the receiver to close.
