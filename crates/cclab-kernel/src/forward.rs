@@ -5,7 +5,7 @@
 
 use cclab_core::time::Dur;
 use cclab_core::wire::packet::{Datagram, Ecn, FlowId};
-use cclab_real::clock::{tighten_timer_slack, wait_fds, WallClock};
+use cclab_real::clock::{request_realtime_priority, thread_cpu_time, tighten_timer_slack, wait_fds, WallClock};
 use cclab_real::emulator::{Fabric, ReleaseStats};
 use cclab_sim::packet::InFlight;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -33,6 +33,11 @@ pub struct ForwardReport {
     pub tun_drops: [u64; 2],
     /// How late the loop released packets against the model's times.
     pub release: ReleaseStats,
+    /// The loop ran with real-time scheduling (`SCHED_FIFO`, as the UDP relay asks for).
+    pub realtime: bool,
+    /// CPU time the loop's thread used, including the kernel's TCP processing of the packets it
+    /// wrote into the tun devices (a tun write runs the receiving stack in the writer's context).
+    pub cpu: Dur,
     /// The first I/O error, if the loop stopped on one.
     pub error: Option<String>,
 }
@@ -83,7 +88,13 @@ pub fn forward(
     stop: &AtomicBool,
 ) -> (Fabric, ForwardReport) {
     tighten_timer_slack();
-    let mut report = ForwardReport::default();
+    // A late wake-up delays every packet due meanwhile and releases them together: the same
+    // priority the UDP relay asks for (Linux's RT throttling keeps a core for the TCP threads).
+    let mut report = ForwardReport {
+        realtime: request_realtime_priority(),
+        ..ForwardReport::default()
+    };
+    let cpu0 = thread_cpu_time();
     let mut buf = vec![0u8; MAX_PACKET];
     let mut pool: Vec<Vec<u8>> = Vec::new();
     let mut out = Vec::new();
@@ -151,6 +162,7 @@ pub fn forward(
             }
         }
     }
+    report.cpu = thread_cpu_time() - cpu0;
     (fabric, report)
 }
 

@@ -11,12 +11,12 @@ use cclab_core::cc::cubic::CubicConfig;
 use cclab_core::cc::new_reno::NewRenoConfig;
 use cclab_core::cc::CcConfig;
 use cclab_core::endpoint::receiver::ReceiverConfig;
-use cclab_core::endpoint::sender::SenderConfig;
+use cclab_core::endpoint::sender::{SenderConfig, TsoConfig};
 use cclab_core::endpoint::source::SourceConfig;
 use cclab_core::time::{Dur, Time};
 use cclab_core::wire::packet::FlowId;
 use cclab_core::wire::size::Profile;
-use cclab_real::clock::WallClock;
+use cclab_real::clock::{request_realtime_priority_at, WallClock};
 use cclab_real::emulator::Fabric;
 use cclab_sim::run::plan;
 use cclab_sim::scenario::{FlowConfig, ScenarioFile};
@@ -39,6 +39,13 @@ pub const RECEIVER_ADDR: Ipv4Addr = Ipv4Addr::new(198, 19, 0, 1);
 const PORT: u16 = 5201;
 /// How long blocking socket calls wait before the thread looks at the stop flag again.
 const SOCKET_POLL: Duration = Duration::from_millis(50);
+/// `SCHED_FIFO` priority of the receiving application, below the forwarding loop's 10. Linux sends
+/// its every-second-segment ACK only while the advertised window would not shrink
+/// (`__tcp_ack_snd_check`), so unread data holds ACKs until the application reads: a receiver the
+/// machine's other work keeps off the CPU for a few ms turns a window of ACKs into one, and the
+/// unpaced sender answers with a window-sized burst (at 1 Gbit/s, 1 ms: 130 packets into a
+/// 100-packet queue). A host whose application keeps up does neither.
+const RECEIVER_PRIORITY: i32 = 5;
 /// Extra wall time after the scenario's duration before a run is stopped.
 const GRACE: Dur = Dur(2_000_000_000);
 /// Largest buffer the kernel may autotune to (`tcp_rmem`/`tcp_wmem` max) when the scenario sets
@@ -117,6 +124,9 @@ struct Mapping {
     quickack: bool,
     /// SO_RCVBUF of the receiver, from the sender's `receive_window`.
     rcvbuf: Option<u64>,
+    /// The model's Linux TSO parameters, when the scenario turns them on: their sysctls are set to
+    /// match (Linux sends GSO aggregates either way; off, they stay at the kernel's defaults).
+    tso: Option<TsoConfig>,
     mtu: u32,
 }
 
@@ -205,6 +215,7 @@ fn mapping(file: &ScenarioFile) -> Result<Mapping, KernelError> {
         ecn: f.sender.as_ref().is_some_and(|s| s.ecn),
         quickack,
         rcvbuf: f.sender.as_ref().and_then(|s| s.receive_window).map(|b| b.0),
+        tso: f.sender.as_ref().map(|s| s.tso.clone()).filter(|t| t.enabled),
         mtu: tcp.mss + overhead,
     })
 }
@@ -231,7 +242,7 @@ pub fn notices(file: &ScenarioFile) -> Vec<String> {
     if !keys.is_empty() {
         v.push(format!(
             "kernel mode ignores {} (Linux TCP has its own; kernel mode maps only the algorithm, the ACK policy, ECN, \
-             the receive window and the MSS)",
+             the receive window, the MSS and the TSO sysctls)",
             keys.join(", ")
         ));
     }
@@ -273,6 +284,10 @@ fn unmapped_keys(f: &FlowConfig) -> Vec<&'static str> {
             ),
             ("flow[0].sender.time_threshold", s.time_threshold != d.time_threshold),
             ("flow[0].sender.ack_frequency", s.ack_frequency != d.ack_frequency),
+            (
+                "flow[0].sender.tso.gso_max_size (the tun devices keep 64 KiB)",
+                s.tso.enabled && s.tso.gso_max_size != d.tso.gso_max_size,
+            ),
         ] {
             if set {
                 keys.push(key);
@@ -321,7 +336,13 @@ fn namespace_sysctls(m: &Mapping) -> io::Result<()> {
     sysctl("net/ipv4/tcp_ecn", if m.ecn { "1" } else { "2" })?;
     sysctl("net/ipv4/tcp_no_metrics_save", "1")?;
     sysctl("net/ipv4/tcp_rmem", &format!("4096 131072 {AUTOTUNE_MAX}"))?;
-    sysctl("net/ipv4/tcp_wmem", &format!("4096 16384 {AUTOTUNE_MAX}"))
+    sysctl("net/ipv4/tcp_wmem", &format!("4096 16384 {AUTOTUNE_MAX}"))?;
+    if let Some(t) = &m.tso {
+        sysctl("net/ipv4/tcp_tso_win_divisor", &t.win_divisor.to_string())?;
+        sysctl("net/ipv4/tcp_min_tso_segs", &t.min_segs.to_string())?;
+        sysctl("net/ipv4/tcp_tso_rtt_log", &t.rtt_log.to_string())?;
+    }
+    Ok(())
 }
 
 /// The sender: connect from inside its namespace, write the bytes, wait for the receiver to close.
@@ -449,6 +470,8 @@ struct Received {
     bytes: u64,
     completion: Option<Time>,
     info: TcpInfo,
+    /// The receiving application ran with real-time scheduling.
+    realtime: bool,
 }
 
 /// The receiver: accept on the listener (made inside its namespace), read to the end, close.
@@ -459,6 +482,7 @@ fn receiver(
     delivered: &AtomicU64,
     stop: &AtomicBool,
 ) -> Result<Received, KernelError> {
+    let realtime = request_realtime_priority_at(RECEIVER_PRIORITY);
     listener.set_nonblocking(true).map_err(io_err("listener"))?;
     let stream = loop {
         if stop.load(Ordering::Relaxed) {
@@ -519,6 +543,7 @@ fn receiver(
         bytes,
         completion,
         info,
+        realtime,
     })
 }
 
@@ -748,6 +773,9 @@ fn report(
     let wall_s = elapsed.as_secs_f64();
     let mut emulator = fwd.release.summary();
     emulator.unexpected_packets = fwd.tun_drops[0] + fwd.tun_drops[1];
+    emulator.realtime_scheduling = fwd.realtime && received.realtime;
+    emulator.cpu_s = fwd.cpu.as_secs_f64();
+    emulator.cpu_utilisation = if wall_s > 0.0 { emulator.cpu_s / wall_s } else { 0.0 };
     let summary = Summary {
         scenario: file.scenario.name.clone(),
         seed,

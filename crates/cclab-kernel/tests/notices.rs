@@ -55,6 +55,15 @@ fn unmapped_keys_are_named() {
 }
 
 #[test]
+fn tso_sysctls_are_mapped_and_the_device_size_is_named() {
+    // win_divisor, min_segs and rtt_log become the namespace's sysctls; Linux sends GSO aggregates anyway.
+    let mapped = "flow[0].sender.tso={enabled=true,win_divisor=4,min_segs=3,rtt_log=8}";
+    assert_eq!(notices_for(&[mapped]), Vec::<String>::new());
+    let n = notices_for(&["flow[0].sender.tso={enabled=true,gso_max_size=32768}"]).join("\n");
+    assert!(n.contains("flow[0].sender.tso.gso_max_size"), "{n}");
+}
+
+#[test]
 fn a_qlog_request_is_answered() {
     let n = notices_for(&["output.qlog=true"]).join("\n");
     assert!(n.contains("writes no qlog"), "{n}");

@@ -39,7 +39,15 @@ pub fn tighten_timer_slack() {
 /// its wake-ups less; true if granted (root, or `CAP_SYS_NICE`). Linux's RT throttling keeps a
 /// runaway thread from taking a whole core, and the emulator sleeps whenever no release is near.
 pub fn request_realtime_priority() -> bool {
-    let param = libc::sched_param { sched_priority: 10 };
+    request_realtime_priority_at(10)
+}
+
+/// [`request_realtime_priority`] at `priority` (1–99; the emulator's is 10): for a thread that must
+/// answer promptly but give way to the emulator when both are ready.
+pub fn request_realtime_priority_at(priority: i32) -> bool {
+    let param = libc::sched_param {
+        sched_priority: priority,
+    };
     // SAFETY: pid 0 is the calling thread; `param` is a valid sched_param.
     unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) == 0 }
 }

@@ -53,7 +53,8 @@ pub struct EmulatorSummary {
     pub late_threshold_s: f64,
     /// Datagrams that arrived from an address no flow uses (dropped, counted).
     pub unexpected_packets: u64,
-    /// The emulator's thread ran with real-time scheduling (`SCHED_FIFO`; needs root).
+    /// The emulator's thread ran with real-time scheduling (`SCHED_FIFO`; needs root); in kernel
+    /// mode, the receiving application's too.
     pub realtime_scheduling: bool,
     /// CPU seconds the emulator's thread used.
     pub cpu_s: f64,

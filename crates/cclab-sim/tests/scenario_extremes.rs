@@ -221,6 +221,40 @@ fn receiver_counts_of_zero_are_errors_not_raised_to_one() {
 }
 
 #[test]
+fn tso_parameters_outside_linux_ranges_name_the_key() {
+    let tso = |kv: &str| format!("flow[0].sender.tso={{enabled=true,{kv}}}");
+    fails(
+        &[&tso("gso_max_size=321")],
+        "flow[0].sender.tso.gso_max_size",
+        "from 322 to 524288",
+    );
+    fails(
+        &[&tso("gso_max_size=600000")],
+        "flow[0].sender.tso.gso_max_size",
+        "got 600000",
+    );
+    fails(&[&tso("min_segs=0")], "flow[0].sender.tso.min_segs", "from 1 to 65535");
+    fails(
+        &[&tso("win_divisor=4294967296")],
+        "flow[0].sender.tso.win_divisor",
+        "to 2147483647",
+    );
+    fails(&[&tso("rtt_log=256")], "flow[0].sender.tso.rtt_log", "from 0 to 255");
+}
+
+#[test]
+fn tso_at_its_edges_still_runs() {
+    // One segment per aggregate from the smallest GSO size; no deferral rule but "more than 3 segments".
+    for kv in [
+        "gso_max_size=322,min_segs=1,win_divisor=0,rtt_log=0",
+        "gso_max_size=524288,rtt_log=255",
+    ] {
+        let set = format!("flow[0].sender.tso={{enabled=true,{kv}}}");
+        assert_eq!(delivered(&[&set]), 100_000, "{kv}");
+    }
+}
+
+#[test]
 fn slow_start_and_loss_counts_at_their_edges_still_run() {
     let edges = [
         "flow[0].cc={algorithm=\"cubic\",slow_start={kind=\"train\",bdp_gain=1e-9,max_jump_factor=1.001,\

@@ -11,7 +11,7 @@ use cclab_core::cc::cubic::picoquic::PicoquicCubicConfig;
 use cclab_core::cc::slow_start::SlowStartConfig;
 use cclab_core::cc::{Bbr3Config, BbrConfig, CcConfig, CubicConfig, NewRenoConfig};
 use cclab_core::endpoint::receiver::ReceiverConfig;
-use cclab_core::endpoint::sender::SenderConfig;
+use cclab_core::endpoint::sender::{SenderConfig, TsoConfig};
 use cclab_core::endpoint::source::SourceConfig;
 use cclab_core::units::Bytes;
 
@@ -37,6 +37,7 @@ pub(super) fn check_endpoints(
         if let Some(af) = &s.ack_frequency {
             ack_frequency(af)?;
         }
+        tso(&s.tso)?;
     }
     if let Some(r) = receiver {
         window("receiver.receive_window", r.receive_window, mss, RWND_WHY)?;
@@ -115,6 +116,17 @@ fn ack_frequency(af: &AckFrequencySenderConfig) -> Check {
         ),
         _ => Ok(()),
     }
+}
+
+/// Linux's TSO parameters within the ranges the kernel takes (kernel mode writes three of them as sysctls): a
+/// device GSO size with room for one segment after `MAX_TCP_HEADER` and at most BIG TCP's 512 KiB, at least one
+/// segment per aggregate and at most `gso_max_segs` (65,535), a divisor within a C int, a shift within a u8.
+fn tso(t: &TsoConfig) -> Check {
+    let (lo, hi) = (TsoConfig::MIN_GSO_MAX_SIZE, TsoConfig::MAX_GSO_MAX_SIZE);
+    within("sender.tso.gso_max_size", t.gso_max_size, lo, hi)?;
+    within("sender.tso.min_segs", t.min_segs, 1, 65_535)?;
+    within("sender.tso.win_divisor", t.win_divisor, 0, i32::MAX as u64)?;
+    within("sender.tso.rtt_log", u64::from(t.rtt_log), 0, u64::from(u8::MAX))
 }
 
 fn check_cc(cc: &CcConfig, mss: u64) -> Check {
@@ -259,6 +271,14 @@ fn fraction(key: &str, v: f64, zero: bool) -> Check {
 /// A share in [0, 1].
 fn unit_interval(key: &str, v: f64) -> Check {
     fraction(key, v, true)
+}
+
+/// An integer in `lo..=hi`.
+fn within(key: &str, v: u64, lo: u64, hi: u64) -> Check {
+    if (lo..=hi).contains(&v) {
+        return Ok(());
+    }
+    fail(key, format!("expected an integer from {lo} to {hi}, got {v}"))
 }
 
 fn at_least_one(key: &str, v: u64) -> Check {

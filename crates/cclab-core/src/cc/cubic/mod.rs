@@ -69,6 +69,11 @@ pub struct CubicConfig {
     pub rtt_source: RttSource,
     /// Slow start (RFC 9438 §4.10: SHOULD be HyStart++; default "hystart++").
     pub slow_start: SlowStartConfig,
+    /// Linux's growth before the first congestion event (`tcp_cubic.c` `bictcp_update`: while
+    /// `last_max_cwnd` is 0, `cnt` is at most 20, "increase cwnd 5% per RTT"): after a slow start
+    /// left without loss, and after a timeout, cwnd grows by at least 1/20 of the bytes acknowledged.
+    /// RFC 9438 has no such floor (W_max = cwnd, K = 0: the cubic curve starts flat). Default false.
+    pub linux_initial_growth: bool,
 }
 
 impl Default for CubicConfig {
@@ -81,9 +86,13 @@ impl Default for CubicConfig {
             time_source: TimeSource::Clock,
             rtt_source: RttSource::Smoothed,
             slow_start: SlowStartConfig::HyStartPlusPlus(HyStartConfig::default()),
+            linux_initial_growth: false,
         }
     }
 }
+
+/// `cnt` cap of [`CubicConfig::linux_initial_growth`]: one segment per 20 acknowledged.
+const LINUX_INITIAL_CNT: f64 = 20.0;
 
 /// A congestion-avoidance epoch: its start and K.
 #[derive(Clone, Copy, Debug)]
@@ -123,6 +132,11 @@ pub struct Cubic {
     in_recovery: bool,
     app_limited: bool,
     fast_convergence: bool,
+    /// [`CubicConfig::linux_initial_growth`].
+    linux_initial_growth: bool,
+    /// A congestion event happened since the start or the last persistent congestion (Linux:
+    /// `last_max_cwnd != 0`).
+    congestion_seen: bool,
     reno_friendly: RenoFriendly,
     time_source: TimeSource,
     rtt_source: RttSource,
@@ -149,6 +163,8 @@ impl Cubic {
             app_limited: false,
             app_limited_since: None,
             fast_convergence: cfg.fast_convergence,
+            linux_initial_growth: cfg.linux_initial_growth,
+            congestion_seen: false,
             reno_friendly: cfg.reno_friendly,
             time_source: cfg.time_source,
             rtt_source: cfg.rtt_source,
@@ -179,6 +195,7 @@ impl Cubic {
         }
         self.recovery_start = Some(now);
         self.in_recovery = true;
+        self.congestion_seen = true;
         let cwnd = self.cwnd;
         // RFC 9438 §4.7 fast convergence: W_max = cwnd·(1+β)/2 when the last peak was not reached.
         self.w_max = Some(match self.w_max {
@@ -228,6 +245,7 @@ impl Cubic {
             epoch.start.skip(since, ev);
             self.epoch = Some(epoch);
         }
+        let before = self.cwnd;
         let t = epoch.start.elapsed(self.time_source, ev);
         let rtt = window::rtt_secs(self.rtt_source, ev);
         let w_max = self.w_max.unwrap_or(self.cwnd);
@@ -254,6 +272,10 @@ impl Cubic {
                 let target = window::target(window::w_cubic(t + rtt, epoch.k, w_max, self.c), self.cwnd);
                 self.cwnd += (target - self.cwnd) / self.cwnd * acked;
             }
+        }
+        if self.linux_initial_growth && !self.congestion_seen {
+            // tcp_cubic.c: `if (ca->last_max_cwnd == 0 && ca->cnt > 20) ca->cnt = 20;`
+            self.cwnd = self.cwnd.max(before + acked / LINUX_INITIAL_CNT);
         }
     }
 }
@@ -317,6 +339,8 @@ impl CongestionController for Cubic {
         self.cwnd = self.min_window();
         self.recovery_start = None;
         self.in_recovery = false;
+        // Linux resets `last_max_cwnd` on a timeout (`cubictcp_state` → `bictcp_reset`).
+        self.congestion_seen = false;
         self.w_max = None;
         self.epoch = None;
         self.app_limited_since = None;

@@ -305,6 +305,51 @@ fn cubic_hystart_exit_without_loss_sets_w_max_and_k_zero() {
     );
 }
 
+/// Congestion avoidance entered at 100 MSS without a loss (ssthresh = cwnd), 100 ms RTT; then one
+/// window of MSS-sized ACKs. Returns the window after it, in MSS.
+fn first_window_after_clean_exit(c: &mut Cubic, rtt: &RttEstimator, start: Time) -> f64 {
+    for i in 1..=100u64 {
+        ack(c, start + Dur::from_millis(i), MSS, rtt);
+    }
+    c.window() as f64 / M
+}
+
+#[test]
+fn cubic_linux_initial_growth_is_five_percent_per_rtt_until_the_first_loss() {
+    let rtt = rtt_of(Dur::from_millis(100));
+    let growth = |linux: bool| {
+        let mut c = Cubic::new(
+            &CubicConfig {
+                linux_initial_growth: linux,
+                ..cfg(RenoFriendly::PerAck)
+            },
+            Time::ZERO,
+            MSS,
+        );
+        c.cwnd = 100.0 * M;
+        c.ssthresh = 100 * MSS;
+        let w = first_window_after_clean_exit(&mut c, &rtt, Time::ZERO);
+        (c, w)
+    };
+    // RFC 9438: W_max = cwnd and K = 0, so the cubic curve is flat; W_est (α = 1 once it reaches
+    // cwnd_prior = cwnd) adds one MSS per window.
+    let (_, rfc) = growth(false);
+    assert!((100.9..101.1).contains(&rfc), "{rfc}");
+    // tcp_cubic.c with last_max_cwnd == 0: one MSS per 20 acknowledged, 5 MSS per window of 100.
+    let (mut c, linux) = growth(true);
+    assert!((104.9..105.1).contains(&linux), "{linux}");
+    // After a loss Linux knows last_max_cwnd: the floor is gone, and RFC 9438's concave curve and
+    // W_est (α = 0.53) add 2.5 MSS to the 73.5 left, less than 5 %.
+    c.on_congestion_event(&event(T_LOSS, &[], &[lost(Time(900_000_000))], &rtt));
+    ack(&mut c, T_LOSS + Dur::from_millis(1), MSS, &rtt);
+    let after = c.window() as f64 / M;
+    let w = first_window_after_clean_exit(&mut c, &rtt, T_LOSS + Dur::from_millis(1));
+    assert!(w - after < 0.05 * after, "{after} -> {w}");
+    // A persistent congestion forgets it again (Linux resets last_max_cwnd on a timeout).
+    c.on_persistent_congestion(T_LOSS);
+    assert!(!c.congestion_seen);
+}
+
 #[test]
 fn cubic_config_parses_names() {
     let c: CubicConfig = toml::from_str(

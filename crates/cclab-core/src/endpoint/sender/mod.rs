@@ -10,9 +10,12 @@
 mod ack;
 mod stream;
 mod transmit;
+mod tso;
 mod warm;
 
 use self::stream::SendStream;
+pub use self::tso::TsoConfig;
+use self::tso::{Tso, TsoView};
 use super::handshake::{HandshakeClient, HandshakeConfig};
 use super::source::{Source, SourceConfig};
 use super::{Endpoint, EndpointStats, Metrics, TraceEvent, TraceLog};
@@ -43,6 +46,8 @@ pub struct SenderConfig {
     pub peer_max_ack_delay: Dur,
     /// Pacing (RFC 9002 §7.7).
     pub pacing: PacingConfig,
+    /// Linux's TSO/GSO aggregates and send deferral (`tso.rs`); off by default.
+    pub tso: TsoConfig,
     /// Mark packets ECT(0) and treat increases of the reported CE count as congestion
     /// (RFC 9002 §7.3.2, §B.7). Default false. A controller that needs ECN (DCTCP; Prague,
     /// which marks ECT(1)) turns it on and picks the codepoint itself.
@@ -72,6 +77,7 @@ impl Default for SenderConfig {
             initial_rtt: crate::recovery::rtt::INITIAL_RTT,
             peer_max_ack_delay: Dur::from_millis(25),
             pacing: PacingConfig::default(),
+            tso: TsoConfig::default(),
             ecn: false,
             clock: ClockConfig::default(),
             packet_threshold: NonZeroU64::new(3).expect("3 is not 0"),
@@ -138,6 +144,8 @@ pub struct Sender {
     // Read by sends only.
     pacer: Pacer,
     pacing: PacingConfig,
+    /// Linux's TSO aggregates and deferral, when the scenario asks for them.
+    tso: Option<Box<Tso>>,
     /// The sizes of a full data packet, for the packet-number and offset lengths last seen.
     full_packet: transmit::FullPacket,
     /// Flow-control credit beyond the acknowledged prefix, stream bytes (`None` = unlimited).
@@ -203,6 +211,7 @@ impl Sender {
             clock,
             peer_max_ack_delay: cfg.peer_max_ack_delay,
             pacing: cfg.pacing.clone(),
+            tso: cfg.tso.enabled.then(|| Box::new(Tso::new(&cfg.tso))),
             ecn: cc
                 .ecn_codepoint()
                 .unwrap_or(if cfg.ecn { Ecn::Ect0 } else { Ecn::NotEct }),

@@ -2,7 +2,8 @@
 //! packet-number lengths and ACK_FREQUENCY frames.
 
 use super::stream::NextChunk;
-use super::Sender;
+use super::{Sender, TsoView};
+use crate::cc::CcState;
 use crate::endpoint::TraceEvent;
 use crate::recovery::sent::SentPacket;
 use crate::time::Time;
@@ -139,6 +140,14 @@ impl Sender {
             self.app_limited = false;
             return None;
         }
+        if self.tso.is_some() {
+            let v = self.tso_view(t, &next, gate.window);
+            if !self.tso.as_deref_mut().is_some_and(|tso| tso.admits(&v)) {
+                // Linux's deferral waits for the next ACK: window limited, not application limited.
+                self.app_limited = false;
+                return None;
+            }
+        }
         if self.pacing.enabled {
             let rate = self.pacing_rate_from(gate.pacing_rate, gate.window);
             // A controller that asks for a back-to-back train after its pause (picoquic's
@@ -157,6 +166,29 @@ impl Sender {
             }
         }
         Some(self.send(now, t, Some(next), Some(plan)))
+    }
+
+    /// What Linux's TSO deferral looks at for the data packet carrying `next` (`tso.rs`).
+    fn tso_view(&self, t: Time, next: &NextChunk, window: u64) -> TsoView {
+        let sampled = self.rtt.has_sample();
+        let new_data = !next.retransmission;
+        TsoView {
+            now: t,
+            cwnd: window,
+            ssthresh: self.cc.ssthresh(),
+            in_flight: self.sent.bytes_in_flight(),
+            mss: self.mss,
+            srtt: sampled.then(|| self.rtt.smoothed()),
+            min_rtt: sampled.then(|| self.rtt.min()),
+            oldest_sent: self.sent.iter().next().map(|(_, p)| p.time_sent),
+            in_recovery: self.cc.state() == CcState::Recovery,
+            retransmission: next.retransmission,
+            send_window: self
+                .receive_window
+                .map(|w| (self.stream.acked_prefix() + w).saturating_sub(next.offset)),
+            peer_window: self.receive_window,
+            final_rest: (new_data && self.source.is_finished()).then_some(next.available),
+        }
     }
 
     /// Upper bound of the in-flight size of the next data packet, before its ACK_FREQUENCY
@@ -316,6 +348,9 @@ impl Sender {
         self.update_loss_deadline();
         self.cc.on_packet_sent(t, pn, bytes as u64, self.sent.bytes_in_flight());
         self.pacer.on_sent(bytes as u64);
+        if let Some(tso) = self.tso.as_deref_mut() {
+            tso.on_sent(t, plan.is_some() && !retransmission);
+        }
         let st = &mut self.stats;
         st.datagrams_sent += 1;
         st.bytes_sent += size as u64;
