@@ -60,6 +60,9 @@ fn prague_and_cubic_share_dualpi2_within_a_factor_of_two() {
         prague.lost_packets,
         cubic.lost_packets
     );
+    // The bound holds for the catalog's seed (1.93), not for the model in general: seeds 2-5 give 2.16, 2.26,
+    // 1.58 and 2.39 (27 November 2026), a mean of 2.06, so Prague takes about twice CUBIC's rate here, more than
+    // RFC 9332 §2.1's coupling aims for. Open; a failure after a change may be this spread, not a regression.
     assert!((0.5..=2.0).contains(&ratio), "rate ratio prague/cubic {ratio}");
     // Together they fill the link (payload share of a 1500 B datagram ≈ 0.96).
     let total = rates[0] + rates[1];
