@@ -69,7 +69,7 @@ figures: install
 # the same share and one flow alone on its path);
 # `make bench BENCH_ARGS="--flows 10000"` for the 10,000-flow dumbbell; BENCH_ARGS="--scenario F.toml --out DIR" runs one
 # file and writes its outputs (compare them before/after a speed-up). Not a timed test: it prints, never fails on speed.
-# Each case runs BENCH_REPEAT times and reports its cheapest run and the median (a shared machine only adds time).
+# The suite runs BENCH_REPEAT rounds; the targets read each case's cheapest round (a shared machine only adds time).
 BENCH_ARGS ?=
 BENCH_REPEAT ?= 3
 bench:
