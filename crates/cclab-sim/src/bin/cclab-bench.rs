@@ -84,12 +84,17 @@ fn bench_text(label: &str, text: &str, opts: RunOptions) -> f64 {
 /// `--repeat` runs; every run of a scenario is identical but for its timings).
 fn bench_costs(label: &str, text: &str, opts: RunOptions) -> (f64, f64) {
     let scenario = Scenario::from_toml_str(text, label, &[]).unwrap_or_else(|e| panic!("{e}"));
-    let runs: Vec<RunOutput> = (0..REPEAT.load(Ordering::Relaxed))
-        .map(|_| run(&scenario, bench_options(&opts)).unwrap_or_else(|e| panic!("{label}: {e}")))
-        .collect();
+    let runs = repeated(&scenario, &opts).unwrap_or_else(|e| panic!("{label}: {e}"));
     let best = report(label, &runs);
     let per_event = best.summary.sim.cpu_s * 1e9 / best.summary.sim.events.max(1) as f64;
     (ns_per_packet(best), per_event)
+}
+
+/// `REPEAT` runs of `scenario` in a row, or the first run's error.
+fn repeated(scenario: &Scenario, opts: &RunOptions) -> Result<Vec<RunOutput>, cclab_sim::RunError> {
+    (0..REPEAT.load(Ordering::Relaxed))
+        .map(|_| run(scenario, bench_options(opts)))
+        .collect()
 }
 
 fn ns_per_packet(out: &RunOutput) -> f64 {
@@ -268,9 +273,7 @@ fn compare_dumbbell(bin: &str) {
         let rate_bps = 10e6 * n as f64;
         let text = dumbbell(n, n, secs, "newreno").replace("[[flow]]", "[[flow]]\nprofile = \"tcp\"");
         let scenario = Scenario::from_toml_str(&text, &label, &[]).unwrap_or_else(|e| panic!("{e}"));
-        let runs: Vec<RunOutput> = (0..REPEAT.load(Ordering::Relaxed))
-            .map(|_| run(&scenario, bench_options(&RunOptions::default())).unwrap_or_else(|e| panic!("{label}: {e}")))
-            .collect();
+        let runs = repeated(&scenario, &RunOptions::default()).unwrap_or_else(|e| panic!("{label}: {e}"));
         let out = report(&format!("cclab {label}"), &runs);
         let ours = ns_per_packet(out);
         let s = &out.summary;
@@ -423,14 +426,10 @@ fn main() {
             },
             ..Default::default()
         };
-        let runs: Vec<RunOutput> = (0..REPEAT.load(Ordering::Relaxed))
-            .map(|_| {
-                run(&scenario, bench_options(&opts)).unwrap_or_else(|e| {
-                    eprintln!("error: {path}: {e}");
-                    std::process::exit(1)
-                })
-            })
-            .collect();
+        let runs = repeated(&scenario, &opts).unwrap_or_else(|e| {
+            eprintln!("error: {path}: {e}");
+            std::process::exit(1)
+        });
         report(path, &runs);
         return;
     }
