@@ -105,6 +105,9 @@ def _exit_on_sigterm(signum: int, _frame: Any) -> None:
 
 
 def _last_json_line(path: Path) -> Any:
+    """The last line of `path` that is JSON; None if there is none, or no file (a client never started)."""
+    if not path.is_file():
+        return None
     for line in reversed(path.read_text(errors="replace").splitlines()):
         try:
             return json.loads(line)
@@ -113,10 +116,19 @@ def _last_json_line(path: Path) -> Any:
     return None
 
 
-def diagnose(emulator: dict[str, Any], server_code: int | None, client_code: int | None, timed_out: bool) -> list[str]:
+def diagnose(
+    emulator: dict[str, Any],
+    server_code: int | None,
+    client_code: int | None,
+    timed_out: bool,
+    client_started: bool = True,
+) -> list[str]:
     """What went wrong, one sentence each (empty when the run looks healthy)."""
     problems = []
     fwd, ret = emulator["forward"], emulator["return"]
+    if not client_started:
+        # Everything else (no datagram sent, nothing answered) follows from this one.
+        return [f"the server exited with code {server_code} before the client was started (see server.stderr)"]
     if timed_out:
         problems.append("the client did not finish before the deadline and was killed")
     if server_code not in (0, None):
@@ -245,7 +257,7 @@ def emulate(
         "client_exit": client_code,
         "wall_s": wall_s,
         "emulator": emulator,
-        "problems": diagnose(emulator, server_code, client_code, timed_out),
+        "problems": diagnose(emulator, server_code, client_code, timed_out, client_started=len(procs) == 2),
         # Hook for the qlog reader (python/cclab/traces/): these files are what it ingests into the time series.
         "qlog_files": sorted(str(p.relative_to(run_dir)) for p in qlog_dir.rglob("*") if p.is_file()),
         "client_report": _last_json_line(run_dir / "client.stdout"),

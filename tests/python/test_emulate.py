@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from cclab.cli.emulate import split_commands
-from cclab.emulate import diagnose
+from cclab.emulate import diagnose, emulate
 from conftest import ROOT, cclab_cli, write_scenario
 
 PATH = """\
@@ -115,6 +115,20 @@ def test_commands_split_on_the_separator_and_problems_are_named():
         "the client exited with code 1 (see client.stderr)",
     ]
     assert diagnose({"forward": healthy, "return": healthy}, 0, 0, False) == []
+
+
+def test_a_server_that_ends_before_the_client_starts_is_reported(tmp_path):
+    # The client was never started, so client.stdout did not exist: the run ended in
+    # "error: [Errno 2] No such file or directory: '.../client.stdout'" and wrote no report.
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(
+        '[scenario]\nname = "e"\nduration = "1s"\n[path.forward]\nrate = "10Mbps"\ndelay = "1ms"\n'
+        '[path.return]\nrate = "10Mbps"\ndelay = "1ms"\n[[flow]]\nsource = { kind = "bulk", size = "10kB" }\n'
+    )
+    report = emulate(scenario, ["sh", "-c", "exit 3"], ["true"], out=tmp_path / "run", server_start=5.0)
+    assert report["problems"] == ["the server exited with code 3 before the client was started (see server.stderr)"]
+    assert report["client_exit"] is None and report["client_report"] is None
+    assert json.loads((tmp_path / "run" / "emulate.json").read_text())["server_exit"] == 3
 
 
 def test_a_path_that_delivers_nothing_is_named_not_the_server():
