@@ -54,9 +54,10 @@ pub struct PragueConfig {
     pub initial_alpha: f64,
     /// Virtual RTT for the reduced RTT dependence (25 ms, as Linux `tcp_prague`); zero turns it off.
     pub rtt_virt: Dur,
-    /// Round trips after slow start before the reduced RTT dependence applies (500, Linux
-    /// `prague_rtt_transition`): short flows keep the responsiveness of their own RTT, and only
-    /// long-running ones, which have to share, take on `rtt_virt`.
+    /// Round trips after slow start before the reduced RTT dependence applies (500: draft-01
+    /// §2.4.4's default and Linux `prague_rtt_transition` before 2024; the 2024 Linux `tcp_prague`
+    /// uses 4): short flows keep the responsiveness of their own RTT, and only long-running ones,
+    /// which have to share, take on `rtt_virt`.
     pub rtt_transition_rounds: u64,
     /// Mark packets ECT(1), the L4S identifier (true); false marks them ECT(0), which the draft
     /// (§2.2) asks to be configurable for private networks where DCTCP already uses ECT(0).
