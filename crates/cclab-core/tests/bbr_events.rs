@@ -74,6 +74,7 @@ fn ack(
         app_limited: false,
         rate_sample: Some(rs),
         delivered,
+        may_raise_window: true,
     });
 }
 

@@ -54,7 +54,7 @@ pub struct EmulatorSummary {
     /// Datagrams that arrived from an address no flow uses (dropped, counted).
     pub unexpected_packets: u64,
     /// The emulator's thread ran with real-time scheduling (`SCHED_FIFO`; needs root); in kernel
-    /// mode, the receiving application's too.
+    /// mode, the sending and receiving applications' too.
     pub realtime_scheduling: bool,
     /// CPU seconds the emulator's thread used.
     pub cpu_s: f64,

@@ -85,6 +85,10 @@ pub struct CongestionEvent<'a> {
     pub rate_sample: Option<RateSample>,
     /// Total bytes delivered (acked) so far, including this event.
     pub delivered: u64,
+    /// The window may grow on this ACK. False only when the sender grows on cumulative ACKs alone
+    /// (`[flow.sender] cumulative_ack_growth`) and this one advanced no cumulative point: NewReno
+    /// and CUBIC then grow nothing for the packets it newly acknowledges.
+    pub may_raise_window: bool,
 }
 
 impl CongestionEvent<'_> {

@@ -129,8 +129,9 @@ impl CongestionController for NewReno {
             }
             // §7.3.2: recovery ends when a packet sent after its start is acknowledged.
             self.in_recovery = false;
-            if ev.app_limited {
-                // §7.8: do not grow an underutilized window.
+            if ev.app_limited || !ev.may_raise_window {
+                // §7.8: do not grow an underutilized window; nor on an ACK the sender does not
+                // grow on (a TCP duplicate ACK, RFC 5681 §3.2).
                 continue;
             }
             if self.cwnd < self.ssthresh {
@@ -250,6 +251,38 @@ mod tests {
         assert_eq!(c.window(), 3000);
         c.on_persistent_congestion(Time(400));
         assert_eq!(c.window(), 2 * MSS);
+    }
+
+    #[test]
+    fn new_reno_grows_nothing_on_an_ack_that_may_not_raise_the_window() {
+        // A TCP duplicate ACK (`may_raise_window` false) in slow start and in congestion avoidance.
+        let rtt = RttEstimator::new(Dur::from_millis(100));
+        let mut c = NewReno::new(&NewRenoConfig::default(), MSS);
+        let a: Vec<_> = (0..10).map(|pn| acked(pn, 10)).collect();
+        let dup = CongestionEvent {
+            may_raise_window: false,
+            ..event(Time(100), &a, &[], &rtt)
+        };
+        c.on_congestion_event(&dup);
+        assert_eq!(c.window(), 10 * MSS);
+        c.on_congestion_event(&event(Time(100), &a, &[], &rtt));
+        assert_eq!(c.window(), 20 * MSS);
+        let lost = [LostPacket {
+            pn: 20,
+            bytes: MSS,
+            time_sent: Time(50),
+            ..Default::default()
+        }];
+        c.on_congestion_event(&event(Time(200), &[], &lost, &rtt));
+        // A window's worth of ACKs sent after recovery began: one MSS of growth, unless they may not raise it.
+        let a: Vec<_> = (30..40).map(|pn| acked(pn, 300)).collect();
+        c.on_congestion_event(&CongestionEvent {
+            may_raise_window: false,
+            ..event(Time(400), &a, &[], &rtt)
+        });
+        assert_eq!((c.window(), c.state()), (10 * MSS, CcState::CongestionAvoidance));
+        c.on_congestion_event(&event(Time(400), &a, &[], &rtt));
+        assert_eq!(c.window(), 11 * MSS);
     }
 
     #[test]

@@ -29,6 +29,7 @@ pub(crate) fn event<'a>(
         app_limited: false,
         rate_sample: None,
         delivered: 0,
+        may_raise_window: true,
     }
 }
 

@@ -240,6 +240,7 @@ impl Path {
             app_limited,
             rate_sample: rs,
             delivered: self.rate.delivered(),
+            may_raise_window: true,
         };
         let state_before = self.state();
         self.bbr.on_congestion_event(&ev);

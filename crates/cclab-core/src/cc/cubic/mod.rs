@@ -311,15 +311,21 @@ impl CongestionController for Cubic {
             return;
         }
         if self.in_slow_start() {
-            // RFC 9002 §7.8: no growth while app-limited (the slow start still sees the ACK).
-            let acked = if ev.app_limited { 0 } else { growth };
+            // RFC 9002 §7.8: no growth while app-limited, nor on an ACK the sender does not grow
+            // on (a TCP duplicate ACK, RFC 5681 §3.2); the slow start still sees the ACK, as
+            // Linux's HyStart does (`bictcp_acked` runs on every ACK).
+            let acked = if ev.app_limited || !ev.may_raise_window {
+                0
+            } else {
+                growth
+            };
             let before = self.cwnd.floor() as u64;
             let mut cwnd = before;
             self.slow_start.on_ack(ev, acked, &mut cwnd, &mut self.ssthresh);
             self.cwnd += (cwnd - before) as f64;
             return;
         }
-        if growth == 0 {
+        if growth == 0 || !ev.may_raise_window {
             return;
         }
         if ev.app_limited {

@@ -254,6 +254,37 @@ fn cubic_app_limited_freezes_growth_and_time() {
 }
 
 #[test]
+fn cubic_grows_nothing_on_an_ack_that_may_not_raise_the_window() {
+    // `may_raise_window` false (a TCP duplicate ACK): neither slow start nor congestion avoidance
+    // grows, and recovery still ends on a packet sent after it began.
+    let rtt = rtt_of(Dur::from_millis(100));
+    let mut c = Cubic::new(&cfg(RenoFriendly::Off), Time::ZERO, MSS);
+    let a = [AckedPacket {
+        pn: 0,
+        bytes: 5 * MSS,
+        time_sent: Time::ZERO,
+    }];
+    let dup = |now, a| CongestionEvent {
+        may_raise_window: false,
+        ..event(now, a, &[], &rtt)
+    };
+    c.on_congestion_event(&dup(Time(100_000_000), &a));
+    assert_eq!((c.window(), c.state()), (10 * MSS, CcState::SlowStart));
+    let mut c = after_loss(cfg(RenoFriendly::Off), &rtt);
+    let later = T_LOSS + Dur::from_millis(100);
+    let a = [AckedPacket {
+        pn: 2,
+        bytes: 70 * MSS,
+        time_sent: later,
+    }];
+    c.on_congestion_event(&dup(later, &a));
+    assert_eq!((c.window(), c.state()), (70 * MSS, CcState::CongestionAvoidance));
+    // The same ACK allowed to raise the window grows it.
+    c.on_congestion_event(&event(later, &a, &[], &rtt));
+    assert!(c.window() > 70 * MSS);
+}
+
+#[test]
 fn cubic_persistent_congestion_restarts_with_k_zero() {
     let rtt = rtt_of(Dur::from_millis(100));
     let mut c = after_loss(cfg(RenoFriendly::PerAck), &rtt);

@@ -19,6 +19,7 @@ impl Sender {
         };
         let t = self.clock.read(now);
         let prior_in_flight = self.sent.bytes_in_flight();
+        let prior_prefix = self.stream.acked_prefix();
         let mut acked = std::mem::take(&mut self.acked_buf);
         acked.clear();
         // Send time of the largest acknowledged, if newly acknowledged.
@@ -70,7 +71,18 @@ impl Sender {
         let persistent = self.detect_losses(now, t, &mut lost);
         let sample = self.rate.generate(self.rtt.min());
         self.last_rate_sample = sample.or(self.last_rate_sample);
-        self.congestion_event(now, t, &acked, &lost, ecn_ce, prior_in_flight, sample, persistent);
+        let may_raise_window = self.may_raise_window(prior_prefix, !lost.is_empty());
+        self.congestion_event(
+            now,
+            t,
+            &acked,
+            &lost,
+            ecn_ce,
+            prior_in_flight,
+            sample,
+            persistent,
+            may_raise_window,
+        );
         self.acked_buf = acked;
         self.lost_buf = lost;
         if self.stats.completion_time.is_none() && self.stream.is_complete() {
@@ -98,7 +110,19 @@ impl Sender {
                 let mut lost = std::mem::take(&mut self.lost_buf);
                 lost.clear();
                 let persistent = self.detect_losses(now, t, &mut lost);
-                self.congestion_event(now, t, &[], &lost, 0, prior_in_flight, None, persistent);
+                let prefix = self.stream.acked_prefix();
+                let may_raise_window = self.may_raise_window(prefix, !lost.is_empty());
+                self.congestion_event(
+                    now,
+                    t,
+                    &[],
+                    &lost,
+                    0,
+                    prior_in_flight,
+                    None,
+                    persistent,
+                    may_raise_window,
+                );
                 self.lost_buf = lost;
             }
             LossTimer::Pto => {
@@ -130,6 +154,26 @@ impl Sender {
             }
         }
         self.update_loss_deadline();
+    }
+
+    /// Whether an ACK or timeout that found the acknowledged prefix at `prior_prefix` and
+    /// declared losses (`lost`) lets the window grow ([`CongestionEvent::may_raise_window`]).
+    /// Without `cumulative_ack_growth` always; with it, as Linux `tcp_ack` does: recovery ends
+    /// once the prefix passes its point (`tcp_fastretrans_alert`, after which that same ACK may
+    /// grow the window), a loss outside recovery starts one (`tcp_enter_recovery`: `high_seq =
+    /// snd_nxt`), and the window grows only outside recovery on an ACK that advanced the prefix.
+    fn may_raise_window(&mut self, prior_prefix: u64, lost: bool) -> bool {
+        if !self.cumulative_ack_growth {
+            return true;
+        }
+        let prefix = self.stream.acked_prefix();
+        if self.recovery_point.is_some_and(|p| prefix >= p) {
+            self.recovery_point = None;
+        }
+        if lost && self.recovery_point.is_none() {
+            self.recovery_point = Some(self.stream.sent_end());
+        }
+        self.recovery_point.is_none() && prefix > prior_prefix
     }
 
     /// Runs loss detection at clock reading `t` (true time `now`), collecting the lost packets
@@ -168,7 +212,7 @@ impl Sender {
     }
 
     /// One controller call for one ACK frame or loss timeout, then persistent congestion,
-    /// counters and traces.
+    /// counters and traces; `may_raise_window` as [`CongestionEvent::may_raise_window`].
     fn congestion_event(
         &mut self,
         now: Time,
@@ -179,6 +223,7 @@ impl Sender {
         prior_in_flight: u64,
         rate_sample: Option<RateSample>,
         persistent: bool,
+        may_raise_window: bool,
     ) {
         if acked.is_empty() && lost.is_empty() {
             return;
@@ -196,6 +241,7 @@ impl Sender {
             app_limited: self.app_limited,
             rate_sample,
             delivered: self.rate.delivered(),
+            may_raise_window,
         };
         self.cc.on_congestion_event(&ev);
         if persistent {

@@ -48,6 +48,15 @@ pub struct SenderConfig {
     pub pacing: PacingConfig,
     /// Linux's TSO/GSO aggregates and send deferral (`tso.rs`); off by default.
     pub tso: TsoConfig,
+    /// Grow the window as TCP does, on the cumulative acknowledgement (`snd_una`): only on ACKs
+    /// that advance it (RFC 5681 §3.2 counts only ACKs of new data; Linux raises cwnd only with
+    /// `FLAG_DATA_ACKED`, `tcp_may_raise_cwnd` in `net/ipv4/tcp_input.c`), and not from a loss
+    /// until it passes the data sent before the loss was detected (RFC 6675 §5's RecoveryPoint,
+    /// Linux `high_seq`). Default false: RFC 9002 §7.3, where every newly acknowledged packet
+    /// grows the window, so slow start grows on the ACKs that reveal its first loss, and
+    /// recovery ends with the first ACK of a packet sent after it began (a retransmission)
+    /// while older holes may still be open. Read by NewReno and CUBIC.
+    pub cumulative_ack_growth: bool,
     /// Mark packets ECT(0) and treat increases of the reported CE count as congestion
     /// (RFC 9002 §7.3.2, §B.7). Default false. A controller that needs ECN (DCTCP; Prague,
     /// which marks ECT(1)) turns it on and picks the codepoint itself.
@@ -78,6 +87,7 @@ impl Default for SenderConfig {
             peer_max_ack_delay: Dur::from_millis(25),
             pacing: PacingConfig::default(),
             tso: TsoConfig::default(),
+            cumulative_ack_growth: false,
             ecn: false,
             clock: ClockConfig::default(),
             packet_threshold: NonZeroU64::new(3).expect("3 is not 0"),
@@ -168,6 +178,11 @@ pub struct Sender {
     peer_max_ack_delay: Dur,
     /// Largest ECN-CE count reported so far.
     ecn_ce_count: u64,
+    /// Only ACKs that advance the acknowledged prefix grow the window (`cumulative_ack_growth`).
+    cumulative_ack_growth: bool,
+    /// With `cumulative_ack_growth`: the end of the data sent when the last loss was detected
+    /// (Linux `high_seq`), until the acknowledged prefix passes it.
+    recovery_point: Option<u64>,
     // Read when an ACK_FREQUENCY frame is sent or lost.
     /// Newest ACK_FREQUENCY frame sent, resent when its packet was lost.
     last_af_frame: Option<AckFrequencyFrame>,
@@ -212,6 +227,8 @@ impl Sender {
             peer_max_ack_delay: cfg.peer_max_ack_delay,
             pacing: cfg.pacing.clone(),
             tso: cfg.tso.enabled.then(|| Box::new(Tso::new(&cfg.tso))),
+            cumulative_ack_growth: cfg.cumulative_ack_growth,
+            recovery_point: None,
             ecn: cc
                 .ecn_codepoint()
                 .unwrap_or(if cfg.ecn { Ecn::Ect0 } else { Ecn::NotEct }),

@@ -148,6 +148,11 @@ impl SendStream {
         self.acked.ranges.front().filter(|r| r.0 == 0).map_or(0, |r| r.1)
     }
 
+    /// End of the bytes sent so far (TCP `snd_nxt`).
+    pub(super) fn sent_end(&self) -> u64 {
+        self.next_offset
+    }
+
     /// Every byte and the FIN are acknowledged.
     pub(super) fn is_complete(&self) -> bool {
         self.fin_acked && self.final_size.is_some_and(|n| self.acked.covers_prefix(n))
