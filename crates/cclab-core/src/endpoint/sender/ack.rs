@@ -19,7 +19,8 @@ impl Sender {
         };
         let t = self.clock.read(now);
         let prior_in_flight = self.sent.bytes_in_flight();
-        let prior_prefix = self.stream.acked_prefix();
+        // Read only for `cumulative_ack_growth`: every other sender skips the ranges' front line.
+        let prior_prefix = self.cumulative_ack_growth.then(|| self.stream.acked_prefix());
         let mut acked = std::mem::take(&mut self.acked_buf);
         acked.clear();
         // Send time of the largest acknowledged, if newly acknowledged.
@@ -110,7 +111,7 @@ impl Sender {
                 let mut lost = std::mem::take(&mut self.lost_buf);
                 lost.clear();
                 let persistent = self.detect_losses(now, t, &mut lost);
-                let prefix = self.stream.acked_prefix();
+                let prefix = self.cumulative_ack_growth.then(|| self.stream.acked_prefix());
                 let may_raise_window = self.may_raise_window(prefix, !lost.is_empty());
                 self.congestion_event(
                     now,
@@ -156,16 +157,17 @@ impl Sender {
         self.update_loss_deadline();
     }
 
-    /// Whether an ACK or timeout that found the acknowledged prefix at `prior_prefix` and
-    /// declared losses (`lost`) lets the window grow ([`CongestionEvent::may_raise_window`]).
+    /// Whether an ACK or timeout that found the acknowledged prefix at `prior_prefix` (read only
+    /// with `cumulative_ack_growth`) and declared losses (`lost`) lets the window grow
+    /// ([`CongestionEvent::may_raise_window`]).
     /// Without `cumulative_ack_growth` always; with it, as Linux `tcp_ack` does: recovery ends
     /// once the prefix passes its point (`tcp_fastretrans_alert`, after which that same ACK may
     /// grow the window), a loss outside recovery starts one (`tcp_enter_recovery`: `high_seq =
     /// snd_nxt`), and the window grows only outside recovery on an ACK that advanced the prefix.
-    fn may_raise_window(&mut self, prior_prefix: u64, lost: bool) -> bool {
-        if !self.cumulative_ack_growth {
+    fn may_raise_window(&mut self, prior_prefix: Option<u64>, lost: bool) -> bool {
+        let Some(prior_prefix) = prior_prefix else {
             return true;
-        }
+        };
         let prefix = self.stream.acked_prefix();
         if self.recovery_point.is_some_and(|p| prefix >= p) {
             self.recovery_point = None;
