@@ -302,7 +302,7 @@ fn ack_frequency_divisors_and_gaps_out_of_range_name_the_key() {
         fails(
             &[&af(&format!("{key}=0"))],
             &format!("flow[0].sender.ack_frequency.{key}"),
-            "at least 1",
+            "expected a nonzero u64",
         );
     }
     fails(
