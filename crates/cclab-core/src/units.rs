@@ -2,7 +2,7 @@
 //! rates in bits ("100Mbps", "100Mbit/s", "1.5Gbps"; byte rates are refused) and sizes ("1500B", "64KB", "1GB",
 //! "4MiB"). Deserialising a bare number is an error that says which units are accepted.
 
-use crate::time::Dur;
+use crate::time::{Dur, NonZeroDur};
 use core::fmt;
 use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
@@ -200,6 +200,13 @@ impl<'de> Deserialize<'de> for Dur {
             what: "duration",
             parse: parse_duration,
         })
+    }
+}
+/// A duration of 0 is refused here, where the key it came from is still known to the caller.
+impl<'de> Deserialize<'de> for NonZeroDur {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<NonZeroDur, D::Error> {
+        let dur = Dur::deserialize(d)?;
+        NonZeroDur::new(dur).ok_or_else(|| de::Error::custom("expected a duration of at least 1ns, got 0ns"))
     }
 }
 impl<'de> Deserialize<'de> for Rate {

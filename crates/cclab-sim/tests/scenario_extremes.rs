@@ -315,3 +315,38 @@ fn ack_frequency_divisors_and_gaps_out_of_range_name_the_key() {
         100_000
     );
 }
+
+#[test]
+fn clock_resolution_and_tick_of_zero_are_errors_not_one_nanosecond() {
+    // Before: each loaded, and the clock read the 0 as 1 ns without a word.
+    for (table, profile) in [("sender", "quic"), ("receiver", "quic"), ("tfrc", "dccp")] {
+        for key in ["resolution", "tick"] {
+            let set = format!("flow[0].{table}.clock={{{key}=\"0s\"}}");
+            let p = format!("flow[0].profile=\"{profile}\"");
+            fails(
+                &[&p, &set],
+                &format!("flow[0].{table}.clock.{key}"),
+                "at least 1ns, got 0ns",
+            );
+        }
+    }
+    // A duration that rounds to 0 ns is the same 0.
+    let sub_ns = "flow[0].sender.clock={tick=\"0.4ns\"}";
+    fails(&[sub_ns], "flow[0].sender.clock.tick", "at least 1ns");
+    // 1 ns, the exact clock, and a timer granularity of 0 (documented as exact) still run.
+    let exact = "flow[0].sender.clock={resolution=\"1ns\",tick=\"1ns\",timer_granularity=\"0s\"}";
+    assert_eq!(delivered(&[exact]), 100_000);
+}
+
+#[test]
+fn tfrc_counter_resolution_of_zero_is_an_error_not_one_nanosecond() {
+    // Before: it loaded and the window counter divided in units of 1 ns.
+    let dccp = "flow[0].profile=\"dccp\"";
+    let zero = "flow[0].tfrc.counter_resolution=\"0s\"";
+    fails(
+        &[dccp, zero],
+        "flow[0].tfrc.counter_resolution",
+        "at least 1ns, got 0ns",
+    );
+    assert!(load(&[dccp, "flow[0].tfrc.counter_resolution=\"1ns\""]).is_ok());
+}
