@@ -339,6 +339,22 @@ fn clock_resolution_and_tick_of_zero_are_errors_not_one_nanosecond() {
 }
 
 #[test]
+fn packet_number_length_outside_one_to_four_is_an_error_not_a_clamp() {
+    // Before: 0 ran as 1 and 5 or 255 as 4 (RFC 9000 §17.1 has two bits for length − 1).
+    for bad in ["0", "5", "255"] {
+        let set = format!("flow[0].receiver.pn_len={bad}");
+        fails(
+            &[&set],
+            "flow[0].receiver.pn_len",
+            &format!("1 to 4 bytes (RFC 9000 §17.1), got {bad}"),
+        );
+    }
+    for good in ["1", "4"] {
+        assert_eq!(delivered(&[&format!("flow[0].receiver.pn_len={good}")]), 100_000);
+    }
+}
+
+#[test]
 fn tfrc_counter_resolution_of_zero_is_an_error_not_one_nanosecond() {
     // Before: it loaded and the window counter divided in units of 1 ns.
     let dccp = "flow[0].profile=\"dccp\"";
