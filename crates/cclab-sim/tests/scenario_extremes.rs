@@ -366,3 +366,16 @@ fn tfrc_counter_resolution_of_zero_is_an_error_not_one_nanosecond() {
     );
     assert!(load(&[dccp, "flow[0].tfrc.counter_resolution=\"1ns\""]).is_ok());
 }
+
+#[test]
+fn delayed_ack_timeout_of_half_a_second_is_an_error_not_cut_below_it() {
+    // Before: it loaded and the policy cut it to 499.999999 ms (RFC 1122 §4.2.3.2: less than 0.5 s).
+    let tcp = "flow[0].profile=\"tcp\"";
+    let delack = |d: &str| format!("flow[0].receiver.ack={{policy=\"tcp-delayed\",delack=\"{d}\"}}");
+    fails(
+        &[tcp, &delack("500ms")],
+        "flow[0].receiver.ack.delack",
+        "below 500ms (RFC 1122",
+    );
+    assert_eq!(delivered(&[tcp, &delack("499ms")]), 100_000);
+}
