@@ -233,7 +233,16 @@ fn tso_parameters_outside_linux_ranges_name_the_key() {
         "flow[0].sender.tso.gso_max_size",
         "got 600000",
     );
-    fails(&[&tso("min_segs=0")], "flow[0].sender.tso.min_segs", "from 1 to 65535");
+    fails(
+        &[&tso("min_segs=0")],
+        "flow[0].sender.tso.min_segs",
+        "expected a nonzero u64",
+    );
+    fails(
+        &[&tso("min_segs=65536")],
+        "flow[0].sender.tso.min_segs",
+        "from 1 to 65535",
+    );
     fails(
         &[&tso("win_divisor=4294967296")],
         "flow[0].sender.tso.win_divisor",

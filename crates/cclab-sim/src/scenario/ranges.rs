@@ -114,7 +114,7 @@ fn ack_frequency(af: &AckFrequencySenderConfig) -> Check {
 fn tso(t: &TsoConfig) -> Check {
     let (lo, hi) = (TsoConfig::MIN_GSO_MAX_SIZE, TsoConfig::MAX_GSO_MAX_SIZE);
     within("sender.tso.gso_max_size", t.gso_max_size, lo, hi)?;
-    within("sender.tso.min_segs", t.min_segs, 1, 65_535)?;
+    within("sender.tso.min_segs", t.min_segs.get(), 1, 65_535)?;
     within("sender.tso.win_divisor", t.win_divisor, 0, i32::MAX as u64)?;
     within("sender.tso.rtt_log", u64::from(t.rtt_log), 0, u64::from(u8::MAX))
 }
