@@ -79,7 +79,7 @@ impl StallConfig {
     /// stalls, or run periods shorter than that between them, are not what the model describes.
     pub const MIN_MEAN: Dur = Dur::from_micros(1);
     const MIN_MEAN_WHY: &str =
-        "a scheduling stall is the OS taking the core and giving it back, about a microsecond at least; shorter means drew a stall per nanosecond of the run";
+        "a scheduling stall is the OS taking the core and giving it back, about a microsecond at least; the process is drawn over the whole run, and 1 ns means cost 1.8 s of CPU per simulated second";
 }
 
 /// A host: its CPU and its receive socket buffer.
