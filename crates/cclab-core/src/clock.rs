@@ -5,17 +5,19 @@
 //! and timers fire late (timer granularity, slack). Endpoints, controllers, RTT estimation and ACK
 //! timers read time only through this model; the driver's `now` is the true time.
 
-use crate::time::{Dur, Time};
+use crate::time::{Dur, NonZeroDur, Time};
 use serde::Deserialize;
 
 /// Clock parameters of one endpoint (scenario table `clock`; omitted fields keep the exact default).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ClockConfig {
-    /// Timestamp resolution: readings are truncated to a multiple of it (1 ns = exact).
-    pub resolution: Dur,
-    /// Length of one tick of the coarse tick counter (FreeBSD `ticks`: 1 ms at HZ=1000).
-    pub tick: Dur,
+    /// Timestamp resolution: readings are truncated to a multiple of it (1 ns = exact; 0 has no
+    /// multiples to truncate to, and was read as 1 ns).
+    pub resolution: NonZeroDur,
+    /// Length of one tick of the coarse tick counter (FreeBSD `ticks`: 1 ms at HZ=1000; 1 ns counts
+    /// nanoseconds, and a counter of zero-length ticks, which was read as 1 ns, has no meaning).
+    pub tick: NonZeroDur,
     /// Timers fire only on multiples of this granularity (0 or 1 ns = exact).
     pub timer_granularity: Dur,
     /// Extra lateness added to every timer expiry.
@@ -25,8 +27,8 @@ pub struct ClockConfig {
 impl Default for ClockConfig {
     fn default() -> Self {
         ClockConfig {
-            resolution: Dur(1),
-            tick: Dur::from_millis(1),
+            resolution: NonZeroDur::NANOSECOND,
+            tick: NonZeroDur::from_millis(1),
             timer_granularity: Dur(1),
             timer_slack: Dur::ZERO,
         }
@@ -56,7 +58,7 @@ fn round_up(t: u64, q: u64) -> u64 {
 }
 
 impl Clock {
-    /// A clock with the given parameters (zero durations are treated as exact).
+    /// A clock with the given parameters (a timer granularity of 0 is exact, as 1 ns is).
     pub fn new(cfg: ClockConfig) -> Clock {
         Clock { cfg }
     }
@@ -66,15 +68,15 @@ impl Clock {
     }
     /// What the endpoint reads when the true time is `now`.
     pub fn read(&self, now: Time) -> Time {
-        Time(round_down(now.0, self.cfg.resolution.0))
+        Time(round_down(now.0, self.cfg.resolution.as_nanos()))
     }
     /// The tick counter at true time `now` (number of whole ticks since the start).
     pub fn ticks(&self, now: Time) -> u64 {
-        now.0 / self.cfg.tick.0.max(1)
+        now.0 / self.cfg.tick.as_nanos()
     }
     /// Length of one tick.
-    pub fn tick(&self) -> Dur {
-        Dur(self.cfg.tick.0.max(1))
+    pub fn tick(&self) -> NonZeroDur {
+        self.cfg.tick
     }
     /// A measured interval between two readings, as the endpoint sees it.
     pub fn elapsed(&self, now: Time, since: Time) -> Dur {
@@ -87,7 +89,7 @@ impl Clock {
         if deadline == Time::MAX {
             return Time::MAX;
         }
-        let readable = round_up(deadline.0, self.cfg.resolution.0);
+        let readable = round_up(deadline.0, self.cfg.resolution.as_nanos());
         let t = round_up(readable, self.cfg.timer_granularity.0);
         Time(t) + self.cfg.timer_slack
     }
@@ -100,7 +102,7 @@ mod tests {
     #[test]
     fn tick_clock_is_flat_within_a_tick() {
         let c = Clock::new(ClockConfig {
-            resolution: Dur::from_millis(1),
+            resolution: NonZeroDur::from_millis(1),
             ..Default::default()
         });
         assert_eq!(c.read(Time(1_999_999)), Time(1_000_000));
@@ -108,6 +110,18 @@ mod tests {
         assert_eq!(c.ticks(Time(2_000_000)), 2);
         // A timer for 1.2 ms fires when the clock can read it: at 2 ms.
         assert_eq!(c.fire_time(Time(1_200_000)), Time(2_000_000));
+    }
+
+    #[test]
+    fn clock_resolution_and_tick_of_zero_are_refused_not_read_as_one_nanosecond() {
+        // Both used to load and run as 1 ns.
+        for key in ["resolution", "tick"] {
+            let e = toml::from_str::<ClockConfig>(&format!("{key} = \"0s\"")).unwrap_err();
+            assert!(e.to_string().contains("at least 1ns"), "{e}");
+        }
+        let c: ClockConfig = toml::from_str("tick = \"1ns\"\ntimer_granularity = \"0s\"").unwrap();
+        assert_eq!(Clock::new(c).ticks(Time(1_234)), 1_234);
+        assert_eq!(Clock::new(c).fire_time(Time(1_234)), Time(1_234));
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! Nanoseconds, not microseconds: a 1500-byte packet on a 100 Gbps link takes 120 ns.
 
 use core::fmt;
+use core::num::NonZeroU64;
 use core::ops::{Add, AddAssign, Div, Mul, Sub, SubAssign};
 
 /// An instant, in nanoseconds since the start of the run.
@@ -87,6 +88,64 @@ impl Dur {
     /// Saturating subtraction.
     pub fn saturating_sub(self, o: Dur) -> Dur {
         Dur(self.0.saturating_sub(o.0))
+    }
+}
+
+/// A span of at least 1 ns: a clock resolution, a tick or a counter's unit, where a span of 0
+/// would mean nothing (a multiple of 0, a count of zero-length ticks) and used to be read as 1 ns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct NonZeroDur(NonZeroU64);
+
+impl NonZeroDur {
+    /// One nanosecond, the finest span (an exact clock).
+    pub const NANOSECOND: NonZeroDur = NonZeroDur(NonZeroU64::MIN);
+
+    /// `d` if it is at least 1 ns.
+    pub const fn new(d: Dur) -> Option<NonZeroDur> {
+        match NonZeroU64::new(d.0) {
+            Some(n) => Some(NonZeroDur(n)),
+            None => None,
+        }
+    }
+    /// From microseconds.
+    ///
+    /// # Panics
+    /// If `us` is 0 (in a `const` item: at compile time).
+    pub const fn from_micros(us: u64) -> NonZeroDur {
+        match NonZeroDur::new(Dur::from_micros(us)) {
+            Some(d) => d,
+            None => panic!("a NonZeroDur of 0 us"),
+        }
+    }
+    /// From milliseconds.
+    ///
+    /// # Panics
+    /// If `ms` is 0 (in a `const` item: at compile time).
+    pub const fn from_millis(ms: u64) -> NonZeroDur {
+        match NonZeroDur::new(Dur::from_millis(ms)) {
+            Some(d) => d,
+            None => panic!("a NonZeroDur of 0 ms"),
+        }
+    }
+    /// The span as a [`Dur`].
+    pub const fn get(self) -> Dur {
+        Dur(self.0.get())
+    }
+    /// Length in nanoseconds, at least 1.
+    pub const fn as_nanos(self) -> u64 {
+        self.0.get()
+    }
+}
+
+impl From<NonZeroDur> for Dur {
+    fn from(d: NonZeroDur) -> Dur {
+        d.get()
+    }
+}
+
+impl fmt::Display for NonZeroDur {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.get().fmt(f)
     }
 }
 
@@ -189,6 +248,14 @@ mod tests {
         assert_eq!(transmission_time(1500, 10_000_000_000), Dur(1200));
         assert_eq!(transmission_time(1500, 3_000_000_000), Dur(4000));
         assert_eq!(transmission_time(1500, 7_000_000_000), Dur(1715));
+    }
+
+    #[test]
+    fn non_zero_dur_refuses_zero_only() {
+        assert_eq!(NonZeroDur::new(Dur::ZERO), None);
+        assert_eq!(NonZeroDur::new(Dur(1)), Some(NonZeroDur::NANOSECOND));
+        assert_eq!(NonZeroDur::from_millis(2).get(), Dur::from_millis(2));
+        assert_eq!(NonZeroDur::from_micros(1).as_nanos(), 1_000);
     }
 
     #[test]

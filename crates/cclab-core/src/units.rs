@@ -2,7 +2,7 @@
 //! rates in bits ("100Mbps", "100Mbit/s", "1.5Gbps"; byte rates are refused) and sizes ("1500B", "64KB", "1GB",
 //! "4MiB"). Deserialising a bare number is an error that says which units are accepted.
 
-use crate::time::Dur;
+use crate::time::{Dur, NonZeroDur};
 use core::fmt;
 use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
@@ -169,21 +169,29 @@ impl<T> Visitor<'_> for UnitVisitor<T> {
         (self.parse)(v).map_err(E::custom)
     }
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<T, E> {
-        Err(E::custom(format!(
-            "expected a {} with a unit as a string, e.g. \"{v}{}\", got the bare number {v}",
-            self.what,
-            example_unit(self.what)
-        )))
+        Err(bare_integer(self.what, v))
     }
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<T, E> {
         self.visit_i64(v as i64)
     }
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<T, E> {
-        Err(E::custom(format!(
-            "expected a {} with a unit as a string, got the bare number {v}",
-            self.what
-        )))
+        Err(bare_float(self.what, v))
     }
+}
+
+/// A bare integer where a `what` with a unit belongs.
+fn bare_integer<E: de::Error>(what: &str, v: i64) -> E {
+    E::custom(format!(
+        "expected a {what} with a unit as a string, e.g. \"{v}{}\", got the bare number {v}",
+        example_unit(what)
+    ))
+}
+
+/// A bare float where a `what` with a unit belongs.
+fn bare_float<E: de::Error>(what: &str, v: f64) -> E {
+    E::custom(format!(
+        "expected a {what} with a unit as a string, got the bare number {v}"
+    ))
 }
 
 fn example_unit(what: &str) -> &'static str {
@@ -202,6 +210,46 @@ impl<'de> Deserialize<'de> for Dur {
         })
     }
 }
+impl<'de> Deserialize<'de> for NonZeroDur {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<NonZeroDur, D::Error> {
+        deserialize_duration_within(d, "a duration of at least 1ns", NonZeroDur::new)
+    }
+}
+
+/// Deserializes a duration that `accept` keeps (as `T`); one it refuses is an `invalid value` error quoting the
+/// string as written and `expected`, the form by which a scenario error names the key even inside a tagged
+/// table (`[flow.receiver.ack] policy = …`), where serde's own path stops at the table.
+pub fn deserialize_duration_within<'de, D: Deserializer<'de>, T>(
+    d: D,
+    expected: &'static str,
+    accept: fn(Dur) -> Option<T>,
+) -> Result<T, D::Error> {
+    struct Within<T> {
+        expected: &'static str,
+        accept: fn(Dur) -> Option<T>,
+    }
+    impl<T> Visitor<'_> for Within<T> {
+        type Value = T;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str(self.expected)
+        }
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<T, E> {
+            let dur = parse_duration(v).map_err(E::custom)?;
+            (self.accept)(dur).ok_or_else(|| E::invalid_value(de::Unexpected::Str(v), &self.expected))
+        }
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<T, E> {
+            Err(bare_integer("duration", v))
+        }
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<T, E> {
+            self.visit_i64(v as i64)
+        }
+        fn visit_f64<E: de::Error>(self, v: f64) -> Result<T, E> {
+            Err(bare_float("duration", v))
+        }
+    }
+    d.deserialize_any(Within { expected, accept })
+}
+
 impl<'de> Deserialize<'de> for Rate {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Rate, D::Error> {
         d.deserialize_any(UnitVisitor {

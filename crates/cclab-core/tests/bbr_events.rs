@@ -64,7 +64,7 @@ fn ack(
     bbr.on_congestion_event(&CongestionEvent {
         now,
         ticks: 0,
-        tick: Dur::from_millis(1),
+        tick: cclab_core::time::NonZeroDur::from_millis(1),
         acked: a,
         lost: l,
         ecn_ce: 0,

@@ -4,6 +4,7 @@
 use cclab_core::ack::frequency_sender::{AckFrequencySender, AckFrequencySenderConfig};
 use cclab_core::recovery::rtt::{RttEstimator, INITIAL_RTT};
 use cclab_core::{Dur, Time};
+use std::num::NonZeroU64;
 
 const MSS: u64 = 1472;
 
@@ -15,7 +16,7 @@ fn rtt(sample: Dur) -> RttEstimator {
 
 fn capped() -> AckFrequencySenderConfig {
     AckFrequencySenderConfig {
-        gap_cap: Some(32),
+        gap_cap: NonZeroU64::new(32),
         ..Default::default()
     }
 }
@@ -145,7 +146,7 @@ fn frequency_sender_max_gap_holds_on_long_rtt_paths() {
 #[test]
 fn frequency_sender_slow_start_gap_rule_applies_only_in_slow_start() {
     let mut s = AckFrequencySender::new(&AckFrequencySenderConfig {
-        slow_start_gap_divisor: Some(8),
+        slow_start_gap_divisor: NonZeroU64::new(8),
         ..Default::default()
     });
     let r = rtt(Dur::from_millis(600));

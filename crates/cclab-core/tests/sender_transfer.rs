@@ -169,7 +169,7 @@ fn pacing_spaces_packets_at_gain_times_cwnd_over_srtt() {
 fn coarse_clock_completes_without_livelock() {
     // 1 ms clock resolution and timer granularity on a 200 µs RTT path with 1 % loss.
     let clock = ClockConfig {
-        resolution: Dur::from_millis(1),
+        resolution: cclab_core::time::NonZeroDur::from_millis(1),
         timer_granularity: Dur::from_millis(1),
         ..Default::default()
     };

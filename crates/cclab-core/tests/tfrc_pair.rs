@@ -119,7 +119,7 @@ fn linux_2007() -> TfrcConfig {
         slow_start_floor: SlowStartFloor::SegmentPerRtt,
         nofeedback_min: Dur::from_millis(100),
         clock: ClockConfig {
-            resolution: Dur::from_micros(1),
+            resolution: cclab_core::time::NonZeroDur::from_micros(1),
             ..Default::default()
         },
         ..Default::default()

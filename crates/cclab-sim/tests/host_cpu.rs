@@ -55,7 +55,7 @@ fn gso_batching_amortises_the_fixed_cost() {
     // GSO batches of 10 (the window keeps them full) cost 15 + 10·5 µs, i.e. 6.5 µs per
     // packet, plus 5 µs per ACK at 1:10: 7 µs per data packet.
     let gso = BatchConfig {
-        max_segments: 10,
+        max_segments: std::num::NonZeroU32::new(10).unwrap(),
         fixed: Dur::from_micros(15),
     };
     let (goodput, _) = cpu_bound_goodput(5, 5, 10, Some(gso));

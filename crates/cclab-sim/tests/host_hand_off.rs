@@ -108,7 +108,7 @@ fn host_hand_off_keeps_the_wake_up_for_batching_and_bounded_hosts() {
             HostConfig {
                 cpu: CpuConfig {
                     gro: Some(BatchConfig {
-                        max_segments: 4,
+                        max_segments: std::num::NonZeroU32::new(4).unwrap(),
                         fixed: Dur::from_micros(2),
                     }),
                     ..cpu(1)

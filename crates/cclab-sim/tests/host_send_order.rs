@@ -106,7 +106,7 @@ fn host_send_order_of_one_endpoint_matches_a_host_with_an_idle_second() {
     let gso = CpuConfig {
         send_cost: Dur::from_micros(30),
         gso: Some(BatchConfig {
-            max_segments: 4,
+            max_segments: std::num::NonZeroU32::new(4).unwrap(),
             fixed: Dur::from_micros(20),
         }),
         ..Default::default()

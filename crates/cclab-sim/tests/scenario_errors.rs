@@ -305,8 +305,8 @@ fn scenario_limits_that_never_deliver_name_the_key() {
     fails(
         GOOD,
         &["hosts.sender.cpu.stall={mean_interval=\"0s\",mean_duration=\"0s\"}"],
-        "hosts.sender.cpu.stall",
-        "positive mean_interval",
+        "hosts.sender.cpu.stall.mean_interval",
+        "expected at least 1.000us",
     );
     fails(
         GOOD,
@@ -333,4 +333,40 @@ fn scenario_rates_in_bit_units_load_and_byte_units_say_what_to_write() {
         "path.forward.rate",
         "\"400Mbit/s\"",
     );
+}
+
+#[test]
+fn stall_means_below_a_microsecond_are_errors_giving_the_smallest() {
+    // Before: 1 ns means loaded, and the stall process drew a period per 2 ns of the run, busy or idle
+    // (1.8 s of CPU per simulated second on one host).
+    let stall = |i: &str, d: &str| format!("hosts.receiver.cpu.stall={{mean_interval=\"{i}\",mean_duration=\"{d}\"}}");
+    let why = "expected at least 1.000us (a scheduling stall is the OS taking the core";
+    fails(
+        GOOD,
+        &[&stall("1ns", "1ms")],
+        "hosts.receiver.cpu.stall.mean_interval",
+        why,
+    );
+    fails(
+        GOOD,
+        &[&stall("1ms", "999ns")],
+        "hosts.receiver.cpu.stall.mean_duration",
+        "got 999ns",
+    );
+    assert!(load(GOOD, &[&stall("1us", "1us")]).is_ok());
+}
+
+#[test]
+fn batches_of_zero_segments_are_errors_not_one() {
+    // Before: `max_segments = 0` loaded and ran as batches of one datagram.
+    for (host, batch) in [("sender", "gso"), ("receiver", "gro")] {
+        let set = format!("hosts.{host}.cpu.{batch}={{max_segments=0}}");
+        fails(
+            GOOD,
+            &[&set],
+            &format!("hosts.{host}.cpu.{batch}.max_segments"),
+            "expected a nonzero u32",
+        );
+    }
+    assert!(load(GOOD, &["hosts.sender.cpu.gso={max_segments=1}"]).is_ok());
 }

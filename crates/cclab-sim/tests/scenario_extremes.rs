@@ -233,7 +233,16 @@ fn tso_parameters_outside_linux_ranges_name_the_key() {
         "flow[0].sender.tso.gso_max_size",
         "got 600000",
     );
-    fails(&[&tso("min_segs=0")], "flow[0].sender.tso.min_segs", "from 1 to 65535");
+    fails(
+        &[&tso("min_segs=0")],
+        "flow[0].sender.tso.min_segs",
+        "expected a nonzero u64",
+    );
+    fails(
+        &[&tso("min_segs=65536")],
+        "flow[0].sender.tso.min_segs",
+        "from 1 to 65535",
+    );
     fails(
         &[&tso("win_divisor=4294967296")],
         "flow[0].sender.tso.win_divisor",
@@ -302,7 +311,7 @@ fn ack_frequency_divisors_and_gaps_out_of_range_name_the_key() {
         fails(
             &[&af(&format!("{key}=0"))],
             &format!("flow[0].sender.ack_frequency.{key}"),
-            "at least 1",
+            "expected a nonzero u64",
         );
     }
     fails(
@@ -314,4 +323,68 @@ fn ack_frequency_divisors_and_gaps_out_of_range_name_the_key() {
         delivered(&[&af("min_gap=1,max_gap=1,gap_cap=1,gap_divisor=1,delay_divisor=1")]),
         100_000
     );
+}
+
+#[test]
+fn clock_resolution_and_tick_of_zero_are_errors_not_one_nanosecond() {
+    // Before: each loaded, and the clock read the 0 as 1 ns without a word.
+    for (table, profile) in [("sender", "quic"), ("receiver", "quic"), ("tfrc", "dccp")] {
+        for key in ["resolution", "tick"] {
+            let set = format!("flow[0].{table}.clock={{{key}=\"0s\"}}");
+            let p = format!("flow[0].profile=\"{profile}\"");
+            fails(
+                &[&p, &set],
+                &format!("flow[0].{table}.clock.{key}"),
+                "expected a duration of at least 1ns",
+            );
+        }
+    }
+    // A duration that rounds to 0 ns is the same 0.
+    let sub_ns = "flow[0].sender.clock={tick=\"0.4ns\"}";
+    fails(&[sub_ns], "flow[0].sender.clock.tick", "at least 1ns");
+    // 1 ns, the exact clock, and a timer granularity of 0 (documented as exact) still run.
+    let exact = "flow[0].sender.clock={resolution=\"1ns\",tick=\"1ns\",timer_granularity=\"0s\"}";
+    assert_eq!(delivered(&[exact]), 100_000);
+}
+
+#[test]
+fn packet_number_length_outside_one_to_four_is_an_error_not_a_clamp() {
+    // Before: 0 ran as 1 and 5 or 255 as 4 (RFC 9000 §17.1 has two bits for length − 1).
+    for bad in ["0", "5", "255"] {
+        let set = format!("flow[0].receiver.pn_len={bad}");
+        fails(
+            &[&set],
+            "flow[0].receiver.pn_len",
+            &format!("1 to 4 bytes (RFC 9000 §17.1), got {bad}"),
+        );
+    }
+    for good in ["1", "4"] {
+        assert_eq!(delivered(&[&format!("flow[0].receiver.pn_len={good}")]), 100_000);
+    }
+}
+
+#[test]
+fn tfrc_counter_resolution_of_zero_is_an_error_not_one_nanosecond() {
+    // Before: it loaded and the window counter divided in units of 1 ns.
+    let dccp = "flow[0].profile=\"dccp\"";
+    let zero = "flow[0].tfrc.counter_resolution=\"0s\"";
+    fails(
+        &[dccp, zero],
+        "flow[0].tfrc.counter_resolution",
+        "expected a duration of at least 1ns",
+    );
+    assert!(load(&[dccp, "flow[0].tfrc.counter_resolution=\"1ns\""]).is_ok());
+}
+
+#[test]
+fn delayed_ack_timeout_of_half_a_second_is_an_error_not_cut_below_it() {
+    // Before: it loaded and the policy cut it to 499.999999 ms (RFC 1122 §4.2.3.2: less than 0.5 s).
+    let tcp = "flow[0].profile=\"tcp\"";
+    let delack = |d: &str| format!("flow[0].receiver.ack={{policy=\"tcp-delayed\",delack=\"{d}\"}}");
+    fails(
+        &[tcp, &delack("500ms")],
+        "flow[0].receiver.ack.delack",
+        "below 500ms (RFC 1122",
+    );
+    assert_eq!(delivered(&[tcp, &delack("499ms")]), 100_000);
 }

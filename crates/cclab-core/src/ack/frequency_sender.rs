@@ -20,6 +20,7 @@
 //! gap into the field directly but its own receiver ACKs once `gap` packets are pending, so
 //! `gap − 1` reproduces its effective ACK rate against a draft-conforming receiver.
 
+use core::num::NonZeroU64;
 use std::collections::VecDeque;
 
 use serde::Deserialize;
@@ -44,26 +45,27 @@ pub struct AckFrequencySenderConfig {
     /// (RFC 9000 §18.2 default 25 ms); used only by [`AckFrequencySender::max_ack_delay`].
     pub peer_max_ack_delay: Dur,
     /// Packets per ACK = full-sized packets in the congestion window / this (picoquic: 4).
-    pub gap_divisor: u64,
+    pub gap_divisor: NonZeroU64,
     /// Cap on the gap applied when `min_rtt < 4 × requested delay` (picoquic's fix: 32);
     /// `None` = no cap (picoquic before PR #1764).
-    pub gap_cap: Option<u64>,
+    pub gap_cap: Option<NonZeroU64>,
     /// Ceiling on the gap on every path, whatever the RTT (`None`: none). §8 only bounds the
     /// threshold by the window; real stacks bound it further (picoquic: 32 on short paths).
     pub max_gap: Option<u64>,
     /// Packets per ACK = packets in the window / this while the controller is in its initial
     /// slow start (`None`: `gap_divisor` throughout; picoquic's rule is 8, half the window / 4).
-    pub slow_start_gap_divisor: Option<u64>,
+    pub slow_start_gap_divisor: Option<NonZeroU64>,
     /// Requested max ACK delay = smoothed RTT / this (§8: at most one RTT; picoquic: 4).
-    pub delay_divisor: u64,
+    pub delay_divisor: NonZeroU64,
     /// Reordering Threshold sent in every frame. Default 1 (immediate ACK on any reordering, the
     /// RFC 9000 behaviour); §9 suggests the sender's loss-detection packet threshold (3, RFC 9002
     /// §6.1.1), and 0 turns reordering-triggered ACKs off — what picoquic sends when its
     /// `ack_ignore_order_local` is set (frames.c `picoquic_format_ack_frequency_frame`).
     pub reordering_threshold: u64,
     /// Smallest gap ever requested, packets per ACK (default 2: RFC 9000's one ACK per two
-    /// packets, picoquic's initial and minimum gap).
-    pub min_gap: u64,
+    /// packets, picoquic's initial and minimum gap). A gap of 0 would be an Ack-Eliciting
+    /// Threshold of −1 (§4).
+    pub min_gap: NonZeroU64,
     /// The requested gap never decreases: a smaller target gap with a similar delay sends no
     /// frame, and a frame sent for a new delay keeps the larger old gap (picoquic frames.c
     /// `picoquic_format_ack_frequency_frame`: `if (ack_gap < cnx->ack_gap_local) ack_gap =
@@ -76,13 +78,13 @@ impl Default for AckFrequencySenderConfig {
         AckFrequencySenderConfig {
             min_ack_delay: Dur::from_millis(1),
             peer_max_ack_delay: Dur::from_millis(25),
-            gap_divisor: 4,
+            gap_divisor: NonZeroU64::new(4).expect("4 is not 0"),
             gap_cap: None,
             max_gap: None,
             slow_start_gap_divisor: None,
-            delay_divisor: 4,
+            delay_divisor: NonZeroU64::new(4).expect("4 is not 0"),
             reordering_threshold: 1,
-            min_gap: 2,
+            min_gap: NonZeroU64::new(2).expect("2 is not 0"),
             monotonic_gap: false,
         }
     }
@@ -109,7 +111,13 @@ pub struct AckFrequencySender {
 }
 
 impl AckFrequencySender {
-    /// A policy that has sent nothing yet.
+    /// A policy that has sent nothing yet. Its divisors, `min_gap` and `gap_cap` are nonzero types, where a 0
+    /// used to be raised to 1 without a word:
+    ///
+    /// ```compile_fail
+    /// use cclab_core::ack::frequency_sender::AckFrequencySenderConfig;
+    /// let cfg = AckFrequencySenderConfig { delay_divisor: 0, ..Default::default() };
+    /// ```
     pub fn new(cfg: &AckFrequencySenderConfig) -> Self {
         AckFrequencySender {
             cfg: cfg.clone(),
@@ -132,7 +140,7 @@ impl AckFrequencySender {
     /// `cwnd_bytes` with full-sized packets of `mss` bytes.
     pub fn target(&self, cwnd_bytes: u64, mss: u64, rtt: &RttEstimator) -> (u64, Dur) {
         // §8: requested delay ≤ RTT, from smoothed_rtt; never below the peer's min_ack_delay (§4).
-        let delay = (rtt.smoothed() / self.cfg.delay_divisor.max(1))
+        let delay = (rtt.smoothed() / self.cfg.delay_divisor.get())
             .max(self.cfg.min_ack_delay)
             .min(MAX_REQUESTED_DELAY);
         // §8: threshold ≤ packets in the congestion window; picoquic asks for a quarter of it,
@@ -141,14 +149,13 @@ impl AckFrequencySender {
             Some(d) if self.in_slow_start => d,
             _ => self.cfg.gap_divisor,
         };
-        let mut gap = (cwnd_bytes / mss.max(1) / divisor.max(1))
+        let mut gap = (cwnd_bytes / mss.max(1) / divisor.get())
             .min(self.cfg.max_gap.unwrap_or(u64::MAX))
-            .max(self.cfg.min_gap)
-            .max(1);
+            .max(self.cfg.min_gap.get());
         // picoquic PR #1764: `if (rtt_min < 4·ack_delay_max && ack_gap > 32) ack_gap = 32`.
         if let Some(cap) = self.cfg.gap_cap {
-            if rtt.min() < delay * 4 && gap > cap {
-                gap = cap.max(1);
+            if rtt.min() < delay * 4 && gap > cap.get() {
+                gap = cap.get();
             }
         }
         (gap, delay)

@@ -20,17 +20,46 @@ use serde::Deserialize;
 use super::{AckPolicy, Arrival};
 use crate::time::{Dur, Time};
 
-/// RFC 1122 §4.2.3.2: the delay MUST be less than 0.5 s.
-const MAX_DELACK: Dur = Dur(500_000_000 - 1);
 /// Quick ACKs granted by a CE mark (Linux `tcp_enter_quickack_mode(sk, 2)`).
 const CE_QUICKACKS: u64 = 2;
+
+/// A delayed-ACK timeout below 500 ms: RFC 1122 §4.2.3.2
+/// (<https://www.rfc-editor.org/rfc/rfc1122#page-96>) says the delay MUST be less than 0.5 s. A longer
+/// one is refused, where it used to be cut to 499.999999 ms without a word.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DelackTimeout(Dur);
+
+impl DelackTimeout {
+    /// The first timeout RFC 1122 rules out.
+    pub const LIMIT: Dur = Dur::from_millis(500);
+
+    /// `d` if it is below [`Self::LIMIT`].
+    pub const fn new(d: Dur) -> Option<DelackTimeout> {
+        if d.as_nanos() < Self::LIMIT.as_nanos() {
+            Some(DelackTimeout(d))
+        } else {
+            None
+        }
+    }
+    /// The timeout.
+    pub const fn get(self) -> Dur {
+        self.0
+    }
+}
+
+impl<'de> Deserialize<'de> for DelackTimeout {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<DelackTimeout, D::Error> {
+        let why = "a delay below 500ms (RFC 1122 §4.2.3.2: an ACK MUST NOT be delayed 0.5 s or more)";
+        crate::units::deserialize_duration_within(d, why, DelackTimeout::new)
+    }
+}
 
 /// Parameters of the TCP delayed-ACK policy.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct TcpDelayedConfig {
-    /// Delayed-ACK timeout (Linux `TCP_DELACK_MIN` = 40 ms; clamped below 500 ms, RFC 1122).
-    pub delack: Dur,
+    /// Delayed-ACK timeout (Linux `TCP_DELACK_MIN` = 40 ms; below 500 ms, RFC 1122).
+    pub delack: DelackTimeout,
     /// Full-sized segments per ACK (RFC 5681 §4.2: at least every 2nd).
     pub segments_per_ack: NonZeroU64,
     /// Quick ACKs granted at the start and after idle (Linux `TCP_MAX_QUICKACKS` = 16; the
@@ -44,7 +73,7 @@ pub struct TcpDelayedConfig {
 impl Default for TcpDelayedConfig {
     fn default() -> Self {
         TcpDelayedConfig {
-            delack: Dur::from_millis(40),
+            delack: DelackTimeout::new(Dur::from_millis(40)).expect("40 ms is below 500 ms"),
             segments_per_ack: NonZeroU64::new(2).expect("2 is not 0"),
             quickacks: 16,
             idle_restart: Dur::from_millis(200),
@@ -67,10 +96,8 @@ pub struct TcpDelayed {
 impl TcpDelayed {
     /// A receiver that has seen no data yet.
     pub fn new(cfg: &TcpDelayedConfig) -> Self {
-        let mut cfg = cfg.clone();
-        cfg.delack = cfg.delack.min(MAX_DELACK);
         TcpDelayed {
-            cfg,
+            cfg: cfg.clone(),
             quick: 0,
             pending_bytes: 0,
             last_arrival: None,
@@ -101,6 +128,21 @@ impl AckPolicy for TcpDelayed {
         self.pending_bytes = 0;
     }
     fn max_ack_delay(&self) -> Dur {
-        self.cfg.delack
+        self.cfg.delack.get()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn delack_of_half_a_second_or_more_is_refused_not_cut() {
+        // It used to run as 499.999999 ms.
+        let e = toml::from_str::<TcpDelayedConfig>("delack = \"500ms\"").unwrap_err();
+        assert!(e.to_string().contains("below 500ms (RFC 1122 §4.2.3.2"), "{e}");
+        let c: TcpDelayedConfig = toml::from_str("delack = \"499999999ns\"").unwrap();
+        assert_eq!(TcpDelayed::new(&c).max_ack_delay(), Dur(499_999_999));
+        assert_eq!(DelackTimeout::new(Dur::ZERO).map(DelackTimeout::get), Some(Dur::ZERO));
     }
 }

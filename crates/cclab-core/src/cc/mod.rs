@@ -5,7 +5,7 @@
 //! `pacing_rate()` before sending. Time arrives already read through the endpoint's clock model.
 
 use crate::recovery::rtt::RttEstimator;
-use crate::time::{Dur, Time};
+use crate::time::{Dur, NonZeroDur, Time};
 use crate::wire::packet::Ecn;
 
 /// One newly acknowledged packet.
@@ -66,7 +66,7 @@ pub struct CongestionEvent<'a> {
     /// Tick counter of the endpoint clock (FreeBSD `ticks`).
     pub ticks: u64,
     /// Length of one tick.
-    pub tick: Dur,
+    pub tick: NonZeroDur,
     /// Newly acknowledged packets, in packet-number order.
     pub acked: &'a [AckedPacket],
     /// Packets newly declared lost, in packet-number order.

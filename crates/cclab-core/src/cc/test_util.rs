@@ -2,10 +2,10 @@
 
 use super::{AckedPacket, CongestionEvent, LostPacket};
 use crate::recovery::rtt::{RttEstimator, INITIAL_RTT};
-use crate::time::{Dur, Time};
+use crate::time::{Dur, NonZeroDur, Time};
 
 /// Tick length of the events built here (FreeBSD HZ = 1000).
-pub(crate) const TICK: Dur = Dur::from_millis(1);
+pub(crate) const TICK: NonZeroDur = NonZeroDur::from_millis(1);
 
 /// An event at `now` with the given packets; the tick counter follows `now` at 1 ms per tick and
 /// every other field is neutral (no ECN, not app-limited, nothing in flight or delivered).

@@ -22,7 +22,7 @@ use crate::ack::{AckOfAck, AckPolicy, AckPolicyConfig, Arrival, RangeSet};
 use crate::clock::{Clock, ClockConfig};
 use crate::time::Time;
 use crate::units::Bytes;
-use crate::wire::packet::{AckFrame, Datagram, Ecn, FlowId, Packet, MAX_VARINT};
+use crate::wire::packet::{AckFrame, Datagram, Ecn, FlowId, Packet, PnLen, MAX_VARINT};
 use crate::wire::size::{ack_ranges_len, Profile};
 
 /// Most packet-number ranges a TCP receiver tracks. Its ACKs report only the cumulative range and
@@ -65,7 +65,7 @@ pub struct ReceiverConfig {
     pub receive_window: Option<Bytes>,
     /// Packet-number length of the receiver's QUIC packets, bytes (RFC 9000 §17.1; 2 covers a
     /// receiver whose ACKs are acknowledged about once per RTT, RFC 9000 §13.2.4).
-    pub pn_len: u8,
+    pub pn_len: PnLen,
     /// Answer the client's handshake first (scenario `[flow] handshake`, which sets it for both
     /// ends); `None` = none.
     #[serde(skip)]
@@ -80,7 +80,7 @@ impl Default for ReceiverConfig {
             max_ack_ranges: NonZeroUsize::new(32).expect("32 is not 0"),
             ecn: true,
             receive_window: None,
-            pn_len: 2,
+            pn_len: PnLen::new(2).expect("2 is within 1-4"),
             handshake: None,
         }
     }
@@ -157,7 +157,7 @@ impl Receiver {
             policy: cfg.ack.build(),
             max_ack_ranges: cfg.max_ack_ranges.get(),
             ecn_reporting: cfg.ecn,
-            pn_len: cfg.pn_len.clamp(1, 4),
+            pn_len: cfg.pn_len.get(),
             received: RangeSet::new(),
             acked_acks: AckOfAck::default(),
             ack_ranges_len: None,

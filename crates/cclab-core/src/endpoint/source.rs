@@ -54,8 +54,9 @@ impl Source {
                 s.written = size.0;
                 s.finished = true;
             }
-            // Zero-byte writes would never advance the schedule: nothing to write at all.
-            SourceConfig::Cbr { packet_size, .. } => s.finished = packet_size.0 == 0,
+            // Zero-byte writes would never advance the schedule, and a rate of 0 bit/s never makes
+            // a write due (it used to be read as 1 bit/s): nothing to write at all.
+            SourceConfig::Cbr { packet_size, rate, .. } => s.finished = packet_size.0 == 0 || rate.bps() == 0,
         }
         s
     }
@@ -71,11 +72,11 @@ impl Source {
     }
 
     /// Clock reading of the CBR write number `k`: `start + k · packet_size / rate`, exact to
-    /// the nanosecond (no drift over long runs).
+    /// the nanosecond (no drift over long runs). Not asked once finished, so the rate is not 0.
     fn write_time(&self, k: u64) -> Time {
         match self.cfg {
             SourceConfig::Cbr { packet_size, rate, .. } => {
-                let ns = k as u128 * packet_size.0 as u128 * 8 * 1_000_000_000 / rate.bps().max(1) as u128;
+                let ns = k as u128 * packet_size.0 as u128 * 8 * 1_000_000_000 / rate.bps() as u128;
                 self.start + Dur(ns.min(u64::MAX as u128) as u64)
             }
             SourceConfig::Bulk { .. } => Time::MAX,
@@ -118,7 +119,7 @@ impl Source {
         if last >= self.start && end > self.start {
             let d = last.0 - self.start.0;
             let c = packet_size.0 as u128 * 8 * 1_000_000_000;
-            let due = ((d as u128 + 1).saturating_mul(rate.bps().max(1) as u128)).div_ceil(c);
+            let due = ((d as u128 + 1).saturating_mul(rate.bps() as u128)).div_ceil(c);
             let due = due.min(u64::MAX as u128) as u64;
             let new = due.saturating_sub(self.writes);
             self.writes += new;
@@ -137,6 +138,21 @@ mod tests {
     fn source_bulk_is_written_at_once() {
         let s = Source::new(&SourceConfig::Bulk { size: Bytes(5000) }, Time(7));
         assert_eq!((s.written(), s.is_finished(), s.next_event()), (5000, true, None));
+    }
+
+    #[test]
+    fn source_cbr_at_zero_bits_per_second_writes_nothing() {
+        // A rate of 0 used to be read as 1 bit/s: a 1200 B write at the start, the next 2.7 hours later.
+        let cfg = SourceConfig::Cbr {
+            packet_size: Bytes(1200),
+            rate: Rate(0),
+            duration: None,
+        };
+        let mut s = Source::new(&cfg, Time::ZERO);
+        assert_eq!(
+            (s.poll(Time(1_000_000_000)), s.is_finished(), s.next_event()),
+            (0, true, None)
+        );
     }
 
     #[test]

@@ -22,6 +22,37 @@ pub enum Ecn {
     Ce,
 }
 
+/// A QUIC packet-number length in bytes, 1 to 4: the two Packet Number Length bits of the first byte
+/// hold the length less one (RFC 9000 §17.1, <https://www.rfc-editor.org/rfc/rfc9000#section-17.1>).
+/// A receiver's configured length; lengths outside 1–4 are refused, where they used to be clamped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PnLen(u8);
+
+impl PnLen {
+    /// `bytes` if it is 1 to 4.
+    pub const fn new(bytes: u8) -> Option<PnLen> {
+        match bytes {
+            1..=4 => Some(PnLen(bytes)),
+            _ => None,
+        }
+    }
+    /// The length in bytes, 1 to 4.
+    pub const fn get(self) -> u8 {
+        self.0
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for PnLen {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<PnLen, D::Error> {
+        let bytes = u8::deserialize(d)?;
+        PnLen::new(bytes).ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "expected a packet-number length of 1 to 4 bytes (RFC 9000 §17.1), got {bytes}"
+            ))
+        })
+    }
+}
+
 /// Identifies one flow (one connection) in a run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct FlowId(pub u32);
@@ -436,6 +467,28 @@ const _: () = assert!(size_of::<Datagram>() <= 64);
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pn_len_outside_one_to_four_is_refused_not_clamped() {
+        // The receiver used to clamp 0 to 1 and 5 or more to 4.
+        #[derive(serde::Deserialize)]
+        struct T {
+            pn_len: PnLen,
+        }
+        for bad in [0, 5, 255] {
+            let e = toml::from_str::<T>(&format!("pn_len = {bad}")).err().expect("refused");
+            assert!(
+                e.to_string()
+                    .contains(&format!("1 to 4 bytes (RFC 9000 §17.1), got {bad}")),
+                "{e}"
+            );
+        }
+        let lens: Vec<u8> = (1..=4)
+            .map(|b| toml::from_str::<T>(&format!("pn_len = {b}")).unwrap().pn_len.get())
+            .collect();
+        assert_eq!(lens, [1, 2, 3, 4]);
+        assert_eq!((PnLen::new(0), PnLen::new(5)), (None, None));
+    }
 
     #[test]
     fn ack_ranges_move_to_the_heap_past_the_inline_capacity_and_keep_their_order() {

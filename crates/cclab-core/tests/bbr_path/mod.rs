@@ -230,7 +230,7 @@ impl Path {
         let ev = CongestionEvent {
             now: self.now,
             ticks: 0,
-            tick: Dur::from_millis(1),
+            tick: cclab_core::time::NonZeroDur::from_millis(1),
             acked: &acked,
             lost: &[],
             ecn_ce: 0,

@@ -1,5 +1,7 @@
 //! What a scenario says about a host (`[hosts.sender]`, `[hosts.receiver]`).
 
+use core::num::NonZeroU32;
+
 use cclab_core::time::Dur;
 use cclab_core::units::Bytes;
 use serde::Deserialize;
@@ -9,8 +11,8 @@ use serde::Deserialize;
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct BatchConfig {
-    /// Most datagrams per job (Linux UDP GSO/GRO: 64).
-    pub max_segments: u32,
+    /// Most datagrams per job (Linux UDP GSO/GRO: 64); a job of 0 would move none (a 0 was read as 1).
+    pub max_segments: NonZeroU32,
     /// Cost of one job (the system call), on top of the per-datagram costs.
     pub fixed: Dur,
 }
@@ -18,7 +20,7 @@ pub struct BatchConfig {
 impl Default for BatchConfig {
     fn default() -> Self {
         BatchConfig {
-            max_segments: 64,
+            max_segments: NonZeroU32::new(64).expect("64 is not 0"),
             fixed: Dur::ZERO,
         }
     }
@@ -58,7 +60,8 @@ pub struct IdleStateConfig {
     pub exit_latency: Dur,
 }
 
-/// Scheduling stalls: run periods and stalls alternate, both exponentially distributed.
+/// Scheduling stalls: run periods and stalls alternate, both exponentially distributed; both means at least
+/// [`StallConfig::MIN_MEAN`].
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StallConfig {
@@ -66,6 +69,17 @@ pub struct StallConfig {
     pub mean_interval: Dur,
     /// Mean length of a stall.
     pub mean_duration: Dur,
+}
+
+impl StallConfig {
+    /// Smallest mean run period and stall. The process is drawn period by period over the whole run, busy or
+    /// idle (`host::stall`), so its work is the run's length over the sum of the means: 1 ns means cost 1.8 s of
+    /// CPU per simulated second on one host, 1 µs ones 3 ms. A scheduling stall is the OS taking the core (a
+    /// context switch, an interrupt) and giving it back, which takes about a microsecond on Linux; shorter
+    /// stalls, or run periods shorter than that between them, are not what the model describes.
+    pub const MIN_MEAN: Dur = Dur::from_micros(1);
+    const MIN_MEAN_WHY: &str =
+        "a scheduling stall is the OS taking the core and giving it back, about a microsecond at least; the process is drawn over the whole run, and 1 ns means cost 1.8 s of CPU per simulated second";
 }
 
 /// A host: its CPU and its receive socket buffer.
@@ -81,8 +95,8 @@ pub struct HostConfig {
 
 impl HostConfig {
     /// Refuses settings under which the host could never deliver: a socket buffer of 0 bytes, or a stall
-    /// process without run periods (which also spun forever when both means were 0). The error is (key
-    /// relative to the host, message).
+    /// process without run periods (which also spun forever when both means were 0); and stall means below
+    /// [`StallConfig::MIN_MEAN`]. The error is (key relative to the host, message).
     pub fn validate(&self) -> Result<(), (&'static str, String)> {
         if self.socket_buffer.is_some_and(|b| b.0 == 0) {
             return Err((
@@ -91,11 +105,17 @@ impl HostConfig {
             ));
         }
         if let Some(s) = &self.cpu.stall {
-            if s.mean_interval.0 == 0 || s.mean_duration.0 == 0 {
-                return Err((
-                    "cpu.stall",
-                    "expected positive mean_interval and mean_duration (leave out `stall` for none)".into(),
-                ));
+            for (key, mean) in [
+                ("cpu.stall.mean_interval", s.mean_interval),
+                ("cpu.stall.mean_duration", s.mean_duration),
+            ] {
+                if mean < StallConfig::MIN_MEAN {
+                    let (min, why) = (StallConfig::MIN_MEAN, StallConfig::MIN_MEAN_WHY);
+                    return Err((
+                        key,
+                        format!("expected at least {min} ({why}), got {mean}; leave out `stall` for none"),
+                    ));
+                }
             }
         }
         Ok(())

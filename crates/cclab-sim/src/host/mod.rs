@@ -163,7 +163,7 @@ impl Host {
     /// A host with no endpoints; its stalls (if any) draw from `rng`.
     pub fn new(cfg: &HostConfig, rng: Rng) -> Host {
         let c = &cfg.cpu;
-        let batch = |b: &Option<BatchConfig>| b.as_ref().map_or(1, |b| b.max_segments.max(1));
+        let batch = |b: &Option<BatchConfig>| b.as_ref().map_or(1, |b| b.max_segments.get());
         let no_fixed = |b: &Option<BatchConfig>| b.as_ref().is_none_or(|b| b.fixed == Dur::ZERO);
         let free = [c.send_cost, c.recv_cost, c.ack_send_cost, c.ack_recv_cost] == [Dur::ZERO; 4]
             && no_fixed(&c.gso)

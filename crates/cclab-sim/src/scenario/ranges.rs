@@ -95,22 +95,12 @@ const RWND_WHY: &str = "the sender sends new data only in full packets, so a sma
 /// Why a congestion window must hold one full packet.
 const CWND_WHY: &str = "a smaller window never lets a full packet out";
 
-/// The ACK-frequency sender's divisors and gaps (draft-ietf-quic-ack-frequency §8: the requested threshold is
-/// the window's packets over `gap_divisor`, the delay the RTT over `delay_divisor`, the gap kept within `min_gap`
-/// and `max_gap`). The policy used to raise a 0 to 1 without a word; and a `max_gap` below `min_gap` was
-/// overruled by it.
+/// The ACK-frequency sender's gap bounds (draft-ietf-quic-ack-frequency §8: the requested threshold is the
+/// window's packets over `gap_divisor`, kept within `min_gap` and `max_gap`): a `max_gap` below `min_gap` was
+/// overruled by it. Its divisors, `min_gap` and `gap_cap` are nonzero types in the core.
 fn ack_frequency(af: &AckFrequencySenderConfig) -> Check {
-    at_least_one("sender.ack_frequency.gap_divisor", af.gap_divisor)?;
-    at_least_one("sender.ack_frequency.delay_divisor", af.delay_divisor)?;
-    at_least_one("sender.ack_frequency.min_gap", af.min_gap)?;
-    if let Some(d) = af.slow_start_gap_divisor {
-        at_least_one("sender.ack_frequency.slow_start_gap_divisor", d)?;
-    }
-    if let Some(cap) = af.gap_cap {
-        at_least_one("sender.ack_frequency.gap_cap", cap)?;
-    }
     match af.max_gap {
-        Some(max) if max < af.min_gap => fail(
+        Some(max) if max < af.min_gap.get() => fail(
             "sender.ack_frequency.max_gap",
             format!("expected at least min_gap ({}), got {max}", af.min_gap),
         ),
@@ -124,7 +114,7 @@ fn ack_frequency(af: &AckFrequencySenderConfig) -> Check {
 fn tso(t: &TsoConfig) -> Check {
     let (lo, hi) = (TsoConfig::MIN_GSO_MAX_SIZE, TsoConfig::MAX_GSO_MAX_SIZE);
     within("sender.tso.gso_max_size", t.gso_max_size, lo, hi)?;
-    within("sender.tso.min_segs", t.min_segs, 1, 65_535)?;
+    within("sender.tso.min_segs", t.min_segs.get(), 1, 65_535)?;
     within("sender.tso.win_divisor", t.win_divisor, 0, i32::MAX as u64)?;
     within("sender.tso.rtt_log", u64::from(t.rtt_log), 0, u64::from(u8::MAX))
 }

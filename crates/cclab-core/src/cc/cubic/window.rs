@@ -64,7 +64,7 @@ impl EpochStart {
             TimeSource::Clock => ev.now.saturating_since(self.time).as_secs_f64(),
             // FreeBSD cc_cubic: usecs_since_epoch = (ticks − t_epoch) · tick (transport digest
             // §10), even after commit a3aa6f6 moved its RTTs to µs: t advances once per tick.
-            TimeSource::Ticks => (ev.tick * ev.ticks.saturating_sub(self.ticks)).as_secs_f64(),
+            TimeSource::Ticks => (ev.tick.get() * ev.ticks.saturating_sub(self.ticks)).as_secs_f64(),
         }
     }
 }
@@ -77,7 +77,7 @@ pub(super) fn rtt_secs(src: RttSource, ev: &CongestionEvent<'_>) -> f64 {
         // FreeBSD cc_cubic before commit a3aa6f6 kept the mean RTT in ticks, at least one: a
         // 50 µs RTT counts as 1 ms at HZ = 1000, so t/RTT runs 20× slow (digest §10, seed 001).
         RttSource::Ticks => {
-            let tick = ev.tick.as_nanos().max(1);
+            let tick = ev.tick.as_nanos();
             let ticks = ((srtt.as_nanos() + tick / 2) / tick).max(1);
             Dur(tick * ticks).as_secs_f64()
         }

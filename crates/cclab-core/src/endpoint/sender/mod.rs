@@ -218,7 +218,7 @@ impl Sender {
         let clock = Clock::new(cfg.clock);
         let t = clock.read(now);
         let mss = profile.mss() as u64;
-        let step = clock.config().resolution.max(clock.config().timer_granularity);
+        let step = clock.config().resolution.get().max(clock.config().timer_granularity);
         let mut s = Sender {
             flow,
             profile,
@@ -485,7 +485,7 @@ mod tests {
         let c: SenderConfig =
             toml::from_str("ecn = true\n[pacing]\ngain = 2.0\n[clock]\nresolution = \"1ms\"").unwrap();
         assert!(c.ecn && c.pacing.enabled && c.pacing.gain == 2.0 && c.pacing.burst_packets == 10);
-        assert_eq!(c.clock.resolution, Dur::from_millis(1));
+        assert_eq!(c.clock.resolution, crate::time::NonZeroDur::from_millis(1));
         assert_eq!(
             (c.initial_rtt, c.peer_max_ack_delay),
             (Dur::from_millis(333), Dur::from_millis(25))

@@ -26,6 +26,7 @@
 //! full aggregates, so "the room holds this skb" is "the room holds an aggregate").
 
 use crate::time::{Dur, Time};
+use core::num::NonZeroU64;
 use serde::Deserialize;
 
 /// `MAX_TCP_HEADER + 1`, which `sk_setup_caps` takes off the device's GSO size: `MAX_TCP_HEADER`
@@ -43,7 +44,11 @@ const PACING_SS_RATIO: u128 = 200;
 const PACING_CA_RATIO: u128 = 120;
 
 /// Linux's TSO autosizing and deferral (`[flow.sender] tso`): the Linux sysctls of the same names
-/// and the device's `gso_max_size`, at their defaults.
+/// and the device's `gso_max_size`, at their defaults. `min_segs` cannot be 0:
+///
+/// ```compile_fail
+/// let t = cclab_core::endpoint::sender::TsoConfig { min_segs: 0, ..Default::default() };
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct TsoConfig {
@@ -52,8 +57,9 @@ pub struct TsoConfig {
     pub enabled: bool,
     /// The device's GSO limit in bytes (`ip -d link`'s `gso_max_size`: 65,536).
     pub gso_max_size: u64,
-    /// Fewest segments of an aggregate (`tcp_min_tso_segs`: 2).
-    pub min_segs: u64,
+    /// Fewest segments of an aggregate (`tcp_min_tso_segs`: 2; Linux's sysctl takes 1 or more, and a
+    /// 0 here was raised to 1 per aggregate).
+    pub min_segs: NonZeroU64,
     /// Room of this fraction of the window sends at once (`tcp_tso_win_divisor`: 3); 0: more
     /// than 3 segments of room sends.
     pub win_divisor: u64,
@@ -66,7 +72,7 @@ impl Default for TsoConfig {
         TsoConfig {
             enabled: false,
             gso_max_size: 65_536,
-            min_segs: 2,
+            min_segs: NonZeroU64::new(2).expect("2 is not 0"),
             win_divisor: 3,
             rtt_log: 9,
         }
@@ -148,7 +154,8 @@ impl Tso {
         // tcp_cwnd_test: at most half the window per aggregate, and no more than the room.
         let room = v.cwnd.saturating_sub(v.in_flight) / mss;
         let quota = (v.cwnd / mss / 2).max(1).min(room.max(1));
-        self.burst_left = quota.min(max_segs).max(1);
+        // Both are at least 1: the quota by its own floor, `max_segs` by `min_segs`.
+        self.burst_left = quota.min(max_segs);
         true
     }
 
@@ -183,7 +190,7 @@ impl Tso {
         if r < 32 {
             bytes = bytes.saturating_add(self.gso_size >> r);
         }
-        (bytes.min(self.gso_size) / mss).max(self.cfg.min_segs)
+        (bytes.min(self.gso_size) / mss).max(self.cfg.min_segs.get())
     }
 
     /// `tcp_tso_should_defer` for an aggregate of up to `max_segs` segments.

@@ -16,7 +16,7 @@
 use serde::Deserialize;
 
 use crate::clock::ClockConfig;
-use crate::time::Dur;
+use crate::time::{Dur, NonZeroDur};
 
 pub mod equation;
 pub mod handshake;
@@ -61,7 +61,8 @@ pub struct TfrcConfig {
     /// `DCCP_SANE_RTT_MIN` = 100 µs).
     pub rtt_clamp_min: Dur,
     /// Unit of the window-counter division (Linux: 1 µs); RTTs below 4 units freeze the counter.
-    pub counter_resolution: Dur,
+    /// At least 1 ns: quarter RTTs counted in units of 0 have no meaning (a 0 was read as 1 ns).
+    pub counter_resolution: NonZeroDur,
     /// The host's clock model (default: exact). The sender's RTT average is kept in whole units
     /// of its resolution, truncated as Linux's integer `tfrc_ewma` in µs.
     pub clock: ClockConfig,
@@ -83,7 +84,7 @@ impl Default for TfrcConfig {
             slow_start_floor: SlowStartFloor::InitialRate,
             nofeedback_min: Dur::ZERO,
             rtt_clamp_min: Dur::ZERO,
-            counter_resolution: Dur::from_micros(1),
+            counter_resolution: NonZeroDur::from_micros(1),
             clock: ClockConfig::default(),
             handshake: false,
             response_delay: Dur::ZERO,
@@ -112,7 +113,7 @@ mod tests {
             (c.nofeedback_min, c.rtt_clamp_min),
             (Dur::from_millis(100), Dur::from_micros(100))
         );
-        assert_eq!(c.counter_resolution, Dur::from_micros(1));
+        assert_eq!(c.counter_resolution, NonZeroDur::from_micros(1));
         assert!(!c.handshake && c.response_delay == Dur::ZERO && c.send_path == Dur::ZERO);
         let h: TfrcConfig = toml::from_str("handshake = true\nresponse_delay = \"7us\"\nsend_path = \"54us\"").unwrap();
         assert!(h.handshake);

@@ -13,7 +13,7 @@
 //! counter advance by four on every feedback even when frozen, and so hide the RTT < 4 µs
 //! failure this model must reproduce.
 
-use crate::time::{Dur, Time};
+use crate::time::{Dur, NonZeroDur, Time};
 
 /// The sender's window counter.
 #[derive(Clone, Copy, Debug)]
@@ -24,13 +24,18 @@ pub struct WindowCounter {
 }
 
 impl WindowCounter {
-    /// A counter at 0 that divides in whole units of `resolution` (1 µs as in Linux; zero is
-    /// treated as 1 ns).
-    pub fn new(resolution: Dur) -> WindowCounter {
+    /// A counter at 0 that divides in whole units of `resolution` (1 µs as in Linux; 1 ns is exact).
+    /// A resolution of 0, which used to be read as 1 ns, is not a `NonZeroDur`:
+    ///
+    /// ```compile_fail
+    /// use cclab_core::endpoint::tfrc::window_counter::WindowCounter;
+    /// WindowCounter::new(cclab_core::time::Dur::ZERO);
+    /// ```
+    pub fn new(resolution: NonZeroDur) -> WindowCounter {
         WindowCounter {
             value: 0,
             last_update: None,
-            resolution_ns: resolution.as_nanos().max(1),
+            resolution_ns: resolution.as_nanos(),
         }
     }
 
@@ -83,7 +88,7 @@ mod tests {
 
     #[test]
     fn window_counter_advances_one_per_quarter_rtt() {
-        let mut wc = WindowCounter::new(Dur::from_micros(1));
+        let mut wc = WindowCounter::new(NonZeroDur::from_micros(1));
         let rtt = Dur::from_micros(100);
         assert_eq!(wc.on_data_sent(us(0), rtt), 0);
         // A packet every 25 µs = R/4: one step per packet, wrapping mod 16.
@@ -96,7 +101,7 @@ mod tests {
 
     #[test]
     fn window_counter_caps_a_jump_at_five() {
-        let mut wc = WindowCounter::new(Dur::from_micros(1));
+        let mut wc = WindowCounter::new(NonZeroDur::from_micros(1));
         wc.on_data_sent(us(0), Dur::from_micros(100));
         // 98 ms later = 3920 quarter RTTs; the counter moves by 5.
         assert_eq!(wc.on_data_sent(us(98_000), Dur::from_micros(100)), 5);
@@ -108,16 +113,16 @@ mod tests {
     #[test]
     fn window_counter_freezes_below_four_resolution_units() {
         // R = 3 µs at µs resolution: R/4 = 0 in integer µs, so the counter never advances.
-        let mut wc = WindowCounter::new(Dur::from_micros(1));
+        let mut wc = WindowCounter::new(NonZeroDur::from_micros(1));
         for k in 0..1000u64 {
             assert_eq!(wc.on_data_sent(us(97_778 * k), Dur::from_micros(3)), 0);
         }
         // The same RTT at ns resolution divides fine: 750 ns quarters.
-        let mut fine = WindowCounter::new(Dur::from_nanos(1));
+        let mut fine = WindowCounter::new(NonZeroDur::NANOSECOND);
         fine.on_data_sent(Time(0), Dur::from_micros(3));
         assert_eq!(fine.on_data_sent(Time(750), Dur::from_micros(3)), 1);
         // At R = 4 µs the quarter is 1 µs and the counter runs.
-        let mut four = WindowCounter::new(Dur::from_micros(1));
+        let mut four = WindowCounter::new(NonZeroDur::from_micros(1));
         four.on_data_sent(us(0), Dur::from_micros(4));
         assert_eq!(four.on_data_sent(us(2), Dur::from_micros(4)), 2);
     }

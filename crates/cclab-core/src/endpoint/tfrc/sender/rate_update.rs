@@ -4,15 +4,15 @@
 use super::TfrcSender;
 use crate::endpoint::tfrc::{equation, SlowStartFloor, T_MBI};
 use crate::endpoint::trace::TraceEvent;
-use crate::time::{Dur, Time};
+use crate::time::{Dur, NonZeroDur, Time};
 use crate::wire::packet::TfrcFeedback;
 
 /// `R = q·R + (1 - q)·R_sample` with q = 0.9 (RFC 5348 §4.3 step 2), computed as Linux
 /// `tfrc_ewma(R, R_sample, 9)` does: in whole units of the clock resolution `res`, truncating.
 /// In µs, R = 63 decays towards a 3 µs sample as 57, 51, 46, … 5, 4, 3 and stops there; at 1 ns
 /// resolution this is the exact average to the nanosecond.
-fn rtt_ewma(r: Dur, sample: Dur, res: Dur) -> Dur {
-    let u = res.as_nanos().max(1);
+fn rtt_ewma(r: Dur, sample: Dur, res: NonZeroDur) -> Dur {
+    let u = res.as_nanos();
     Dur((r.as_nanos() / u * 9 + sample.as_nanos() / u) / 10 * u)
 }
 
@@ -20,7 +20,7 @@ impl TfrcSender {
     /// An RTT sample as the sender keeps it: in whole clock units, at least one unit, and at
     /// least `rtt_clamp_min` (Linux `dccp_sample_rtt`).
     fn clamp_sample(&self, sample: Dur) -> Dur {
-        let u = self.clock.config().resolution.as_nanos().max(1);
+        let u = self.clock.config().resolution.as_nanos();
         Dur(sample.as_nanos() / u * u).max(Dur(u)).max(self.cfg.rtt_clamp_min)
     }
 
@@ -144,7 +144,7 @@ mod tests {
     #[test]
     fn rtt_ewma_truncates_in_clock_units() {
         // Linux tfrc_ewma in µs: from the 63 µs handshake sample to the 3 µs link RTT in 24 steps.
-        let us = Dur::from_micros(1);
+        let us = NonZeroDur::from_micros(1);
         let mut r = Dur::from_micros(63);
         let mut seq = vec![63];
         while r > Dur::from_micros(3) {
@@ -157,9 +157,9 @@ mod tests {
         );
         // At 1 ns resolution it is the exact average: 0.9·63 µs + 0.1·3 µs = 57 µs.
         assert_eq!(
-            rtt_ewma(Dur::from_micros(63), Dur::from_micros(3), Dur(1)),
+            rtt_ewma(Dur::from_micros(63), Dur::from_micros(3), NonZeroDur::NANOSECOND),
             Dur::from_micros(57)
         );
-        assert_eq!(rtt_ewma(Dur(57_000), Dur(3_000), Dur(1)), Dur(51_600));
+        assert_eq!(rtt_ewma(Dur(57_000), Dur(3_000), NonZeroDur::NANOSECOND), Dur(51_600));
     }
 }
