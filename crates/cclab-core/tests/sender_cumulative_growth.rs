@@ -7,14 +7,17 @@
 //! test names. A recording controller with a fixed window of 10 packets keeps, per ACK, which
 //! packets it newly acknowledged, which were declared lost and whether the window may grow.
 
+mod sender_pair;
+
 use cclab_core::cc::{CcState, CongestionController, CongestionEvent, NewRenoConfig};
 use cclab_core::endpoint::sender::{Sender, SenderConfig};
 use cclab_core::endpoint::source::SourceConfig;
 use cclab_core::endpoint::Endpoint;
 use cclab_core::time::Time;
 use cclab_core::units::Bytes;
-use cclab_core::wire::packet::{AckFrame, Datagram, Ecn, FlowId, Packet};
+use cclab_core::wire::packet::FlowId;
 use cclab_core::wire::size::{Profile, QuicProfile};
+use sender_pair::ack_of;
 use std::sync::{Arc, Mutex};
 
 /// Full-sized packet bytes in flight with the default QUIC profile.
@@ -65,22 +68,6 @@ fn recording_sender(cumulative: bool) -> (Sender, Log) {
         Time::ZERO,
     );
     (s, log)
-}
-
-/// An ACK-only datagram acknowledging `ranges` (inclusive, highest first, with gaps between them).
-fn ack_of(ranges: &[(u64, u64)]) -> Datagram {
-    Datagram {
-        flow: FlowId(0),
-        size: 64,
-        ecn: Ecn::NotEct,
-        packet: Packet {
-            ack: Some(Box::new(AckFrame {
-                ranges: ranges.to_vec().into(),
-                ..AckFrame::default()
-            })),
-            ..Default::default()
-        },
-    }
 }
 
 /// Sends what the window allows at `now`; returns the packet numbers.

@@ -12,7 +12,7 @@ use cclab_core::endpoint::{Endpoint, TraceEvent};
 use cclab_core::time::{Dur, Time};
 use cclab_core::units::Bytes;
 use cclab_core::wire::packet::{AckFrame, Datagram, Ecn, FlowId, Packet};
-use sender_pair::{sender, unpaced, Pair, MSS};
+use sender_pair::{ack_of, sender, unpaced, Pair, MSS};
 
 const RATE: u64 = 100_000_000;
 const TX: Dur = Dur::from_micros(120);
@@ -208,22 +208,6 @@ fn short_loss_burst_is_not_persistent_congestion() {
     // One ordinary reduction (§7.3.2): half of the window after this ACK's growth.
     assert_eq!(a.cwnd_after, (a.cwnd_before + acked) / 2);
     assert!(a.cwnd_after > 2 * MSS);
-}
-
-/// An ACK-only datagram acknowledging `ranges` (highest first).
-fn ack_of(ranges: &[(u64, u64)]) -> Datagram {
-    Datagram {
-        flow: FlowId(0),
-        size: 64,
-        ecn: Ecn::NotEct,
-        packet: Packet {
-            ack: Some(Box::new(AckFrame {
-                ranges: ranges.to_vec().into(),
-                ..AckFrame::default()
-            })),
-            ..Default::default()
-        },
-    }
 }
 
 #[test]

@@ -340,3 +340,19 @@ pub(crate) fn seed() -> u64 {
     println!("seed {s}");
     s
 }
+
+/// An ACK-only datagram acknowledging `ranges` (inclusive, highest first, with gaps between them).
+pub(crate) fn ack_of(ranges: &[(u64, u64)]) -> Datagram {
+    Datagram {
+        flow: FlowId(0),
+        size: 64,
+        ecn: Ecn::NotEct,
+        packet: Packet {
+            ack: Some(Box::new(AckFrame {
+                ranges: ranges.to_vec().into(),
+                ..AckFrame::default()
+            })),
+            ..Default::default()
+        },
+    }
+}
