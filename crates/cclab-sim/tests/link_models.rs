@@ -268,7 +268,10 @@ fn trace_link_delivers_one_mtu_per_opportunity() {
     let mut fwd = link(1, Dur::ZERO);
     fwd.rate = None;
     fwd.trace = Some("t.trace".into());
-    fwd.resolve(&dir).unwrap();
+    let resolved = fwd.resolve(&dir);
+    // `resolve` loads the trace: the directory is not needed past it (and was left in /tmp by every run).
+    std::fs::remove_dir_all(&dir).unwrap();
+    resolved.unwrap();
     let src = Cbr::new(FlowId(0), 500, Dur::ZERO, 9, Time::ZERO);
     let (net, arrivals) = cbr_run(&fwd, src, Time(Dur::from_secs(1).0));
     let times: Vec<u64> = arrivals.lock().unwrap().iter().map(|a| a.0 .0 / 1_000_000).collect();

@@ -95,7 +95,7 @@ class DelayedProgress:
                 err_console.print(progress_line(self._label, done, total, now - self._start), highlight=False)
             return
         if self._progress is None:
-            # Imported here: most runs end before the delay, and importing it cost every short run ~4 % of its instructions.
+            # Imported here: most runs end before the delay; importing it cost every short run ~4 % of its instructions.
             from rich.progress import (
                 BarColumn,
                 Progress,

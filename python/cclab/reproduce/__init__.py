@@ -7,14 +7,13 @@ report, and draws the report's figures; `reproduce` ties the three together for 
 from __future__ import annotations
 
 import importlib
-import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
-from cclab.reproduce.harness import RunResult, Verdict, execute, write_verdicts
+from cclab.reproduce.harness import RunResult, Verdict, discard_traces, execute, write_verdicts
 
 #: Case names on the command line → module names in this package.
 CASES: dict[str, str] = {f"seed-00{i}": f"seed00{i}" for i in range(5)}
@@ -76,13 +75,13 @@ def reproduce(
             on_run(r, done, len(specs))
 
     results = execute(specs, workers=workers, dask=dask, on_done=progress)
-    verdicts = mod.judge(results)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    figures = mod.figures(results, out_dir)
-    text = mod.tables(results) if hasattr(mod, "tables") else ""
-    for r in results:  # traced runs wrote to temporary directories; the judge and figures are done with them
-        if r.spec.trace and r.out_dir is not None:
-            shutil.rmtree(r.out_dir, ignore_errors=True)
+    try:
+        verdicts = mod.judge(results)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        figures = mod.figures(results, out_dir)
+        text = mod.tables(results) if hasattr(mod, "tables") else ""
+    finally:  # traced runs wrote to temporary directories; the judge and figures are done with them
+        discard_traces(results)
     wall = time.perf_counter() - t0
     write_verdicts(out_dir, case, verdicts, wall)
     return CaseReport(case, mod.TITLE, verdicts, figures, out_dir, wall, text)

@@ -136,6 +136,15 @@ def execute(
         return out
 
 
+def discard_traces(results: list[RunResult]) -> None:
+    """Removes the temporary directories traced runs wrote (call once the judge and figures are done with them)."""
+    import shutil
+
+    for r in results:
+        if r.spec.trace and r.out_dir is not None:
+            shutil.rmtree(r.out_dir, ignore_errors=True)
+
+
 def by_label(results: list[RunResult]) -> dict[str, list[RunResult]]:
     """Groups results by label, keeping run order."""
     groups: dict[str, list[RunResult]] = {}

@@ -1,21 +1,18 @@
 """Seed 001: the default plan reproduces the report, and the judge rejects runs without the pathology."""
 
 import dataclasses
-import shutil
 
 import pytest
 
 from cclab.reproduce import seed001
-from cclab.reproduce.harness import execute
+from cclab.reproduce.harness import discard_traces, execute
 
 
 @pytest.fixture(scope="module")
 def results():
     results = execute(seed001.plan(False), workers=1)
     yield results
-    for r in results:
-        if r.out_dir is not None:
-            shutil.rmtree(r.out_dir, ignore_errors=True)
+    discard_traces(results)
 
 
 def ack(t_ms, state="congestion_avoidance", changed=False, cwnd=2896):

@@ -5,12 +5,14 @@ import dataclasses
 import pytest
 
 from cclab.reproduce import seed004
-from cclab.reproduce.harness import execute
+from cclab.reproduce.harness import discard_traces, execute
 
 
 @pytest.fixture(scope="module")
 def results():
-    return execute(seed004.plan(False), workers=1)
+    results = execute(seed004.plan(False), workers=1)
+    yield results
+    discard_traces(results)
 
 
 def standing_in(results, source, target):
@@ -60,6 +62,10 @@ def test_seed004_judge_fails_without_a_climb_mechanism(results, override, failin
     spec = next(s for s in seed004.plan(False) if s.label == "loopback")
     spec = dataclasses.replace(spec, overrides=(*spec.overrides, override))
     (variant,) = execute([spec], workers=1)
-    verdicts = {v.quantity: v for v in seed004.judge([r for r in results if r.spec.label != "loopback"] + [variant])}
+    try:
+        others = [r for r in results if r.spec.label != "loopback"]
+        verdicts = {v.quantity: v for v in seed004.judge([*others, variant])}
+    finally:
+        discard_traces([variant])
     for q in failing:
         assert verdicts[q].status == "fail", verdicts[q]
