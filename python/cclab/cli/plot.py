@@ -7,7 +7,8 @@ from typing import Annotated
 
 import typer
 
-from cclab.cli._common import console, error, user_errors
+from cclab.cli._common import user_errors
+from cclab.cli._render import error, say
 
 
 def plot(
@@ -50,4 +51,4 @@ def plot(
 
             written = plot_dir(run_dir, out)
     for path in written:
-        console.print(str(path), highlight=False)
+        say(str(path))

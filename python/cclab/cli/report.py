@@ -7,7 +7,8 @@ from typing import Annotated
 
 import typer
 
-from cclab.cli._common import console, user_errors
+from cclab.cli._common import user_errors
+from cclab.cli._render import say
 
 
 def report(
@@ -25,4 +26,4 @@ def report(
 
     with user_errors():
         path = write_report(directory, out)
-    console.print(str(path), highlight=False)
+    say(str(path))

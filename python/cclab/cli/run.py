@@ -9,7 +9,8 @@ from typing import Annotated
 import typer
 
 from cclab import api
-from cclab.cli._common import MAX_SEED, DelayedProgress, SetOption, console, user_errors
+from cclab.cli._common import MAX_SEED, DelayedProgress, SetOption, user_errors
+from cclab.cli._render import show
 from cclab.cli._tables import summary_tables
 
 
@@ -129,5 +130,4 @@ def run(
                 bind=bind,
                 kernel=kernel,
             )
-    console.print(summary_tables(result.summary))
-    console.print(f"[dim]wrote[/] {out}/ [dim]({', '.join(result.files)})[/]", highlight=False)
+    show(*summary_tables(result.summary), f"wrote {out}/ ({', '.join(result.files)})")
