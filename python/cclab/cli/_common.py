@@ -13,7 +13,7 @@ import typer
 
 from cclab import KernelUnavailable, RunError, ScenarioError
 from cclab.cli._render import error, note
-from cclab.sweep import SweepError
+from cclab.errors import SweepError
 
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
