@@ -1,7 +1,5 @@
 """``cclab compare``: runs side by side — a table, a difference table and overlaid figures."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated, Any
 

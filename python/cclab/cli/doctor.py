@@ -1,7 +1,5 @@
 """``cclab doctor``: findings per flow on the terminal or as JSON, figures on disk, an exit code for CI."""
 
-from __future__ import annotations
-
 import json
 from pathlib import Path
 from typing import Annotated

@@ -1,7 +1,5 @@
 """``cclab emulate``: any UDP server and client through a scenario's real-time emulated path."""
 
-from __future__ import annotations
-
 import math
 from pathlib import Path
 from typing import Annotated

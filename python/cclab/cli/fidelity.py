@@ -1,7 +1,5 @@
 """``cclab fidelity``: each scenario simulated and run for real (kernel TCP or real QUIC), side by side."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

@@ -1,7 +1,5 @@
 """``cclab plot``: figures from a run directory, or a metric against a swept key from a sweep directory."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

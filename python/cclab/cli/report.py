@@ -1,7 +1,5 @@
 """``cclab report``: a self-contained offline HTML page for a run, a sweep or a reproduction."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

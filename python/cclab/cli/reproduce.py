@@ -1,7 +1,5 @@
 """``cclab reproduce``: run a seed case (or all five), print its verdict table and figure paths."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

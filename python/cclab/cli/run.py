@@ -1,7 +1,5 @@
 """``cclab run``: one simulation, its output files and a summary table."""
 
-from __future__ import annotations
-
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated

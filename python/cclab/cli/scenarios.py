@@ -1,7 +1,5 @@
 """``cclab scenarios``: the catalog with one-line descriptions."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

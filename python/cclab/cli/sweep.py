@@ -1,7 +1,5 @@
 """``cclab sweep``: run a parameter grid and write one table row per run."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated, Any
 

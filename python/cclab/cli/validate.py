@@ -1,7 +1,5 @@
 """``cclab validate``: parse and check a scenario without running it."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 
