@@ -7,7 +7,7 @@ import typer
 
 from cclab.catalog import scan
 from cclab.cli._common import user_errors
-from cclab.cli._render import Table, note, show
+from cclab.cli._render import Table, say, show
 
 
 def scenarios(
@@ -25,6 +25,6 @@ def scenarios(
         table.add_row(str(e.path.relative_to(root)), e.description if e.valid else f"invalid: {e.description}")
     show(table)
     if not entries:
-        note(f"no *.toml under {root}")
+        say(f"no *.toml under {root}")
     if not all(e.valid for e in entries):
         raise typer.Exit(1)
