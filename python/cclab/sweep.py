@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from cclab import _core
 from cclab.api import load, run_key
+from cclab.errors import SweepError
 
 if TYPE_CHECKING:
     import polars as pl
@@ -43,10 +44,6 @@ DASK_INSTALL = "pip install 'dask[distributed]==2026.8.0'"
 #: Most runs one sweep may plan. Planning a grid holds every run's spec in memory (a million take ~4 s and
 #: ~0.4 GB); a grid of 1,000 by 1,000 values by 1,000 seeds used to hang in that loop until memory ran out.
 MAX_RUNS = 1_000_000
-
-
-class SweepError(Exception):
-    """A sweep is mis-specified, or its backend is unavailable."""
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,6 @@
 
 import io
 
-from rich.console import Console
-
 from cclab.cli import _common
 
 
@@ -15,7 +13,7 @@ def test_progress_line_gives_share_count_elapsed_and_eta():
 
 def test_without_a_terminal_progress_prints_at_most_every_10_s(monkeypatch):
     out = io.StringIO()
-    monkeypatch.setattr(_common, "err_console", Console(file=out, force_terminal=False, width=200))
+    monkeypatch.setattr(_common.sys, "stderr", out)  # not a terminal
     clock = iter([0.0, 0.5, 2.0, 5.0, 11.0, 12.0, 21.5, 22.0])
     monkeypatch.setattr(_common.time, "monotonic", lambda: next(clock))
     with _common.DelayedProgress("sweep of 8 runs") as progress:  # start at t = 0

@@ -148,6 +148,13 @@ def test_cli_run_qlog_flags(tiny, tmp_path):
     assert cclab_cli("run", tiny, "--out", tmp_path / "c", "--qlog", "--qlog-format", "ietf").returncode == 0
     first = json.loads((tmp_path / "c" / "trace.sqlog").read_text().split("\n")[0].lstrip("\x1e"))
     assert first["file_schema"] == "urn:ietf:params:qlog:file:sequential"
+    # The scenario asks: --qlog-format picks the format, 0.3 by default.
+    for fmt, out in (("ietf", "d"), ("0.3", "e"), (None, "f")):
+        extra = ["--qlog-format", fmt] if fmt else []
+        assert cclab_cli("run", with_qlog, "--out", tmp_path / out, *extra).returncode == 0
+        first = json.loads((tmp_path / out / "trace.sqlog").read_text().split("\n")[0].lstrip("\x1e"))
+        assert first.get("qlog_version") == (None if fmt == "ietf" else "0.3"), first
+        assert (first.get("file_schema") == "urn:ietf:params:qlog:file:sequential") == (fmt == "ietf"), first
 
 
 def test_summary_has_every_field_and_consistent_values(tiny):

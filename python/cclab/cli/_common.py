@@ -1,7 +1,8 @@
-"""What every command shares: consoles, the ``--set`` option, and turning errors into exit codes."""
+"""What every command shares: the ``--set`` option, turning errors into exit codes, and progress."""
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -9,11 +10,10 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 
 from cclab import KernelUnavailable, RunError, ScenarioError
-from cclab.sweep import SweepError
+from cclab.cli._render import error, note
+from cclab.errors import SweepError
 
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
@@ -25,9 +25,6 @@ MAX_SEED = 2**64 - 1
 #: Exit code after Ctrl-C (128 + SIGINT), as a shell reports it.
 EXIT_INTERRUPTED = 130
 
-console = Console()
-err_console = Console(stderr=True)
-
 SetOption = Annotated[
     list[str] | None,
     typer.Option(
@@ -37,11 +34,6 @@ SetOption = Annotated[
         help="Override a scenario value, e.g. --set path.forward.rate=50Mbps (repeatable, applied in order).",
     ),
 ]
-
-
-def error(message: str) -> None:
-    """Print ``error: message`` to stderr (the message is printed verbatim, not as rich markup)."""
-    err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
 
 
 @contextmanager
@@ -63,7 +55,7 @@ def user_errors() -> Iterator[None]:
         error(str(e))
         raise typer.Exit(1) from None
     except KeyboardInterrupt:
-        err_console.print("interrupted", style="yellow")
+        note("interrupted")
         raise typer.Exit(EXIT_INTERRUPTED) from None
 
 
@@ -89,13 +81,15 @@ class DelayedProgress:
         now = time.monotonic()
         if now - self._start < self._delay:
             return
-        if not err_console.is_terminal:
+        if not sys.stderr.isatty():
             if self._last_line is None or now - self._last_line >= self._every:
                 self._last_line = now
-                err_console.print(progress_line(self._label, done, total, now - self._start), highlight=False)
+                note(progress_line(self._label, done, total, now - self._start))
             return
         if self._progress is None:
-            # Imported here: most runs end before the delay; importing it cost every short run ~4 % of its instructions.
+            # Imported here, and only here: most runs end before the delay, and rich's import was ~30 % of a
+            # one-packet run's CPU time (issue #14).
+            from rich.console import Console
             from rich.progress import (
                 BarColumn,
                 Progress,
@@ -112,7 +106,7 @@ class DelayedProgress:
                 TimeElapsedColumn(),
                 TextColumn("ETA"),
                 TimeRemainingColumn(),
-                console=err_console,
+                console=Console(stderr=True),
                 transient=True,
             )
             self._progress.start()

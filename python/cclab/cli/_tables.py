@@ -1,14 +1,11 @@
-"""Rich tables of a run summary: one row per flow, one row per link direction."""
+"""The tables of a run summary: one row per flow, one row per link direction."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rich.console import Group
-from rich.table import Table
-from rich.text import Text
-
+from cclab.cli._render import Table
 from cclab.many_flows import MANY_FLOWS, SHOWN_FLOWS
 
 MISSING = "—"
@@ -66,10 +63,10 @@ def flow_table(flows: Sequence[Mapping[str, Any]]) -> Table:
     The spread is min, median and max of each column over every flow: a `count = 1000` dumbbell would
     otherwise print a thousand rows.
     """
-    table = Table(title="Flows", title_justify="left")
-    table.add_column("flow", justify="left")
+    table = Table("Flows")
+    table.add_column("flow")
     for title, _, _ in FLOW_COLUMNS:
-        table.add_column(title, justify="right")
+        table.add_column(title, right=True)
 
     def cell(f: Mapping[str, Any], key: str, fmt: Any) -> str:
         if key == "completion_time_s" and f.get(key) is None:
@@ -81,37 +78,26 @@ def flow_table(flows: Sequence[Mapping[str, Any]]) -> Table:
         table.add_row(str(f.get("flow")), *(cell(f, key, fmt) for _, key, fmt in FLOW_COLUMNS))
     if len(shown) == len(flows):
         return table
-    table.add_row(Text(f"… {len(flows) - len(shown)} more", style="dim"), *([""] * len(FLOW_COLUMNS)))
+    table.add_row(f"… {len(flows) - len(shown)} more", *([""] * len(FLOW_COLUMNS)))
     spread = {key: sorted(v for f in flows if (v := f.get(key)) is not None) for _, key, _ in FLOW_COLUMNS}
     for label, pick in (("min", lambda v: v[0]), ("median", lambda v: v[(len(v) - 1) // 2]), ("max", lambda v: v[-1])):
-        table.add_row(
-            Text(label, style="bold"),
-            *(fmt(pick(spread[key])) if spread[key] else MISSING for _, key, fmt in FLOW_COLUMNS),
-        )
+        table.add_row(label, *(fmt(pick(spread[key])) if spread[key] else MISSING for _, key, fmt in FLOW_COLUMNS))
     done = len(spread["completion_time_s"])
     table.caption = f"min, median, max over all {len(flows)} flows ({done} complete); summary.json has every flow"
     return table
 
 
-def summary_tables(summary: Mapping[str, Any]) -> Group:
-    """The header line, the flow table and the link table of a run summary."""
+def summary_tables(summary: Mapping[str, Any]) -> list[str | Table]:
+    """The header line, the flow table and the link table of a run summary, and the emulator's and fairness lines."""
     sim = summary.get("sim", {})
-    header = Text.assemble(
-        ("scenario ", "dim"),
-        (str(summary.get("scenario", "?")), "bold"),
-        ("  seed ", "dim"),
-        str(summary.get("seed", "?")),
-        ("  simulated ", "dim"),
-        fmt_secs(sim.get("sim_time_s")),
-        ("  wall ", "dim"),
-        fmt_secs(sim.get("wall_s")),
-        ("  events/s ", "dim"),
-        f"{sim.get('events_per_s', 0):.3g}",
+    header = (
+        f"scenario {summary.get('scenario', '?')}  seed {summary.get('seed', '?')}"
+        f"  simulated {fmt_secs(sim.get('sim_time_s'))}  wall {fmt_secs(sim.get('wall_s'))}"
+        f"  events/s {sim.get('events_per_s', 0):.3g}"
     )
-    flows = flow_table(summary.get("flows", []))
-    links = Table(title="Links", title_justify="left")
+    links = Table("Links")
     for col in ("link", "direction", "utilisation", "drops"):
-        links.add_column(col, justify="left" if col in ("link", "direction") else "right")
+        links.add_column(col, right=col not in ("link", "direction"))
     for link in summary.get("links", []):
         links.add_row(
             str(link.get("name")),
@@ -119,15 +105,15 @@ def summary_tables(summary: Mapping[str, Any]) -> Group:
             fmt_pct(link.get("utilisation")),
             str(link.get("drops")),
         )
-    parts: list[Any] = [header, flows, links]
+    parts: list[str | Table] = [header, flow_table(summary.get("flows", [])), links]
     if summary.get("emulator"):
         parts.append(emulator_line(summary["emulator"], summary.get("links", [])))
     if summary.get("fairness_jain") is not None:
-        parts.append(Text.assemble(("Jain fairness index ", "dim"), f"{summary['fairness_jain']:.4f}"))
-    return Group(*parts)
+        parts.append(f"Jain fairness index {summary['fairness_jain']:.4f}")
+    return parts
 
 
-def emulator_line(em: Mapping[str, Any], links: Sequence[Mapping[str, Any]]) -> Text:
+def emulator_line(em: Mapping[str, Any], links: Sequence[Mapping[str, Any]]) -> str:
     """How well the real-time emulator kept to the model (real and kernel modes), and what rate each link reached.
 
     The wall clock cannot follow every path (1 Tbit/s, hours of delay): this is where the run says what the
@@ -136,26 +122,15 @@ def emulator_line(em: Mapping[str, Any], links: Sequence[Mapping[str, Any]]) -> 
     packets = em.get("packets") or 0
     late = em.get("late_packets") or 0
     share = f" ({late / packets:.1%})" if packets else ""
-    line = Text.assemble(
-        ("emulator ", "dim"),
-        f"{packets:,} packets",
-        ("  release error p50 ", "dim"),
-        fmt_secs(em.get("release_error_p50_s")),
-        ("  p99 ", "dim"),
-        fmt_secs(em.get("release_error_p99_s")),
-        ("  max ", "dim"),
-        fmt_secs(em.get("release_error_max_s")),
-        ("  later than ", "dim"),
-        fmt_secs(em.get("late_threshold_s")),
-        ": ",
-        (f"{late:,}{share}", "yellow" if late else ""),
+    line = (
+        f"emulator {packets:,} packets  release error p50 {fmt_secs(em.get('release_error_p50_s'))}"
+        f"  p99 {fmt_secs(em.get('release_error_p99_s'))}  max {fmt_secs(em.get('release_error_max_s'))}"
+        f"  later than {fmt_secs(em.get('late_threshold_s'))}: {late:,}{share}"
     )
     for link in links:
         if link.get("configured_rate_bps") is not None:
-            line.append_text(
-                Text.assemble(
-                    (f"\n{link.get('name')} ", "dim"),
-                    f"{fmt_rate(link.get('achieved_rate_bps'))} achieved of {fmt_rate(link['configured_rate_bps'])}",
-                )
+            line += (
+                f"\n{link.get('name')} {fmt_rate(link.get('achieved_rate_bps'))} achieved of "
+                f"{fmt_rate(link['configured_rate_bps'])}"
             )
     return line

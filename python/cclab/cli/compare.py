@@ -1,15 +1,12 @@
 """``cclab compare``: runs side by side — a table, a difference table and overlaid figures."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.markup import escape
-from rich.table import Table
 
-from cclab.cli._common import EXIT_INVALID, console, error, user_errors
+from cclab.cli._common import EXIT_INVALID, user_errors
+from cclab.cli._render import Table, error, show
 from cclab.cli._tables import MISSING, fmt_bytes, fmt_pct, fmt_rate, fmt_secs
 
 _FORMAT = {"rate": fmt_rate, "secs": fmt_secs, "bytes": fmt_bytes, "pct": fmt_pct, "count": lambda v: f"{v:.4g}"}
@@ -28,14 +25,13 @@ def tables(rows: list[dict[str, Any]], diffs: list[dict[str, Any]]) -> tuple[Tab
     """The side-by-side table and the difference table."""
     from cclab.compare import COLUMNS
 
-    side = Table(title="Runs (± = 95 % interval across seeds)", title_justify="left")
-    for col in ("run", "flow", *(h for h, _, _ in COLUMNS)):
-        side.add_column(col, justify="left" if col in ("run", "flow") else "right")
+    side = Table("Runs (± = 95 % interval across seeds)")
+    diff = Table("Difference to the first run of the same flow")
+    for table in (side, diff):
+        for col in ("run", "flow", *(h for h, _, _ in COLUMNS)):
+            table.add_column(col, right=col not in ("run", "flow"))
     for r in rows:
-        side.add_row(escape(r["entry"]), escape(r["flow"]), *(cell(r[h], kind) for h, _, kind in COLUMNS))
-    diff = Table(title="Difference to the first run of the same flow", title_justify="left")
-    for col in ("run", "flow", *(h for h, _, _ in COLUMNS)):
-        diff.add_column(col, justify="left" if col in ("run", "flow") else "right")
+        side.add_row(r["entry"], r["flow"], *(cell(r[h], kind) for h, _, kind in COLUMNS))
     for d in diffs:
         diff.add_row(d["entry"], d["flow"], *(MISSING if d[h] is None else f"{d[h]:+.1f} %" for h, _, _ in COLUMNS))
     return side, diff
@@ -64,8 +60,4 @@ def compare(
         rows = cmp.rows(entries)
         written = cmp.plot(entries, out)
     side, diff = tables(rows, cmp.differences(rows))
-    console.print(side)
-    if len(entries) > 1:
-        console.print(diff)
-    for path in written:
-        console.print(str(path), highlight=False)
+    show(side, *([diff] if len(entries) > 1 else []), *(str(path) for path in written))

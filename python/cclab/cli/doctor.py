@@ -1,16 +1,13 @@
 """``cclab doctor``: findings per flow on the terminal or as JSON, figures on disk, an exit code for CI."""
 
-from __future__ import annotations
-
 import json
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
-from rich.table import Table
 
-from cclab.cli._common import EXIT_INVALID, console, error
+from cclab.cli._common import EXIT_INVALID
+from cclab.cli._render import Table, error, say, show
 from cclab.many_flows import MANY_FLOWS
 
 #: Exit code when a finding named by ``--fail-on`` was made.
@@ -80,31 +77,30 @@ def doctor(
             if d.findings or not many:
                 _print(d)
         if many:
-            span = f"{escape(quiet[0].label)} … {escape(quiet[-1].label)}"
-            console.print(f"[bold]{len(quiet)} others[/] ({span}): [green]no finding[/]")
+            say(f"{len(quiet)} others ({quiet[0].label} … {quiet[-1].label}): no finding")
     made = {f.name for d in diagnoses for f in d.findings}
     if ("any" in wanted and made) or (wanted & made):
         raise typer.Exit(EXIT_FINDING)
 
 
 def _print(d) -> None:
-    head = f"[bold]{escape(d.label)}[/] [dim]({d.mode}; read: {', '.join(d.inputs) or 'nothing'})[/]"
+    head = f"{d.label} ({d.mode}; read: {', '.join(d.inputs) or 'nothing'})"
     if not d.findings:
-        console.print(f"{head}: [green]no finding[/]")
+        say(f"{head}: no finding")
         return
-    console.print(f"{head}: [red]{len(d.findings)} finding(s)[/]")
+    say(f"{head}: {len(d.findings)} finding(s)")
     for f in d.findings:
-        table = Table(title=f"[bold red]{f.name}[/] — {escape(f.verdict)}", title_justify="left", show_edge=False)
+        table = Table(f"{f.name} — {f.verdict}")
         table.add_column("evidence")
-        table.add_column("value", justify="right")
+        table.add_column("value", right=True)
         table.add_column("threshold")
         for q, v, t in f.evidence:
-            table.add_row(escape(q), escape(v), escape(t))
-        console.print(table)
+            table.add_row(q, v, t)
+        lines: list[str | Table] = [table]
         if f.spans:
             shown = ", ".join(f"{a:.6g}–{b:.6g} s" if b > a else f"{a:.6g} s" for a, b in f.spans[:SPANS_SHOWN])
             more = f" … ({len(f.spans)} in all)" if len(f.spans) > SPANS_SHOWN else ""
-            console.print(f"  [dim]time ranges:[/] {shown}{more}")
-        console.print(f"  [dim]seed report:[/] {f.seed}   [dim]fix:[/] {escape(f.fix)}")
-        for p in f.figures:
-            console.print(f"  [dim]figure:[/] {escape(p)}")
+            lines.append(f"  time ranges: {shown}{more}")
+        lines.append(f"  seed report: {f.seed}   fix: {f.fix}")
+        lines += [f"  figure: {p}" for p in f.figures]
+        show(*lines)

@@ -1,14 +1,13 @@
 """``cclab emulate``: any UDP server and client through a scenario's real-time emulated path."""
 
-from __future__ import annotations
-
 import math
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from cclab.cli._common import MAX_SEED, SetOption, console, err_console, error, user_errors
+from cclab.cli._common import MAX_SEED, SetOption, user_errors
+from cclab.cli._render import error, note, say
 
 
 def split_commands(words: list[str]) -> tuple[list[str], list[str]]:
@@ -72,13 +71,12 @@ def emulate(
     em = report["emulator"]
     for name in ("forward", "return"):
         d = em[name]
-        console.print(
+        say(
             f"{name:>7}: {d['packets_in']} packets in, {d['packets_out']} out, {d['bytes_in']} bytes, "
-            f"{d['drops']} dropped, {d['ecn_marks']} CE-marked",
-            highlight=False,
+            f"{d['drops']} dropped, {d['ecn_marks']} CE-marked"
         )
-    console.print(f"[dim]wrote[/] {out}/ [dim](emulate.json, emulator.csv, qlog/ {len(report['qlog_files'])} files)[/]")
+    say(f"wrote {out}/ (emulate.json, emulator.csv, qlog/ {len(report['qlog_files'])} files)")
     for p in report["problems"]:
-        err_console.print(f"problem: {p}", style="yellow")
+        note(f"problem: {p}")
     if report["problems"]:
         raise typer.Exit(1)

@@ -1,14 +1,12 @@
 """``cclab fidelity``: each scenario simulated and run for real (kernel TCP or real QUIC), side by side."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
-from cclab.cli._common import MAX_SEED, SetOption, console, user_errors
+from cclab.cli._common import MAX_SEED, SetOption, user_errors
+from cclab.cli._render import Table, show
 
 
 def _fmt(value: float | None, unit: str) -> str:
@@ -36,7 +34,9 @@ def fidelity(
 
     with user_errors():
         rows = run_fidelity(scenarios, out=out, set=set_ or [], seed=seed)
-    table = Table("scenario", "mode", "metric", "model", "real", "difference")
+    table = Table()
+    for col in ("scenario", "mode", "metric", "model", "real", "difference"):
+        table.add_column(col)
     for row in rows:
         for i, (key, label, unit) in enumerate(METRICS):
             rel = row["relative"][key]
@@ -48,5 +48,4 @@ def fidelity(
                 _fmt(row["other"][key], unit),
                 "—" if rel is None else f"{rel:+.1%}",
             )
-    console.print(table)
-    console.print(f"[dim]wrote[/] {out}/fidelity.json", highlight=False)
+    show(table, f"wrote {out}/fidelity.json")

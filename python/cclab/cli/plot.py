@@ -1,13 +1,12 @@
 """``cclab plot``: figures from a run directory, or a metric against a swept key from a sweep directory."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from cclab.cli._common import console, error, user_errors
+from cclab.cli._common import user_errors
+from cclab.cli._render import error, say
 
 
 def plot(
@@ -50,4 +49,4 @@ def plot(
 
             written = plot_dir(run_dir, out)
     for path in written:
-        console.print(str(path), highlight=False)
+        say(str(path))

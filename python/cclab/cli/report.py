@@ -1,13 +1,12 @@
 """``cclab report``: a self-contained offline HTML page for a run, a sweep or a reproduction."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from cclab.cli._common import console, user_errors
+from cclab.cli._common import user_errors
+from cclab.cli._render import say
 
 
 def report(
@@ -25,4 +24,4 @@ def report(
 
     with user_errors():
         path = write_report(directory, out)
-    console.print(str(path), highlight=False)
+    say(str(path))

@@ -1,29 +1,23 @@
 """``cclab reproduce``: run a seed case (or all five), print its verdict table and figure paths."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
-from cclab.cli._common import DelayedProgress, console, error, user_errors
+from cclab.cli._common import DelayedProgress, user_errors
+from cclab.cli._render import Table, error, show
 
 
 def verdict_table(report) -> Table:
     """The verdict table of one case: quantity, report, ours, tolerance, pass/fail."""
-    t = Table(title=f"{report.case}: {report.title}", title_justify="left")
+    t = Table(f"{report.case}: {report.title}")
     for col in ("quantity", "report", "ours", "tolerance", "verdict"):
-        t.add_column(col, overflow="fold")
-    marks = {
-        "pass": "[green]pass[/]",
-        "fail": "[bold red]FAIL[/]",
-        "explained exception": "[yellow]explained exception[/]",
-        "unexpected pass": "[bold red]UNEXPECTED PASS[/]",
-    }
+        t.add_column(col)
     for v in report.verdicts:
-        t.add_row(v.quantity, v.report, v.ours, v.tolerance, marks[v.status])
+        # In capitals where the verdict goes against the report (the output has no colour to mark it).
+        mark = v.status.upper() if v.status in ("fail", "unexpected pass") else v.status
+        t.add_row(v.quantity, v.report, v.ours, v.tolerance, mark)
     return t
 
 
@@ -64,20 +58,17 @@ def reproduce(
                     on_run=lambda _r, done, total: progress(done, total),
                     real=real,
                 )
-            console.print(verdict_table(report))
-            if report.text:
-                console.print(report.text, markup=False, highlight=False)
             n_pass = sum(v.status == "pass" for v in report.verdicts)
             n_exc = sum(v.status == "explained exception" for v in report.verdicts)
-            console.print(
+            show(
+                verdict_table(report),
+                *([report.text] if report.text else []),
                 f"{c}: {n_pass}/{len(report.verdicts)} verdicts pass "
                 f"({n_exc} explained exceptions, see docs/seeds/{c}.md) "
                 f"in {report.wall_s:.1f} s; "
-                f"figures and verdicts.json in {report.out_dir}"
+                f"figures and verdicts.json in {report.out_dir}",
+                *(f"  {'figure' if Path(f).suffix in ('.png', '.svg') else 'table'}: {f}" for f in report.figures),
             )
-            for f in report.figures:
-                kind = "figure" if Path(f).suffix in (".png", ".svg") else "table"
-                console.print(f"  {kind}: {f}")
             if not report.passed:
                 failed.append(c)
     if failed:

@@ -1,16 +1,13 @@
 """``cclab scenarios``: the catalog with one-line descriptions."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
-from rich.text import Text
 
 from cclab.catalog import scan
-from cclab.cli._common import console, user_errors
+from cclab.cli._common import user_errors
+from cclab.cli._render import Table, say, show
 
 
 def scenarios(
@@ -21,15 +18,13 @@ def scenarios(
     """List the scenarios under DIR (default ./scenarios); exit 1 if any of them is invalid."""
     with user_errors():
         entries = scan(root)
-    table = Table(box=None, pad_edge=False)
-    table.add_column("scenario", no_wrap=True)
+    table = Table(boxed=False)
+    table.add_column("scenario")
     table.add_column("description")
     for e in entries:
-        label = str(e.path.relative_to(root))
-        desc = Text(e.description) if e.valid else Text(f"invalid: {e.description}", style="red")
-        table.add_row(label, desc)
-    console.print(table)
+        table.add_row(str(e.path.relative_to(root)), e.description if e.valid else f"invalid: {e.description}")
+    show(table)
     if not entries:
-        console.print(f"no *.toml under {root}", style="yellow", highlight=False)
+        say(f"no *.toml under {root}")
     if not all(e.valid for e in entries):
         raise typer.Exit(1)

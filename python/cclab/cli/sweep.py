@@ -1,15 +1,13 @@
 """``cclab sweep``: run a parameter grid and write one table row per run."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.table import Table
 
 from cclab import sweep as sw
-from cclab.cli._common import DelayedProgress, SetOption, console, error, user_errors
+from cclab.cli._common import DelayedProgress, SetOption, user_errors
+from cclab.cli._render import Table, error, show
 from cclab.cli._tables import fmt_rate
 
 
@@ -25,9 +23,9 @@ def parse_params(values: list[str] | None) -> list[str]:
 
 def _table(rows: list[dict[str, Any]], keys: list[str]) -> Table:
     goodputs = sorted({k for r in rows for k in r if k.startswith("flows.") and k.endswith(".goodput_bps")})
-    table = Table(box=None, pad_edge=False)
+    table = Table(boxed=False)
     for col in ["run", *keys, "seed", "status", *(f"goodput flow {g.split('.')[1]}" for g in goodputs)]:
-        table.add_column(col, justify="right")
+        table.add_column(col, right=True)
     for r in rows:
         cells = [
             str(r["run"]),
@@ -96,9 +94,8 @@ def sweep(
             rows = sw.run_all(specs, workers=workers, dask=dask, progress=progress, store=out)
         path = sw.write_parquet(rows, out / sw.SWEEP_PARQUET, plan.params)
     keys = list(plan.params)
-    console.print(_table(rows, keys))
     failed = [r for r in rows if r.get("status") == "failed"]
-    console.print(f"[dim]wrote[/] {path} [dim]({len(rows)} runs)[/]", highlight=False)
+    show(_table(rows, keys), f"wrote {path} ({len(rows)} runs)")
     if failed:
         for r in failed:
             error(f"run {r['run']} ({', '.join(f'{k}={r[k]}' for k in keys)}, seed {r['seed']}): {r['error']}")

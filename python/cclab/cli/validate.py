@@ -1,14 +1,13 @@
 """``cclab validate``: parse and check a scenario without running it."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from cclab import api
-from cclab.cli._common import SetOption, console, user_errors
+from cclab.cli._common import SetOption, user_errors
+from cclab.cli._render import say
 
 
 def validate(
@@ -18,4 +17,4 @@ def validate(
     """Check SCENARIO.toml (with overrides): print "ok", or the error naming file and key (exit 2)."""
     with user_errors():
         api.load(scenario, set_ or [])
-    console.print("ok", highlight=False)
+    say("ok")
