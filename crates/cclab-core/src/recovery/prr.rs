@@ -67,7 +67,8 @@ impl Prr {
             // quotient in whole segments as Linux counts it.
             let per_segment = self.recover_fs as u128 * self.mss as u128;
             let segments = (self.delivered as u128 * self.ssthresh as u128).div_ceil(per_segment);
-            (segments as u64 * self.mss).saturating_sub(self.out)
+            let due = u64::try_from(segments * self.mss as u128).unwrap_or(u64::MAX);
+            due.saturating_sub(self.out)
         } else {
             // RFC 6937 §3 PRR-SSRB: limit = MAX(prr_delivered - prr_out, DeliveredData) + MSS and
             // sndcnt = MIN(ssthresh - pipe, limit). Linux (and RFC 9937 §7, its "safe ACK") adds
@@ -78,7 +79,7 @@ impl Prr {
         };
         // Linux: at least one segment before anything was sent, to force the fast retransmit.
         let sndcnt = if self.out == 0 { sndcnt.max(self.mss) } else { sndcnt };
-        self.window = pipe + sndcnt;
+        self.window = pipe.saturating_add(sndcnt);
         self.window
     }
 
