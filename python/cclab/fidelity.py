@@ -38,9 +38,13 @@ def _metrics(result: Result) -> dict[str, float | None]:
     done = flow["completion_time_s"]
     if done is not None:
         mask &= ts["time_s"] <= done
-    cwnd = ts["cwnd_bytes"][mask]
+    # From the first sample with an RTT estimate: kernel mode samples TCP_INFO only once the connection is open
+    # (after its SYN exchange), so a model flow with `handshake` must not count its cwnd while it waits for the
+    # SYN-ACK (10 samples of the initial window in a 100 ms RTT), nor a flow without it its first round trip.
     srtt = ts["srtt_s"][mask]
-    srtt = srtt[srtt > 0]
+    measured = np.nan_to_num(srtt) > 0
+    cwnd = ts["cwnd_bytes"][mask][np.cumsum(measured) > 0]
+    srtt = srtt[measured]
     return {
         "completion_time_s": done,
         "goodput_bps": flow["goodput_bps"],

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
-from cclab.fidelity import METRICS, relative
+from cclab.fidelity import METRICS, _metrics, relative
 from conftest import cclab_cli, write_scenario
 
 SMALL = """\
@@ -34,6 +36,24 @@ def test_relative_difference_is_against_the_model():
     assert relative(2.0, 2.2) == pytest.approx(0.1)
     assert relative(None, 1.0) is None
     assert relative(0.0, 1.0) is None
+
+
+def test_mean_cwnd_counts_from_the_first_rtt_estimate_as_kernel_mode_samples():
+    # A model flow with a handshake waits 0.1 s for its SYN-ACK at the initial window, no RTT yet; kernel mode's
+    # TCP_INFO series starts once the connection is open, so those samples are not compared.
+    nan = float("nan")
+    result = SimpleNamespace(
+        summary={"flows": [{"completion_time_s": 0.4, "goodput_bps": 1.0, "retransmitted_packets": 0}]},
+        timeseries={
+            "flow": np.zeros(5),
+            "time_s": np.array([0.0, 0.1, 0.2, 0.3, 0.5]),
+            "cwnd_bytes": np.array([10.0, 10.0, 30.0, 50.0, 90.0]),
+            "srtt_s": np.array([nan, 0.0, 0.1, 0.1, 0.1]),
+        },
+    )
+    m = _metrics(result)
+    assert m["mean_cwnd_bytes"] == pytest.approx(40.0)
+    assert m["mean_srtt_s"] == pytest.approx(0.1)
 
 
 def test_fidelity_compares_simulation_and_kernel_on_every_metric(tmp_path):

@@ -87,6 +87,24 @@ def test_kernel_run_writes_the_simulator_schema_with_mode_kernel(cli, tmp_path):
     assert (tmp_path / "out" / "tcp_info.csv").read_text().startswith("time_s,rttvar_s,")
 
 
+def test_kernel_run_takes_a_tcp_handshake_as_its_own_syn_exchange(cli, tmp_path):
+    # Linux always opens with a SYN exchange, so `handshake = true` describes the run: no notice that it is ignored.
+    text = KERNEL.format(duration="20s", size="1MB") + "handshake = true\n"
+    proc = kernel_run(cli, write_scenario(tmp_path, text, "handshake.toml"), tmp_path / "out")
+    assert proc.returncode == 0, proc.stderr
+    assert "handshake" not in proc.stderr, proc.stderr
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["flows"][0]["bytes_delivered"] == 1_000_000
+
+
+def test_kernel_run_refuses_a_quic_server_flight_naming_the_key(cli, tmp_path):
+    # Refused before any namespace is made: Linux answers a SYN with a bare SYN-ACK.
+    text = KERNEL.format(duration="5s", size="1MB") + 'handshake = { server_flight = "5KB" }\n'
+    scenario = write_scenario(tmp_path, text, "flight.toml")
+    proc = cli("run", scenario, "--kernel", "--out", tmp_path / "out")
+    assert_clean_error(proc, 2, "flow[0].handshake.server_flight")
+
+
 def test_kernel_run_rejects_a_quic_flow_naming_the_key(cli, tmp_path):
     scenario = write_scenario(
         tmp_path, KERNEL.format(duration="5s", size="1MB").replace('profile = "tcp"\n', ""), "quic.toml"

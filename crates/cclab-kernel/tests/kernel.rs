@@ -106,6 +106,11 @@ fn kernel_mode_rejects_what_it_cannot_map_naming_the_key() {
         ),
         // Before: "creating the sender's tun device: SIOCSIFMTU: Invalid argument (os error 22)".
         (scenario("cubic", "1MB", "tcp = { mss = \"75B\" }"), "flow[0].tcp.mss"),
+        // A QUIC server's TLS flight: Linux answers a SYN with a bare SYN-ACK.
+        (
+            scenario("cubic", "1MB", "handshake = { server_flight = \"5KB\" }"),
+            "flow[0].handshake.server_flight",
+        ),
     ] {
         match run_kernel(&s, KernelOptions::default()) {
             Err(KernelError::Unsupported(m)) => assert!(m.contains(key), "{m}"),

@@ -64,6 +64,12 @@ fn tso_sysctls_are_mapped_and_the_device_size_is_named() {
 }
 
 #[test]
+fn a_tcp_handshake_is_the_kernels_own_and_gets_no_notice() {
+    // Linux always makes its SYN exchange: the key says the model makes it too, so nothing is ignored.
+    assert_eq!(notices_for(&["flow[0].handshake=true"]), Vec::<String>::new());
+}
+
+#[test]
 fn a_qlog_request_is_answered() {
     let n = notices_for(&["output.qlog=true"]).join("\n");
     assert!(n.contains("writes no qlog"), "{n}");

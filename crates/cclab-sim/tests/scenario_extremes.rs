@@ -388,3 +388,22 @@ fn delayed_ack_timeout_of_half_a_second_is_an_error_not_cut_below_it() {
     );
     assert_eq!(delivered(&[tcp, &delack("499ms")]), 100_000);
 }
+
+#[test]
+fn proportional_rate_reduction_is_for_newreno_and_cubic() {
+    fails(
+        &[
+            "flow[0].cc={algorithm=\"bbr\"}",
+            "flow[0].sender.proportional_rate_reduction=true",
+        ],
+        "flow[0].sender.proportional_rate_reduction",
+        "\"newreno\" or \"cubic\"",
+    );
+    assert_eq!(
+        delivered(&[
+            "flow[0].cc={algorithm=\"cubic\"}",
+            "flow[0].sender.proportional_rate_reduction=true"
+        ]),
+        100_000
+    );
+}

@@ -202,6 +202,16 @@ fn validate(file: &mut ScenarioFile, base: &Path) -> Result<(), (String, String)
                 "expected true with algorithm = \"prague\" (Prague over TCP needs AccECN feedback, draft-briscoe-iccrg-prague-congestion-control-01 §2.3.1.1)".into(),
             ));
         }
+        // Linux paces a reduction by PRR for controllers that leave the window to it (Reno, CUBIC);
+        // BBR sets its own (`cong_control`), and the model's other controllers report no recovery
+        // that would end it.
+        let prr = f.sender.as_ref().is_some_and(|s| s.proportional_rate_reduction);
+        if prr && !matches!(f.cc, None | Some(CcConfig::NewReno(_) | CcConfig::Cubic(_))) {
+            return Err((
+                key("sender.proportional_rate_reduction"),
+                "expected only with algorithm = \"newreno\" or \"cubic\" (PRR brings their window down to ssthresh in recovery)".into(),
+            ));
+        }
         ip_limit(f).map_err(|(k, m)| (key(k), m))?;
         let mss = u64::from(f.wire_profile().mss());
         ranges::check_endpoints(f.cc.as_ref(), f.sender.as_ref(), f.receiver.as_ref(), mss)

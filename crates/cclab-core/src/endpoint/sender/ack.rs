@@ -3,9 +3,10 @@
 //! call per ACK frame or loss timeout.
 
 use super::{Sender, PTO_PROBES};
-use crate::cc::{AckedPacket, CongestionEvent, LostPacket, RateSample};
+use crate::cc::{AckedPacket, CcState, CongestionEvent, LostPacket, RateSample};
 use crate::endpoint::TraceEvent;
 use crate::recovery::loss::LossTimer;
+use crate::recovery::prr::Prr;
 use crate::time::{Dur, Time};
 use crate::wire::packet::{AckFrame, DataChunk, Ecn};
 
@@ -21,6 +22,7 @@ impl Sender {
         let prior_in_flight = self.sent.bytes_in_flight();
         // Read only for `cumulative_ack_growth`: every other sender skips the ranges' front line.
         let prior_prefix = self.cumulative_ack_growth.then(|| self.stream.acked_prefix());
+        let prr_before = self.prr_enabled.then(|| self.prr_before());
         let mut acked = std::mem::take(&mut self.acked_buf);
         acked.clear();
         // Send time of the largest acknowledged, if newly acknowledged.
@@ -84,6 +86,10 @@ impl Sender {
             persistent,
             may_raise_window,
         );
+        if let Some(before) = prr_before {
+            let delivered = acked.iter().map(|p| p.bytes).sum();
+            self.update_prr(before, delivered, !lost.is_empty() || ecn_ce > 0, persistent);
+        }
         self.acked_buf = acked;
         self.lost_buf = lost;
         if self.stats.completion_time.is_none() && self.stream.is_complete() {
@@ -108,6 +114,7 @@ impl Sender {
         match kind {
             LossTimer::TimeThreshold => {
                 let prior_in_flight = self.sent.bytes_in_flight();
+                let prr_before = self.prr_enabled.then(|| self.prr_before());
                 let mut lost = std::mem::take(&mut self.lost_buf);
                 lost.clear();
                 let persistent = self.detect_losses(now, t, &mut lost);
@@ -124,6 +131,9 @@ impl Sender {
                     persistent,
                     may_raise_window,
                 );
+                if let Some(before) = prr_before {
+                    self.update_prr(before, 0, !lost.is_empty(), persistent);
+                }
                 self.lost_buf = lost;
             }
             LossTimer::Pto => {
@@ -176,6 +186,50 @@ impl Sender {
             self.recovery_point = Some(self.stream.sent_end());
         }
         self.recovery_point.is_none() && prefix > prior_prefix
+    }
+
+    /// What PRR compares an ACK or loss timeout with, read before it is processed.
+    fn prr_before(&self) -> PrrBefore {
+        PrrBefore {
+            cc_window: self.cc.window(),
+            window: self.window(),
+            prefix: self.stream.acked_prefix(),
+        }
+    }
+
+    /// Proportional Rate Reduction after an ACK that newly acknowledged `delivered` bytes (0 for a
+    /// loss timeout) and declared losses or CE marks (`congestion`), as Linux runs it toward the
+    /// window the controller's reduction set. A reduction starts it, from the window the sender had
+    /// (`tcp_init_cwnd_reduction`: RecoverFS is the prior cwnd; a further reduction restarts from
+    /// the window then); each ACK in recovery sets the window (`tcp_cwnd_reduction`, RFC 6937 §3);
+    /// the end of recovery hands the window back to the controller, at its ssthresh
+    /// (`tcp_end_cwnd_reduction`). Recovery lasts while the controller is in it (RFC 9002 §7.3.2)
+    /// or, with `cumulative_ack_growth`, until the acknowledged prefix passes the recovery point
+    /// (Linux `high_seq`). Persistent congestion collapses the window (RFC 9002 §7.6): nothing to
+    /// bring down gradually.
+    fn update_prr(&mut self, before: PrrBefore, delivered: u64, congestion: bool, persistent: bool) {
+        let cc_window = self.cc.window();
+        if persistent {
+            self.prr = None;
+            return;
+        }
+        if congestion && cc_window < before.cc_window {
+            self.prr = Some(Box::new(Prr::new(before.window, cc_window, self.mss)));
+        }
+        if self.prr.is_none() {
+            return;
+        }
+        if self.recovery_point.is_none() && self.cc.state() != CcState::Recovery {
+            self.prr = None;
+            return;
+        }
+        // Linux adds the slow-start bound's extra segment only on an ACK that advanced snd_una and
+        // revealed no loss (RFC 9937's safe ACK).
+        let safe = !congestion && self.stream.acked_prefix() > before.prefix;
+        let pipe = self.sent.bytes_in_flight();
+        if let Some(prr) = self.prr.as_deref_mut() {
+            prr.on_ack(delivered, pipe, safe);
+        }
     }
 
     /// Runs loss detection at clock reading `t` (true time `now`), collecting the lost packets
@@ -267,4 +321,15 @@ impl Sender {
             self.cc_state = state;
         }
     }
+}
+
+/// The sender's windows and acknowledged prefix before an ACK or loss timeout, for PRR.
+#[derive(Clone, Copy)]
+struct PrrBefore {
+    /// The controller's window, bytes.
+    cc_window: u64,
+    /// The sender's window (PRR's while one runs), bytes.
+    window: u64,
+    /// The acknowledged prefix of the stream, bytes.
+    prefix: u64,
 }

@@ -26,6 +26,7 @@ use crate::clock::{Clock, ClockConfig};
 use crate::recovery::delivery_rate::DeliveryRate;
 use crate::recovery::loss::LossDetection;
 use crate::recovery::pacer::{Pacer, PacingConfig};
+use crate::recovery::prr::Prr;
 use crate::recovery::rtt::RttEstimator;
 use crate::recovery::rtt_histogram::RttHistogram;
 use crate::recovery::sent::{AckFrequencySent, SentPackets};
@@ -57,6 +58,12 @@ pub struct SenderConfig {
     /// recovery ends with the first ACK of a packet sent after it began (a retransmission)
     /// while older holes may still be open. Read by NewReno and CUBIC.
     pub cumulative_ack_growth: bool,
+    /// Bring the window down in recovery as Linux does, with each delivery, by Proportional Rate
+    /// Reduction (RFC 6937 §3, PRR-SSRB; `recovery/prr.rs`) toward the window the controller's
+    /// reduction set (its ssthresh: half for NewReno, β = 0.7 for CUBIC). Default false: the
+    /// controller's window applies at once (RFC 9002 §7.3.2), so the sender stops sending until
+    /// the flight has drained below it. Read with NewReno and CUBIC.
+    pub proportional_rate_reduction: bool,
     /// Mark packets ECT(0) and treat increases of the reported CE count as congestion
     /// (RFC 9002 §7.3.2, §B.7). Default false. A controller that needs ECN (DCTCP; Prague,
     /// which marks ECT(1)) turns it on and picks the codepoint itself.
@@ -88,6 +95,7 @@ impl Default for SenderConfig {
             pacing: PacingConfig::default(),
             tso: TsoConfig::default(),
             cumulative_ack_growth: false,
+            proportional_rate_reduction: false,
             ecn: false,
             clock: ClockConfig::default(),
             packet_threshold: NonZeroU64::new(3).expect("3 is not 0"),
@@ -156,6 +164,8 @@ pub struct Sender {
     pacing: PacingConfig,
     /// Linux's TSO aggregates and deferral, when the scenario asks for them.
     tso: Option<Box<Tso>>,
+    /// The window's proportional rate reduction while one runs (`proportional_rate_reduction`).
+    prr: Option<Box<Prr>>,
     /// The sizes of a full data packet, for the packet-number and offset lengths last seen.
     full_packet: transmit::FullPacket,
     /// Flow-control credit beyond the acknowledged prefix, stream bytes (`None` = unlimited).
@@ -183,6 +193,8 @@ pub struct Sender {
     /// With `cumulative_ack_growth`: the end of the data sent when the last loss was detected
     /// (Linux `high_seq`), until the acknowledged prefix passes it.
     recovery_point: Option<u64>,
+    /// Recovery brings the window down by PRR (`proportional_rate_reduction`).
+    prr_enabled: bool,
     // Read when an ACK_FREQUENCY frame is sent or lost.
     /// Newest ACK_FREQUENCY frame sent, resent when its packet was lost.
     last_af_frame: Option<AckFrequencyFrame>,
@@ -229,6 +241,8 @@ impl Sender {
             tso: cfg.tso.enabled.then(|| Box::new(Tso::new(&cfg.tso))),
             cumulative_ack_growth: cfg.cumulative_ack_growth,
             recovery_point: None,
+            prr_enabled: cfg.proportional_rate_reduction,
+            prr: None,
             ecn: cc
                 .ecn_codepoint()
                 .unwrap_or(if cfg.ecn { Ecn::Ect0 } else { Ecn::NotEct }),
@@ -331,9 +345,14 @@ impl Sender {
             .unwrap_or(self.peer_max_ack_delay)
     }
 
+    /// The congestion window in bytes: PRR's while it brings the window down, else the controller's.
+    fn window(&self) -> u64 {
+        self.prr.as_deref().map_or_else(|| self.cc.window(), Prr::window)
+    }
+
     /// Pacing rate in bytes/s: the controller's, else RFC 9002 §7.7 `N · cwnd / smoothed_rtt`.
     fn pacing_rate(&self) -> f64 {
-        self.pacing_rate_from(self.cc.pacing_rate(), self.cc.window())
+        self.pacing_rate_from(self.cc.pacing_rate(), self.window())
     }
 
     /// `pacing_rate` from the controller's answers `cc_rate` and `window` (bytes), already read.
@@ -456,7 +475,7 @@ impl Endpoint for Sender {
         // never measured: report no value (zero), as qlog and summary.json already read zero.
         let sampled = |d: Dur| if self.rtt.has_sample() { d } else { Dur::ZERO };
         Metrics {
-            cwnd: self.cc.window(),
+            cwnd: self.window(),
             bytes_in_flight: self.sent.bytes_in_flight(),
             smoothed_rtt: sampled(self.rtt.smoothed()),
             min_rtt: sampled(self.rtt.min()),

@@ -98,14 +98,17 @@ impl Sender {
         }
         let Some(next) = self.stream.peek() else {
             let in_flight = self.sent.bytes_in_flight();
-            if in_flight < self.cc.window() {
+            if in_flight < self.window() {
                 // RFC 9002 §7.8; draft-cheng-iccrg-delivery-rate-estimation §3.4.
                 self.app_limited = true;
                 self.rate.on_app_limited(in_flight);
             }
             return None;
         };
-        let gate = self.cc.send_gate();
+        let mut gate = self.cc.send_gate();
+        if let Some(prr) = self.prr.as_deref() {
+            gate.window = prr.window();
+        }
         let in_flight = self.sent.bytes_in_flight();
         if in_flight >= gate.window {
             // RFC 9002 §7: a full window admits no packet, whatever its size, so no packet is sized.
@@ -269,7 +272,7 @@ impl Sender {
         }
         // The policy is checked first: most senders have none, and the window is a controller call.
         self.ack_frequency.as_ref()?;
-        let cwnd = self.cc.window();
+        let cwnd = self.window();
         let af = self.ack_frequency.as_mut()?;
         af.set_in_slow_start(self.cc.ssthresh() == u64::MAX);
         let frame = af.poll_frame(t, cwnd, self.mss, &self.rtt)?;
@@ -348,6 +351,9 @@ impl Sender {
         self.update_loss_deadline();
         self.cc.on_packet_sent(t, pn, bytes as u64, self.sent.bytes_in_flight());
         self.pacer.on_sent(bytes as u64);
+        if let Some(prr) = self.prr.as_deref_mut() {
+            prr.on_sent(bytes as u64);
+        }
         if let Some(tso) = self.tso.as_deref_mut() {
             tso.on_sent(t, plan.is_some() && !retransmission);
         }
