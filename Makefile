@@ -100,7 +100,8 @@ wheel: $(VENV)/.deps
 
 # Fuzzing on stable Rust: cargo-fuzz (pinned, --locked) builds libFuzzer with the system C++ compiler; no
 # sanitizer (-s none), debug assertions and overflow checks on (-a). Each run's new inputs go to a scratch
-# directory; the committed seeds in fuzz/corpus/<target>/ are read, never written.
+# directory; the committed seeds in fuzz/corpus/<target>/ are read, never written. The two targets whose input is
+# scenario TOML (scenario, simulation) take its keys and values from fuzz/scenario.dict.
 CARGO_FUZZ_VERSION := 0.13.2
 CARGO_FUZZ := target/fuzz-tools/bin/cargo-fuzz
 FUZZ_TARGETS := quic_decode units scenario trace endpoints simulation qlog_read
@@ -115,6 +116,7 @@ $(CARGO_FUZZ):
 fuzz: $(CARGO_FUZZ)
 	cd fuzz && for t in $(FUZZ_TARGETS); do mkdir -p ../$(FUZZ_SCRATCH)/$$t && \
 	  ../$(CARGO_FUZZ) run -s none -a $$t ../$(FUZZ_SCRATCH)/$$t corpus/$$t -- \
+	    $$(case $$t in scenario|simulation) echo -dict=scenario.dict;; esac) \
 	    -max_total_time=$(FUZZ_SECONDS) -timeout=10 -print_final_stats=1 || exit 1; done
 
 # What `make test` runs: replays every committed seed, then runs each target for FUZZ_CI_SECONDS from a fixed
@@ -123,6 +125,7 @@ fuzz-ci: $(CARGO_FUZZ)
 	cd fuzz && ../$(CARGO_FUZZ) build -s none -a && for t in $(FUZZ_TARGETS); do \
 	  rm -rf ../$(FUZZ_SCRATCH)/$$t && mkdir -p ../$(FUZZ_SCRATCH)/$$t && \
 	  { ../$(CARGO_FUZZ) run -s none -a $$t ../$(FUZZ_SCRATCH)/$$t corpus/$$t -- \
+	      $$(case $$t in scenario|simulation) echo -dict=scenario.dict;; esac) \
 	      -max_total_time=$(FUZZ_CI_SECONDS) -seed=1 -timeout=10 > ../$(FUZZ_SCRATCH)/$$t.log 2>&1 \
 	    || { cat ../$(FUZZ_SCRATCH)/$$t.log; exit 1; }; } && \
 	  sed -n "s/^Done/fuzz $$t: done/p" ../$(FUZZ_SCRATCH)/$$t.log; done

@@ -1,7 +1,8 @@
 //! Arbitrary bytes read as a script of datagrams and timer calls for one endpoint: the input interpreter
 //! shared by `fuzz/fuzz_targets/endpoints.rs` and `tests/fuzz_endpoints.rs` (included with `#[path]`).
 //!
-//! Byte 0 picks the endpoint (QUIC, TCP or TFRC; sender or receiver, the sender with 100 kB to send). Then
+//! Byte 0 picks the endpoint (modulo 6: QUIC, TCP or TFRC; sender or receiver, the sender with 100 kB to send;
+//! the quotient's two low bits turn on the QUIC and TCP senders' `cumulative_ack_growth` and PRR). Then
 //! each operation starts with a byte whose low two bits say what follows:
 //! 0 = time advances by the next two bytes × 10 µs; 1 = a semantic packet (see `Reader::packet`);
 //! 2 = a length byte and that many bytes decoded by the QUIC codec; 3 = `handle_timeout` now.
@@ -160,10 +161,17 @@ fn endpoint(kind: u8) -> Box<dyn Endpoint> {
     });
     let dccp = Profile::Dccp(DccpProfile { ipv6: false });
     let tfrc = TfrcConfig::default();
+    // The rest of the kind byte picks the sender's recovery options, off by default and so never
+    // reached by a default sender: Linux's window growth and its PRR.
+    let sender = SenderConfig {
+        cumulative_ack_growth: kind / 6 & 1 != 0,
+        proportional_rate_reduction: kind / 6 & 2 != 0,
+        ..SenderConfig::default()
+    };
     match kind % 6 {
-        0 => Box::new(Sender::new(flow, quic, &SenderConfig::default(), &cc, &source, now)),
+        0 => Box::new(Sender::new(flow, quic, &sender, &cc, &source, now)),
         1 => Box::new(Receiver::new(flow, quic, &ReceiverConfig::default(), now)),
-        2 => Box::new(Sender::new(flow, tcp, &SenderConfig::default(), &cc, &source, now)),
+        2 => Box::new(Sender::new(flow, tcp, &sender, &cc, &source, now)),
         3 => Box::new(Receiver::new(flow, tcp, &ReceiverConfig::default(), now)),
         4 => Box::new(TfrcSender::new(flow, dccp, &tfrc, &source, now)),
         _ => Box::new(TfrcReceiver::new(flow, dccp, &tfrc, now)),
