@@ -164,8 +164,8 @@ fn endpoint(kind: u8) -> Box<dyn Endpoint> {
     // The rest of the kind byte picks the sender's recovery options, off by default and so never
     // reached by a default sender: Linux's window growth and its PRR.
     let sender = SenderConfig {
-        cumulative_ack_growth: kind / 6 & 1 != 0,
-        proportional_rate_reduction: kind / 6 & 2 != 0,
+        cumulative_ack_growth: (kind / 6) & 1 != 0,
+        proportional_rate_reduction: (kind / 6) & 2 != 0,
         ..SenderConfig::default()
     };
     match kind % 6 {
