@@ -200,6 +200,10 @@ pub struct Sender {
     last_af_frame: Option<AckFrequencyFrame>,
     /// The outstanding packets that carried an ACK_FREQUENCY frame.
     af_sent: AckFrequencySent,
+    // Read once, when a TCP handshake completes.
+    /// TCP handshake: the controller's config, to build it again with a one-segment initial window
+    /// if the SYN or SYN-ACK was lost (`HandshakeClient::setup_lost`); `None` otherwise.
+    setup_loss_cc: Option<Box<CcConfig>>,
 }
 
 impl Sender {
@@ -213,12 +217,18 @@ impl Sender {
         now: Time,
     ) -> Sender {
         let clock = Clock::new(cfg.clock);
-        let cc = cc.build(clock.read(now), profile.mss() as u64);
-        Sender::with_controller(flow, profile, cfg, cc, source, now)
+        let built = cc.build(clock.read(now), profile.mss() as u64);
+        let mut s = Sender::with_controller(flow, profile, cfg, built, source, now);
+        // RFC 9002 §7.2 has no rule for a lost Initial: a QUIC sender keeps its initial window.
+        if s.handshake.is_some() && matches!(profile, Profile::Tcp(_)) {
+            s.setup_loss_cc = Some(Box::new(cc.clone()));
+        }
+        s
     }
 
     /// A sender driven by a controller built elsewhere (a plug-in or a test double), for
-    /// full-sized packets of `profile.mss()` bytes in flight.
+    /// full-sized packets of `profile.mss()` bytes in flight. Such a controller keeps its initial
+    /// window after a TCP handshake that lost its SYN (only a `CcConfig` can be built again).
     pub fn with_controller(
         flow: FlowId,
         profile: Profile,
@@ -285,6 +295,7 @@ impl Sender {
             peer_received: RangeSet::new(),
             peer_ack_due: None,
             loss_deadline: None,
+            setup_loss_cc: None,
         };
         s.pump_source(t);
         s.stats.cwnd_max_bytes = s.cc.window();
@@ -398,6 +409,23 @@ impl Sender {
         earliest(wake, handshake).map(|t| self.clock.fire_time(t))
     }
 
+    /// The handshake completed at clock reading `t`, before any data left. RFC 5681 §3.1 and
+    /// RFC 6928 §2: after a lost SYN or SYN-ACK the initial window MUST be one segment, so the
+    /// controller starts again from one (then slow start as usual; its ssthresh is still unset, as
+    /// Linux's `tcp_init_metrics` resets the one a SYN timeout lowered). Linux's `tcp_init_transfer`
+    /// (`net/ipv4/tcp_input.c`) waits for a second SYN retransmission (`total_retrans > 1 &&
+    /// undo_marker`, allowing for RFC 6298's 1 s initial RTO); this follows the RFCs.
+    fn on_handshake_open(&mut self, t: Time) {
+        let Some(cfg) = self.setup_loss_cc.take() else {
+            return;
+        };
+        if self.handshake.as_deref().is_some_and(HandshakeClient::setup_lost) {
+            self.cc = cfg.with_one_segment_window(self.mss).build(t, self.mss);
+            self.cc_state = self.cc.state();
+            self.stats.cwnd_max_bytes = self.cc.window();
+        }
+    }
+
     fn trace(&mut self, ev: impl FnOnce() -> TraceEvent) {
         if self.trace.is_on() {
             self.trace.push(ev());
@@ -409,10 +437,14 @@ impl Endpoint for Sender {
     fn handle_datagram(&mut self, now: Time, dgram: Datagram) {
         if let (Some(f), Some(h)) = (dgram.packet.handshake(), self.handshake.as_mut()) {
             let t = self.clock.read(now);
+            let was_open = h.is_open();
             // RFC 9002 §5.1: the handshake gives the first RTT sample (no ACK delay in it).
             if let Some(sample) = h.on_server(t, f) {
                 self.rtt.update(t, sample, Dur::ZERO);
                 self.rtt_samples.record(sample);
+            }
+            if !was_open && h.is_open() {
+                self.on_handshake_open(t);
             }
         } else if let Some(ack) = &dgram.packet.ack {
             self.on_ack_frame(now, ack);
