@@ -88,6 +88,10 @@ fn windows_below_one_packet_are_errors_naming_the_packet_size() {
     fails(&[iw], "flow[0].cc.initial_window", "1472B");
     let prague = "flow[0].cc={algorithm=\"prague\",initial_window=\"0B\"}";
     fails(&[prague], "flow[0].cc.initial_window", "full packet");
+    for cubic in ["cubic", "cubic-picoquic"] {
+        let iw = format!("flow[0].cc={{algorithm=\"{cubic}\",initial_window=\"1B\"}}");
+        fails(&[&iw], "flow[0].cc.initial_window", "full packet");
+    }
     let min = "flow[0].cc={algorithm=\"newreno\",minimum_window=\"0B\"}";
     fails(&[min], "flow[0].cc.minimum_window", "full packet");
     fails(

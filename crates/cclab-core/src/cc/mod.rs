@@ -6,6 +6,7 @@
 
 use crate::recovery::rtt::RttEstimator;
 use crate::time::{Dur, NonZeroDur, Time};
+use crate::units::Bytes;
 use crate::wire::packet::Ecn;
 
 /// One newly acknowledged packet.
@@ -160,6 +161,12 @@ pub struct SendGate {
     pub max_burst: Option<u64>,
     /// Pacing rate in bytes/s, if the controller sets it.
     pub pacing_rate: Option<f64>,
+}
+
+/// The initial window in bytes: `configured`, else RFC 9002 §7.2's
+/// `min(10·max_datagram_size, max(14720, 2·max_datagram_size))` for packets of `mss` bytes.
+pub fn initial_window(configured: Option<Bytes>, mss: u64) -> u64 {
+    configured.map_or((10 * mss).min(14_720.max(2 * mss)), |b| b.0)
 }
 
 /// A window-based (optionally paced) congestion controller.

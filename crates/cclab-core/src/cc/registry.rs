@@ -9,6 +9,7 @@ use super::new_reno::{NewReno, NewRenoConfig};
 use super::scalable::{Dctcp, DctcpConfig, Prague, PragueConfig};
 use super::CongestionController;
 use crate::time::Time;
+use crate::units::Bytes;
 use serde::Deserialize;
 
 /// A controller choice with its parameters, as written in a scenario (`[flow.cc] algorithm = "cubic"`).
@@ -45,5 +46,22 @@ impl CcConfig {
             CcConfig::Dctcp(c) => Box::new(Dctcp::new(c, mss)),
             CcConfig::Prague(c) => Box::new(Prague::new(c, mss)),
         }
+    }
+
+    /// The same controller with an initial window of one segment of `mss` bytes: TCP's window after
+    /// a lost SYN or SYN-ACK (RFC 5681 §3.1, RFC 6928 §2), set where each controller takes its
+    /// initial window, so everything that derives from it (BBR's first pacing rate) follows.
+    pub fn with_one_segment_window(&self, mss: u64) -> CcConfig {
+        let mut c = self.clone();
+        match &mut c {
+            CcConfig::NewReno(c) => c.initial_window = Some(Bytes(mss)),
+            CcConfig::Cubic(c) => c.initial_window = Some(Bytes(mss)),
+            CcConfig::CubicPicoquic(c) => c.initial_window = Some(Bytes(mss)),
+            CcConfig::Bbr(c) => c.initial_window_packets = 1,
+            CcConfig::Bbr3(c) => c.initial_window_packets = 1,
+            CcConfig::Dctcp(c) => c.initial_window = Some(Bytes(mss)),
+            CcConfig::Prague(c) => c.initial_window = Some(Bytes(mss)),
+        }
+        c
     }
 }

@@ -17,7 +17,10 @@
 //!
 //! **TCP** (RFC 9293 §3.5; RFC 6298 §2.1, §5.5): SYN, SYN-ACK, and the first data segment
 //! carries the ACK, so data also starts one RTT after the start. The SYN's round trip is the
-//! first RTT sample (RFC 6298 §2.2); a SYN without answer is resent after 1 s, doubling.
+//! first RTT sample (RFC 6298 §2.2); a SYN without answer is resent after 1 s, doubling. The
+//! SYN-ACK says which SYN it answers only through the timestamps option (its TSecr), so without
+//! it a SYN-ACK after a resent SYN gives no sample (Karn's rule, RFC 6298 §3). A lost SYN or
+//! SYN-ACK makes the data sender start from a one-segment window ([`HandshakeClient::setup_lost`]).
 //!
 //! Simplified: TLS is sizes only; a lost client Finished is not resent (the server needs it only
 //! to validate the address, which the client's ACKs already did); the server's own PTO and
@@ -108,6 +111,8 @@ fn overhead(profile: &Profile) -> u32 {
 #[derive(Clone, Debug)]
 pub struct HandshakeClient {
     quic: bool,
+    /// TCP with the timestamps option: a SYN-ACK's TSecr names the SYN it answers (RFC 7323 §4.2).
+    timestamps: bool,
     overhead: u32,
     /// Handshake packet number of the next packet (its own space).
     next_pn: u64,
@@ -133,6 +138,7 @@ impl HandshakeClient {
     pub fn new(profile: &Profile, start: Time) -> HandshakeClient {
         HandshakeClient {
             quic: matches!(profile, Profile::Quic(_)),
+            timestamps: matches!(profile, Profile::Tcp(t) if t.timestamps),
             overhead: overhead(profile),
             next_pn: 0,
             sent_at: Vec::new(),
@@ -153,6 +159,20 @@ impl HandshakeClient {
     /// The handshake is complete on the client: data may flow.
     pub fn is_open(&self) -> bool {
         self.open
+    }
+
+    /// TCP: the SYN or the SYN-ACK was lost, so the data sender's initial window is one segment
+    /// (RFC 5681 §3.1, RFC 6928 §2: "MUST be 1 SMSS"). The client sees this as a resent SYN;
+    /// the server's own SYN-ACK retransmissions are not modelled (it answers each SYN instead),
+    /// and a lost SYN-ACK reaches the client as its SYN's timeout. With timestamps a SYN-ACK
+    /// that echoes the first SYN shows the timeout was spurious (the round trip exceeded the
+    /// RTO) and nothing was lost, as Linux's `tcp_try_undo_spurious_syn` concludes from TSecr
+    /// (`net/ipv4/tcp_input.c`). Always false for QUIC: RFC 9002 §7.2 keeps the initial window
+    /// after a lost Initial.
+    pub fn setup_lost(&self) -> bool {
+        let resent = self.sent_at.len() > 1;
+        let first_answered = self.timestamps && self.largest_echo == Some(0);
+        !self.quic && self.open && resent && !first_answered
     }
 
     /// A handshake packet is waiting to be sent.
@@ -238,7 +258,12 @@ impl HandshakeClient {
         let sample = match self.sent_at.get(echo as usize) {
             Some(&sent) if self.largest_echo.is_none_or(|l| echo > l) => {
                 self.largest_echo = Some(echo);
-                Some(t.saturating_since(sent))
+                // RFC 6298 §3 (Karn): a TCP SYN-ACK without timestamps may answer any of the
+                // SYNs sent, so once one was resent it gives no sample; with timestamps its TSecr
+                // says which (Linux takes it then, `tcp_ack_update_rtt`). QUIC's packet numbers
+                // always say which.
+                let ambiguous = !self.quic && !self.timestamps && self.sent_at.len() > 1;
+                (!ambiguous).then(|| t.saturating_since(sent))
             }
             _ => None,
         };

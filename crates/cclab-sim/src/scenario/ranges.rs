@@ -122,8 +122,8 @@ fn tso(t: &TsoConfig) -> Check {
 fn check_cc(cc: &CcConfig, mss: u64) -> Check {
     match cc {
         CcConfig::NewReno(c) => new_reno(c, mss),
-        CcConfig::Cubic(c) => cubic(c),
-        CcConfig::CubicPicoquic(c) => picoquic(c),
+        CcConfig::Cubic(c) => cubic(c, mss),
+        CcConfig::CubicPicoquic(c) => picoquic(c, mss),
         CcConfig::Bbr(c) => bbr(c),
         CcConfig::Bbr3(c) => bbr3(c),
         CcConfig::Dctcp(c) => {
@@ -148,14 +148,16 @@ fn new_reno(c: &NewRenoConfig, mss: u64) -> Check {
 }
 
 /// RFC 9438 §4.6 `cwnd = cwnd · β_cubic` (a reduction) and §4.2 `K = ∛(W_max·(1−β)/C)` (C > 0, finite).
-fn cubic(c: &CubicConfig) -> Check {
+fn cubic(c: &CubicConfig, mss: u64) -> Check {
+    window("cc.initial_window", c.initial_window, mss, CWND_WHY)?;
     fraction("cc.beta", c.beta, false)?;
     positive("cc.c", c.c)?;
     slow_start(&c.slow_start)
 }
 
 /// picoquic's cubic.c: the same β and C, and a loss share in [0, 1].
-fn picoquic(c: &PicoquicCubicConfig) -> Check {
+fn picoquic(c: &PicoquicCubicConfig, mss: u64) -> Check {
+    window("cc.initial_window", c.initial_window, mss, CWND_WHY)?;
     fraction("cc.beta", c.beta, false)?;
     positive("cc.c", c.c)?;
     unit_interval("cc.loss_threshold", c.loss_threshold)?;

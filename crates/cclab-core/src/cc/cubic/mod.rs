@@ -10,9 +10,10 @@ pub mod picoquic;
 mod window;
 
 use super::slow_start::{SlowStart, SlowStartConfig};
-use super::{CcState, CongestionController, CongestionEvent};
+use super::{initial_window, CcState, CongestionController, CongestionEvent};
 use crate::cc::hystart::HyStartConfig;
 use crate::time::Time;
+use crate::units::Bytes;
 use serde::Deserialize;
 use window::EpochStart;
 
@@ -74,6 +75,8 @@ pub struct CubicConfig {
     /// left without loss, and after a timeout, cwnd grows by at least 1/20 of the bytes acknowledged.
     /// RFC 9438 has no such floor (W_max = cwnd, K = 0: the cubic curve starts flat). Default false.
     pub linux_initial_growth: bool,
+    /// Initial window, bytes. `None` = RFC 9002 §7.2: `min(10·mss, max(14720, 2·mss))`.
+    pub initial_window: Option<Bytes>,
 }
 
 impl Default for CubicConfig {
@@ -87,6 +90,7 @@ impl Default for CubicConfig {
             rtt_source: RttSource::Smoothed,
             slow_start: SlowStartConfig::HyStartPlusPlus(HyStartConfig::default()),
             linux_initial_growth: false,
+            initial_window: None,
         }
     }
 }
@@ -151,8 +155,7 @@ impl Cubic {
             c: cfg.c * mss as f64,
             alpha: window::alpha(cfg.beta),
             beta: cfg.beta,
-            // RFC 9002 §7.2: min(10·max_datagram_size, max(14720, 2·max_datagram_size)).
-            cwnd: (10 * mss).min(14_720.max(2 * mss)) as f64,
+            cwnd: initial_window(cfg.initial_window, mss) as f64,
             ssthresh: u64::MAX,
             w_max: None,
             cwnd_prior: None,

@@ -24,8 +24,9 @@
 
 use super::window;
 use crate::cc::slow_start::{SlowStart, SlowStartConfig};
-use crate::cc::{CcState, CongestionController, CongestionEvent};
+use crate::cc::{initial_window, CcState, CongestionController, CongestionEvent};
 use crate::time::Time;
+use crate::units::Bytes;
 use serde::Deserialize;
 
 /// cc_common.h `PICOQUIC_SMOOTHED_LOSS_FACTOR`: weight of one packet number in the drop rate.
@@ -48,6 +49,8 @@ pub struct PicoquicCubicConfig {
     pub loss_threshold: f64,
     /// Slow start (picoquic: cwnd += acked bytes, ended early by an RTT rise).
     pub slow_start: SlowStartConfig,
+    /// Initial window, bytes. `None` = RFC 9002 §7.2, as the other controllers.
+    pub initial_window: Option<Bytes>,
 }
 
 impl Default for PicoquicCubicConfig {
@@ -58,6 +61,7 @@ impl Default for PicoquicCubicConfig {
             fast_convergence: true,
             loss_threshold: 0.2,
             slow_start: SlowStartConfig::Picoquic,
+            initial_window: None,
         }
     }
 }
@@ -98,8 +102,7 @@ impl PicoquicCubic {
         PicoquicCubic {
             mss: mss as f64,
             c: cfg.c * mss as f64,
-            // RFC 9002 §7.2 initial window, as the other controllers.
-            cwnd: (10 * mss).min(14_720.max(2 * mss)) as f64,
+            cwnd: initial_window(cfg.initial_window, mss) as f64,
             ssthresh: u64::MAX,
             w_max: None,
             w_last_max: f64::INFINITY,

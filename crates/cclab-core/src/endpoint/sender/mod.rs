@@ -128,8 +128,8 @@ pub struct Sender {
     clock: Clock,
     cc: Box<dyn CongestionController>,
     trace: TraceLog,
-    /// The connection's handshake, while it runs (QUIC and TCP profiles).
-    handshake: Option<Box<HandshakeClient>>,
+    /// The connection's handshake (QUIC and TCP profiles).
+    handshake: Option<Box<Opening>>,
     /// Bytes in flight of a full-sized packet (the controllers' max_datagram_size).
     mss: u64,
     /// The loss-detection timer's deadline (clock reading): its inputs change only when a packet
@@ -202,6 +202,16 @@ pub struct Sender {
     af_sent: AckFrequencySent,
 }
 
+/// The handshake's client and what the sender needs when it opens, boxed together: most flows
+/// have no handshake, and inline the config would grow every sender by a cache line.
+struct Opening {
+    client: HandshakeClient,
+    /// TCP: the controller's config, to build it again with a one-segment initial window if the
+    /// SYN or SYN-ACK was lost (`HandshakeClient::setup_lost`); `None` for QUIC and for a
+    /// controller built elsewhere.
+    setup_loss_cc: Option<CcConfig>,
+}
+
 impl Sender {
     /// A sender for `flow` whose source starts at true time `now`.
     pub fn new(
@@ -213,12 +223,18 @@ impl Sender {
         now: Time,
     ) -> Sender {
         let clock = Clock::new(cfg.clock);
-        let cc = cc.build(clock.read(now), profile.mss() as u64);
-        Sender::with_controller(flow, profile, cfg, cc, source, now)
+        let built = cc.build(clock.read(now), profile.mss() as u64);
+        let mut s = Sender::with_controller(flow, profile, cfg, built, source, now);
+        // RFC 9002 §7.2 has no rule for a lost Initial: a QUIC sender keeps its initial window.
+        if let (Some(h), Profile::Tcp(_)) = (s.handshake.as_mut(), profile) {
+            h.setup_loss_cc = Some(cc.clone());
+        }
+        s
     }
 
     /// A sender driven by a controller built elsewhere (a plug-in or a test double), for
-    /// full-sized packets of `profile.mss()` bytes in flight.
+    /// full-sized packets of `profile.mss()` bytes in flight. Such a controller keeps its initial
+    /// window after a TCP handshake that lost its SYN (only a `CcConfig` can be built again).
     pub fn with_controller(
         flow: FlowId,
         profile: Profile,
@@ -272,7 +288,12 @@ impl Sender {
                 .handshake
                 .as_ref()
                 .filter(|_| !matches!(profile, Profile::Dccp(_)))
-                .map(|_| Box::new(HandshakeClient::new(&profile, t))),
+                .map(|_| {
+                    Box::new(Opening {
+                        client: HandshakeClient::new(&profile, t),
+                        setup_loss_cc: None,
+                    })
+                }),
             probes: 0,
             app_limited: false,
             blocked_until: None,
@@ -390,12 +411,32 @@ impl Sender {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
-        let handshake = self.handshake.as_deref().and_then(HandshakeClient::next_wake);
+        let handshake = self.handshake.as_deref().and_then(|h| h.client.next_wake());
         let wake = earliest(
             earliest(self.loss_deadline, self.source.next_event()),
             self.blocked_until,
         );
         earliest(wake, handshake).map(|t| self.clock.fire_time(t))
+    }
+
+    /// The handshake completed at clock reading `t`, before any data left. RFC 5681 §3.1 and
+    /// RFC 6928 §2: after a lost SYN or SYN-ACK the initial window MUST be one segment, so the
+    /// controller starts again from one (then slow start as usual; its ssthresh is still unset, as
+    /// Linux's `tcp_init_metrics` resets the one a SYN timeout lowered). Linux's `tcp_init_transfer`
+    /// (`net/ipv4/tcp_input.c`) waits for a second SYN retransmission (`total_retrans > 1 &&
+    /// undo_marker`, allowing for RFC 6298's 1 s initial RTO); this follows the RFCs.
+    fn on_handshake_open(&mut self, t: Time) {
+        let Some(h) = self.handshake.as_mut() else {
+            return;
+        };
+        let Some(cfg) = h.setup_loss_cc.take() else {
+            return;
+        };
+        if h.client.setup_lost() {
+            self.cc = cfg.with_one_segment_window(self.mss).build(t, self.mss);
+            self.cc_state = self.cc.state();
+            self.stats.cwnd_max_bytes = self.cc.window();
+        }
     }
 
     fn trace(&mut self, ev: impl FnOnce() -> TraceEvent) {
@@ -409,10 +450,14 @@ impl Endpoint for Sender {
     fn handle_datagram(&mut self, now: Time, dgram: Datagram) {
         if let (Some(f), Some(h)) = (dgram.packet.handshake(), self.handshake.as_mut()) {
             let t = self.clock.read(now);
+            let was_open = h.client.is_open();
             // RFC 9002 §5.1: the handshake gives the first RTT sample (no ACK delay in it).
-            if let Some(sample) = h.on_server(t, f) {
+            if let Some(sample) = h.client.on_server(t, f) {
                 self.rtt.update(t, sample, Dur::ZERO);
                 self.rtt_samples.record(sample);
+            }
+            if !was_open && h.client.is_open() {
+                self.on_handshake_open(t);
             }
         } else if let Some(ack) = &dgram.packet.ack {
             self.on_ack_frame(now, ack);
@@ -435,7 +480,7 @@ impl Endpoint for Sender {
 
     fn handle_timeout(&mut self, now: Time) {
         if let Some(h) = self.handshake.as_mut() {
-            h.on_timeout(self.clock.read(now));
+            h.client.on_timeout(self.clock.read(now));
         }
         self.on_timeout(now);
     }

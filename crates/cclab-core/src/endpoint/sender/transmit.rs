@@ -75,10 +75,10 @@ impl Sender {
         self.blocked_until = None;
         self.pump_source(t);
         if let Some(h) = self.handshake.as_mut() {
-            if let Some((packet, size)) = h.poll(t, &self.rtt) {
+            if let Some((packet, size)) = h.client.poll(t, &self.rtt) {
                 return Some(self.emit_handshake(now, packet, size));
             }
-            if !h.is_open() {
+            if !h.client.is_open() {
                 return None;
             }
         }
