@@ -1,34 +1,23 @@
 //! The handshake endpoints of `endpoint::handshake`, driven by hand: the client inside the data
 //! sender, the server inside the data receiver, datagrams passed (or dropped) explicitly.
 
+mod handshake_pair;
+
 use cclab_core::cc::CcConfig;
 use cclab_core::endpoint::handshake::HandshakeConfig;
-use cclab_core::endpoint::receiver::{Receiver, ReceiverConfig};
-use cclab_core::endpoint::sender::{Sender, SenderConfig};
-use cclab_core::endpoint::source::SourceConfig;
+use cclab_core::endpoint::receiver::Receiver;
+use cclab_core::endpoint::sender::Sender;
 use cclab_core::endpoint::Endpoint;
 use cclab_core::time::{Dur, Time};
 use cclab_core::units::Bytes;
-use cclab_core::wire::packet::{Datagram, FlowId, HandshakeFrame};
+use cclab_core::wire::packet::{Datagram, HandshakeFrame};
 use cclab_core::wire::size::{Profile, QuicProfile, TcpProfile};
 
 fn pair(profile: Profile, server_flight: u64) -> (Sender, Receiver) {
-    let hs = Some(HandshakeConfig {
+    let hs = HandshakeConfig {
         server_flight: Bytes(server_flight),
-    });
-    let scfg = SenderConfig {
-        handshake: hs.clone(),
-        ..Default::default()
     };
-    let rcfg = ReceiverConfig {
-        handshake: hs,
-        ..Default::default()
-    };
-    let source = SourceConfig::Bulk { size: Bytes(100_000) };
-    let cc = CcConfig::NewReno(Default::default());
-    let s = Sender::new(FlowId(0), profile, &scfg, &cc, &source, Time::ZERO);
-    let r = Receiver::new(FlowId(0), profile, &rcfg, Time::ZERO);
-    (s, r)
+    handshake_pair::pair(profile, hs, &CcConfig::NewReno(Default::default()), 100_000)
 }
 
 fn quic() -> Profile {

@@ -8,6 +8,8 @@
 //! No link rate: a flight is every data packet the sender sends before the first ACK of data
 //! comes back.
 
+mod handshake_pair;
+
 use cclab_core::cc::cubic::picoquic::PicoquicCubicConfig;
 use cclab_core::cc::{Bbr3Config, BbrConfig, CcConfig, CubicConfig, DctcpConfig, NewRenoConfig, PragueConfig};
 use cclab_core::endpoint::handshake::HandshakeConfig;
@@ -55,18 +57,7 @@ struct Run {
 /// Runs a handshake and 3 s of bulk data over the path above. `fwd(k)`/`ret(k)`: one-way delay
 /// of the k-th datagram in each direction, `None` = lost.
 fn run(profile: Profile, cc: &CcConfig, fwd: impl Fn(usize) -> Option<Dur>, ret: impl Fn(usize) -> Option<Dur>) -> Run {
-    let hs = Some(HandshakeConfig::default());
-    let scfg = SenderConfig {
-        handshake: hs.clone(),
-        ..Default::default()
-    };
-    let rcfg = ReceiverConfig {
-        handshake: hs,
-        ..Default::default()
-    };
-    let source = SourceConfig::Bulk { size: Bytes(1_000_000) };
-    let mut s = Sender::new(FlowId(0), profile, &scfg, cc, &source, Time::ZERO);
-    let mut r = Receiver::new(FlowId(0), profile, &rcfg, Time::ZERO);
+    let (mut s, mut r) = handshake_pair::pair(profile, HandshakeConfig::default(), cc, 1_000_000);
     // (arrival, towards the receiver, datagram)
     let mut wire: Vec<(Time, bool, Datagram)> = Vec::new();
     let (mut sent_fwd, mut sent_ret) = (0, 0);
