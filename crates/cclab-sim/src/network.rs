@@ -374,8 +374,10 @@ impl Network {
         }
         let n_links = self.links.len() as u32;
         let n_hosts = self.hosts.len() as u32;
+        // Only a host's run makes endpoints done: the count is compared after those, not per event.
+        let mut all_done = self.all_done();
         let stop = loop {
-            if !self.flows.is_empty() && self.done == 2 * self.flows.len() {
+            if all_done {
                 break Stop::AllDone;
             }
             // The host the last link event handed datagrams to runs first, at now, as the wake-up it
@@ -405,7 +407,7 @@ impl Network {
             if actor < n_links {
                 self.act_link(actor);
             } else if actor < n_links + n_hosts {
-                self.act_host(actor - n_links, observer);
+                all_done = self.act_host(actor - n_links, observer);
             } else if !self.act_tick(actor, t, observer) {
                 break Stop::Cancelled;
             }
@@ -481,7 +483,13 @@ impl Network {
         }
     }
 
-    fn act_host(&mut self, h: u32, observer: &mut dyn Observer) {
+    /// Both endpoints of every flow are done.
+    fn all_done(&self) -> bool {
+        !self.flows.is_empty() && self.done == 2 * self.flows.len()
+    }
+
+    /// Runs host `h` at now; returns whether every flow is done after it.
+    fn act_host(&mut self, h: u32, observer: &mut dyn Observer) -> bool {
         let now = self.now;
         let (links, sched, routes, route_links) = (&mut self.links, &mut self.sched, &self.routes, &self.route_links);
         // Datagrams go onto their first link as the host sends them, not through a list: the
@@ -513,6 +521,7 @@ impl Network {
         if let Some(t) = self.hosts[h as usize].next_wake(self.now) {
             self.sched.schedule(self.host_actor(h), t);
         }
+        finished > 0 && self.all_done()
     }
 
     /// Link number `hop` of route `route`, if the route has that many.

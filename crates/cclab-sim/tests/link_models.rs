@@ -367,3 +367,33 @@ fn link_push_wakeup_merged_into_the_pending_one_equals_next_wake() {
         assert!(delivered > 100, "config {i} delivered only {delivered}");
     }
 }
+
+#[test]
+fn link_impairments_each_act_alone() {
+    // A link asks about ACK thinning, loss and duplication only when one of them is configured (a flag
+    // settled at build): each alone must still act, and a link with none of them passes every packet.
+    let base = link(10_000_000, Dur::from_micros(100));
+    let mut thin = base.clone();
+    thin.thin_acks = 2;
+    let mut lossy = base.clone();
+    lossy.loss = LossConfig::Bernoulli(BernoulliConfig { p: Probability(0.3) });
+    let mut dup = base.clone();
+    dup.duplicate = Some(Probability(0.3));
+    let counts = |cfg: &LinkConfig| {
+        let mut l = cclab_sim::link::Link::new(0, cfg, 7);
+        for i in 0..1000u64 {
+            l.push(Time::ZERO + Dur::from_millis(i), in_flight(100, true));
+        }
+        let s = l.stats();
+        (s.thinned_packets, s.lost_packets, s.duplicated_packets)
+    };
+    assert_eq!(counts(&base), (0, 0, 0));
+    assert_eq!(counts(&thin), (500, 0, 0));
+    let (t, lost, d) = counts(&lossy);
+    assert!((t, d) == (0, 0) && (200..400).contains(&lost), "lost {lost}");
+    let (t, l, duplicated) = counts(&dup);
+    assert!(
+        (t, l) == (0, 0) && (200..400).contains(&duplicated),
+        "duplicated {duplicated}"
+    );
+}

@@ -113,7 +113,10 @@ impl Wakeups {
     /// The earliest wake-up of any slot.
     pub(super) fn earliest(&self) -> Option<Time> {
         match &self.timers {
-            Timers::Few(times) => Some(*times.iter().min()?).filter(|&t| t != u64::MAX).map(Time),
+            // The least value, not a reference to it: `iter().min()` chose between the entries' addresses.
+            Timers::Few(times) => Some(times.iter().fold(u64::MAX, |a, &t| a.min(t)))
+                .filter(|&t| t != u64::MAX)
+                .map(Time),
             Timers::Many(s) => s.peek().map(|(t, _)| t),
         }
     }

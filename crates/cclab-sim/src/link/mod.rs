@@ -102,6 +102,9 @@ pub struct Link {
     unlimited: bool,
     passive_queue: bool,
     plain: bool,
+    /// ACK thinning, a loss model or duplication may take or copy a packet before it enters (off
+    /// by default: then a push goes straight to the queue, without asking each of them).
+    impaired: bool,
     /// A plain link with a drop-tail queue and a fixed delay: queue, serialiser and propagation keep
     /// one order, so departed packets stay in the queue's ring while they propagate (`queue::fifo`),
     /// and the propagation stage is unused.
@@ -132,7 +135,9 @@ impl Link {
         let trace = cfg.loaded_trace.clone();
         let unlimited = trace.is_none() && per_packet == Dur::ZERO && rate_bps.is_none();
         let plain = trace.is_none() && cfg.cross_traffic.is_none() && cfg.reorder.is_none();
+        let loss = cfg.loss.build();
         Link {
+            impaired: cfg.thin_acks > 1 || !matches!(loss, AnyLoss::None) || cfg.duplicate.is_some(),
             unlimited,
             passive_queue: queue.is_passive(),
             plain,
@@ -144,7 +149,7 @@ impl Link {
             trace_next: None,
             trace_head: None,
             queue,
-            loss: cfg.loss.build(),
+            loss,
             loss_rng: stream_rng(seed, Stream::LinkLoss, index),
             queue_rng: stream_rng(seed, Stream::LinkQueue, index),
             duplicate: cfg
@@ -211,6 +216,15 @@ impl Link {
     fn offer(&mut self, now: Time, p: InFlight) -> Option<Time> {
         self.stats.offered_packets += 1;
         self.stats.offered_bytes += p.size();
+        if !self.impaired {
+            return self.enter(now, p);
+        }
+        self.offer_impaired(now, p)
+    }
+
+    /// [`Link::offer`] on a link with ACK thinning, loss or duplication, after the counts.
+    #[inline(never)]
+    fn offer_impaired(&mut self, now: Time, p: InFlight) -> Option<Time> {
         if self.thin_acks > 1 && p.route != CROSS_TRAFFIC && p.is_pure_ack() {
             let r = p.route as usize;
             if self.thin_counts.len() <= r {
@@ -246,7 +260,7 @@ impl Link {
             return Some(self.prop.push(now, p));
         }
         // Departures due by `now` are done: a non-empty queue means a busy serialiser.
-        let idle = self.busy_until <= now && self.queue.packets() == 0;
+        let idle = self.busy_until <= now && self.queued() == 0;
         if self.trace.is_none() && idle && self.passive_queue {
             self.stats.dequeued_packets += 1;
             return Some(self.transmit(now, p));
@@ -288,6 +302,16 @@ impl Link {
                 arrival
             }
             None => self.prop.push(self.busy_until, p),
+        }
+    }
+
+    /// Packets in the queue: drop-tail's count read directly (the dispatch over every discipline is a
+    /// jump through a table, on each push and departure).
+    #[inline(always)]
+    fn queued(&self) -> usize {
+        match &self.queue {
+            AnyQueue::DropTail(q) => q.packets(),
+            q => q.packets(),
         }
     }
 
@@ -345,7 +369,7 @@ impl Link {
     pub fn catch_up(&mut self, now: Time) {
         // Most pushes find the serialiser busy past `now` (or nothing queued): a test, not a call.
         if self.plain {
-            if self.busy_until <= now && self.queue.packets() > 0 {
+            if self.busy_until <= now && self.queued() > 0 {
                 self.depart_queued(now);
             }
             return;
