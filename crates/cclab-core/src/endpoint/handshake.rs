@@ -19,8 +19,10 @@
 //! carries the ACK, so data also starts one RTT after the start. The SYN's round trip is the
 //! first RTT sample (RFC 6298 §2.2); a SYN without answer is resent after 1 s, doubling. The
 //! SYN-ACK says which SYN it answers only through the timestamps option (its TSecr), so without
-//! it a SYN-ACK after a resent SYN gives no sample (Karn's rule, RFC 6298 §3). A lost SYN or
-//! SYN-ACK makes the data sender start from a one-segment window ([`HandshakeClient::setup_lost`]).
+//! it a SYN-ACK after a resent SYN gives no sample (Karn's rule, RFC 6298 §3), and the data's
+//! retransmission timeout is 3 s until the first sample (RFC 6298 §5.7, in the sender's loss
+//! detection). A lost SYN or SYN-ACK makes the data sender start from a one-segment window
+//! ([`HandshakeClient::setup_lost`]).
 //!
 //! Simplified: TLS is sizes only; a lost client Finished is not resent (the server needs it only
 //! to validate the address, which the client's ACKs already did); the server's own PTO and

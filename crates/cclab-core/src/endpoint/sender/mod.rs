@@ -424,11 +424,17 @@ impl Sender {
     /// controller starts again from one (then slow start as usual; its ssthresh is still unset, as
     /// Linux's `tcp_init_metrics` resets the one a SYN timeout lowered). Linux's `tcp_init_transfer`
     /// (`net/ipv4/tcp_input.c`) waits for a second SYN retransmission (`total_retrans > 1 &&
-    /// undo_marker`, allowing for RFC 6298's 1 s initial RTO); this follows the RFCs.
+    /// undo_marker`, allowing for RFC 6298's 1 s initial RTO); this follows the RFCs. A TCP
+    /// handshake that gave no RTT sample (a resent SYN without timestamps) leaves a 3 s
+    /// retransmission timeout until the first sample (RFC 6298 §5.7,
+    /// `LossDetection::on_handshake_without_rtt_sample`).
     fn on_handshake_open(&mut self, t: Time) {
         let Some(h) = self.handshake.as_mut() else {
             return;
         };
+        if matches!(self.profile, Profile::Tcp(_)) && !self.rtt.has_sample() {
+            self.loss.on_handshake_without_rtt_sample();
+        }
         let Some(cfg) = h.setup_loss_cc.take() else {
             return;
         };
