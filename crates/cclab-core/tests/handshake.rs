@@ -16,6 +16,7 @@ use cclab_core::wire::size::{Profile, QuicProfile, TcpProfile};
 fn pair(profile: Profile, server_flight: u64) -> (Sender, Receiver) {
     let hs = HandshakeConfig {
         server_flight: Bytes(server_flight),
+        ..Default::default()
     };
     handshake_pair::pair(profile, hs, &CcConfig::NewReno(Default::default()), 100_000)
 }

@@ -12,7 +12,7 @@ mod handshake_pair;
 
 use cclab_core::cc::cubic::picoquic::PicoquicCubicConfig;
 use cclab_core::cc::{Bbr3Config, BbrConfig, CcConfig, CubicConfig, DctcpConfig, NewRenoConfig, PragueConfig};
-use cclab_core::endpoint::handshake::HandshakeConfig;
+use cclab_core::endpoint::handshake::{HandshakeConfig, SynLossWindow};
 use cclab_core::endpoint::receiver::{Receiver, ReceiverConfig};
 use cclab_core::endpoint::sender::{Sender, SenderConfig};
 use cclab_core::endpoint::source::SourceConfig;
@@ -54,15 +54,26 @@ struct Run {
     sender: Sender,
 }
 
-/// Runs a handshake and 3 s of bulk data over the path above. `fwd(k)`/`ret(k)`: one-way delay
+/// Runs a handshake and bulk data until 5 s over the path above. `fwd(k)`/`ret(k)`: one-way delay
 /// of the k-th datagram in each direction, `None` = lost.
 fn run(profile: Profile, cc: &CcConfig, fwd: impl Fn(usize) -> Option<Dur>, ret: impl Fn(usize) -> Option<Dur>) -> Run {
-    let (mut s, mut r) = handshake_pair::pair(profile, HandshakeConfig::default(), cc, 1_000_000);
+    run_with(HandshakeConfig::default(), profile, cc, fwd, ret)
+}
+
+/// `run` with the handshake configured by `hs`.
+fn run_with(
+    hs: HandshakeConfig,
+    profile: Profile,
+    cc: &CcConfig,
+    fwd: impl Fn(usize) -> Option<Dur>,
+    ret: impl Fn(usize) -> Option<Dur>,
+) -> Run {
+    let (mut s, mut r) = handshake_pair::pair(profile, hs, cc, 1_000_000);
     // (arrival, towards the receiver, datagram)
     let mut wire: Vec<(Time, bool, Datagram)> = Vec::new();
     let (mut sent_fwd, mut sent_ret) = (0, 0);
     let (mut data_sent, mut first_flight, mut windows) = (0, None, Vec::new());
-    let stop = Time::ZERO + Dur::from_secs(3);
+    let stop = Time::ZERO + Dur::from_secs(5);
     let mut now = Time::ZERO;
     for _ in 0..100_000 {
         while let Some(d) = s.poll_transmit(now) {
@@ -148,6 +159,33 @@ fn tcp_lost_syn_starts_data_from_one_segment_then_slow_start() {
         "{:?}",
         &run.windows[..6]
     );
+}
+
+#[test]
+fn tcp_linux_rule_cuts_the_window_only_after_a_second_resent_syn() {
+    // Linux's `tcp_init_transfer`: cwnd 1 only when `total_retrans > 1`. The first two SYNs lost:
+    // resent at 1 s and again at 3 s.
+    let linux = HandshakeConfig {
+        syn_loss_window: Some(SynLossWindow::Linux),
+        ..Default::default()
+    };
+    let first_two_lost = |k: usize| (k > 1).then_some(ONE_WAY);
+    for cc in controllers() {
+        let one = run_with(linux.clone(), tcp(true), &cc, first_lost, on_time);
+        let name = one.sender.controller().name();
+        assert_eq!(one.first_flight, 10, "{name}: one resent SYN keeps RFC 6928's ten");
+        let two = run_with(linux.clone(), tcp(true), &cc, first_two_lost, on_time);
+        assert_eq!(two.first_flight, 1, "{name}: two resent SYNs cut it to one");
+    }
+    // The default, said or not, is the RFCs' rule: one resent SYN is enough.
+    let rfc = HandshakeConfig {
+        syn_loss_window: Some(SynLossWindow::Rfc5681),
+        ..Default::default()
+    };
+    let nr = CcConfig::NewReno(Default::default());
+    assert_eq!(run_with(rfc, tcp(true), &nr, first_lost, on_time).first_flight, 1);
+    // A lost SYN-ACK is the client's SYN resent once: the full window under Linux's rule.
+    assert_eq!(run_with(linux, tcp(true), &nr, on_time, first_lost).first_flight, 10);
 }
 
 #[test]

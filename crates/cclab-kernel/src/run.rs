@@ -10,7 +10,7 @@ use cclab_core::cc::bbr::BbrConfig;
 use cclab_core::cc::cubic::CubicConfig;
 use cclab_core::cc::new_reno::NewRenoConfig;
 use cclab_core::cc::CcConfig;
-use cclab_core::endpoint::handshake::HandshakeConfig;
+use cclab_core::endpoint::handshake::{HandshakeConfig, SynLossWindow};
 use cclab_core::endpoint::receiver::ReceiverConfig;
 use cclab_core::endpoint::sender::{SenderConfig, TsoConfig};
 use cclab_core::endpoint::source::SourceConfig;
@@ -201,9 +201,13 @@ fn mapping(file: &ScenarioFile) -> Result<Mapping, KernelError> {
         }
     }
     // Linux always opens with its SYN exchange (RFC 9293 §3.5; SYN resent after 1 s, doubling, RFC 6298
-    // §2.1, §5.5), which is what the model's TCP handshake does: `handshake = true` describes the kernel's run. Its
-    // one parameter sizes a QUIC server's TLS flight, which Linux TCP never sends.
-    if f.handshake.as_ref().is_some_and(|h| *h != HandshakeConfig::default()) {
+    // §2.1, §5.5), which is what the model's TCP handshake does: `handshake = true` describes the kernel's run.
+    // `server_flight` sizes a QUIC server's TLS flight, which Linux TCP never sends (`syn_loss_window` gets a
+    // notice instead).
+    if f.handshake
+        .as_ref()
+        .is_some_and(|h| h.server_flight != HandshakeConfig::default().server_flight)
+    {
         return Err(unsupported(
             "flow[0].handshake.server_flight",
             "Linux TCP answers a SYN with a SYN-ACK and sends no server flight (use handshake = true)",
@@ -252,6 +256,14 @@ pub fn notices(file: &ScenarioFile) -> Vec<String> {
     if f.sender.as_ref().is_some_and(|s| s.pacing != Default::default()) {
         v.push(
             "kernel mode ignores flow[0].sender.pacing (the kernel paces as its controller and qdisc decide)".into(),
+        );
+    }
+    // The kernel cuts its initial window by its own rule (`tcp_init_transfer`), which the model's "linux" is.
+    if f.handshake.as_ref().and_then(|h| h.syn_loss_window) == Some(SynLossWindow::Rfc5681) {
+        v.push(
+            "kernel mode ignores flow[0].handshake.syn_loss_window = \"rfc5681\" (Linux cuts its initial window to one \
+             segment only after a second SYN retransmission, which is syn_loss_window = \"linux\")"
+                .into(),
         );
     }
     let keys = unmapped_keys(f);

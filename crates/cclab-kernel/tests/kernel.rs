@@ -97,6 +97,15 @@ fn kernel_reno_drops_at_a_small_queue_and_retransmits() {
 }
 
 #[test]
+fn kernel_runs_a_handshake_with_linuxs_own_rule_for_a_lost_syn() {
+    // `syn_loss_window = "linux"` is what the kernel does anyway: it runs, where any handshake table
+    // other than the default used to be refused as a QUIC `server_flight`.
+    let s = scenario("cubic", "200KB", "handshake = { syn_loss_window = \"linux\" }");
+    let Some(out) = run(&s, None) else { return };
+    assert_eq!(out.summary.flows[0].bytes_delivered, 200_000);
+}
+
+#[test]
 fn kernel_mode_rejects_what_it_cannot_map_naming_the_key() {
     for (s, key) in [
         (scenario("cubic-picoquic", "1MB", ""), "flow[0].cc.algorithm"),

@@ -70,6 +70,16 @@ fn a_tcp_handshake_is_the_kernels_own_and_gets_no_notice() {
 }
 
 #[test]
+fn the_rfc_rule_for_a_lost_syn_is_not_the_kernels() {
+    // Linux cuts its initial window only after a second SYN retransmission (`tcp_init_transfer`):
+    // "linux" describes the kernel's run; "rfc5681", said explicitly, cannot be given to it.
+    let n = notices_for(&["flow[0].handshake={ syn_loss_window = \"rfc5681\" }"]).join("\n");
+    assert!(n.contains("flow[0].handshake.syn_loss_window"), "{n}");
+    let linux = notices_for(&["flow[0].handshake={ syn_loss_window = \"linux\" }"]);
+    assert_eq!(linux, Vec::<String>::new());
+}
+
+#[test]
 fn a_qlog_request_is_answered() {
     let n = notices_for(&["output.qlog=true"]).join("\n");
     assert!(n.contains("writes no qlog"), "{n}");

@@ -103,3 +103,24 @@ fn handshake_is_rejected_for_dccp_and_checked() {
     let e = err(&["flow[0].handshake={ flight = \"1KB\" }"]);
     assert!(e.contains("unknown field"), "{e}");
 }
+
+#[test]
+fn syn_loss_window_is_checked_and_tcp_only() {
+    let key_of = |sets: &[&str]| {
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        let e = Scenario::from_toml_str(ONE_PACKET, "test.toml", &sets).unwrap_err();
+        (e.key_path().map(str::to_string), e.to_string())
+    };
+    let tcp = "flow[0].profile=\"tcp\"";
+    for rule in ["rfc5681", "linux"] {
+        let set = format!("flow[0].handshake={{ syn_loss_window = \"{rule}\" }}");
+        assert_eq!(completion(&[tcp, &set]), completion(&[tcp, "flow[0].handshake=true"]));
+        // RFC 9002 §7.2 keeps QUIC's window after a lost Initial: nothing to choose.
+        let (key, e) = key_of(&[&set]);
+        assert_eq!(key.as_deref(), Some("flow[0].handshake.syn_loss_window"), "{e}");
+        assert!(e.contains("quic"), "{e}");
+    }
+    let (key, e) = key_of(&[tcp, "flow[0].handshake={ syn_loss_window = \"bsd\" }"]);
+    assert_eq!(key.as_deref(), Some("flow[0].handshake.syn_loss_window"), "{e}");
+    assert!(e.contains("rfc5681") && e.contains("linux"), "{e}");
+}

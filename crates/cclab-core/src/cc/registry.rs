@@ -50,15 +50,17 @@ impl CcConfig {
 
     /// The same controller with an initial window of one segment of `mss` bytes: TCP's window after
     /// a lost SYN or SYN-ACK (RFC 5681 §3.1, RFC 6928 §2), set where each controller takes its
-    /// initial window, so everything that derives from it (BBR's first pacing rate) follows.
+    /// initial window, so everything that derives from it (BBR's first pacing rate) follows. BBR
+    /// starts from it but keeps its configured window as InitialCwnd for its checks, as Linux's
+    /// `tcp_bbr.c` compares with `TCP_INIT_CWND` (`BbrConfig::start_window_packets`).
     pub fn with_one_segment_window(&self, mss: u64) -> CcConfig {
         let mut c = self.clone();
         match &mut c {
             CcConfig::NewReno(c) => c.initial_window = Some(Bytes(mss)),
             CcConfig::Cubic(c) => c.initial_window = Some(Bytes(mss)),
             CcConfig::CubicPicoquic(c) => c.initial_window = Some(Bytes(mss)),
-            CcConfig::Bbr(c) => c.initial_window_packets = 1,
-            CcConfig::Bbr3(c) => c.initial_window_packets = 1,
+            CcConfig::Bbr(c) => c.start_window_packets = Some(1),
+            CcConfig::Bbr3(c) => c.start_window_packets = Some(1),
             CcConfig::Dctcp(c) => c.initial_window = Some(Bytes(mss)),
             CcConfig::Prague(c) => c.initial_window = Some(Bytes(mss)),
         }

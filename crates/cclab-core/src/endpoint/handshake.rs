@@ -19,8 +19,10 @@
 //! carries the ACK, so data also starts one RTT after the start. The SYN's round trip is the
 //! first RTT sample (RFC 6298 §2.2); a SYN without answer is resent after 1 s, doubling. The
 //! SYN-ACK says which SYN it answers only through the timestamps option (its TSecr), so without
-//! it a SYN-ACK after a resent SYN gives no sample (Karn's rule, RFC 6298 §3). A lost SYN or
-//! SYN-ACK makes the data sender start from a one-segment window ([`HandshakeClient::setup_lost`]).
+//! it a SYN-ACK after a resent SYN gives no sample (Karn's rule, RFC 6298 §3), and the data's
+//! retransmission timeout is 3 s until the first sample (RFC 6298 §5.7, in the sender's loss
+//! detection). A lost SYN or SYN-ACK makes the data sender start from a one-segment window
+//! ([`HandshakeClient::setup_lost`]; [`SynLossWindow`] says after how many resent SYNs).
 //!
 //! Simplified: TLS is sizes only; a lost client Finished is not resent (the server needs it only
 //! to validate the address, which the client's ACKs already did); the server's own PTO and
@@ -59,12 +61,41 @@ pub struct HandshakeConfig {
     /// the amplification limit allows in reply to one padded Initial; an RSA chain of 4–6 KB
     /// waits one more round trip for the client's ACK. Ignored by TCP.
     pub server_flight: Bytes,
+    /// TCP: which rule cuts the initial window after SYN retransmissions; `None` (unset) =
+    /// [`SynLossWindow::Rfc5681`]. The scenario refuses it for QUIC.
+    pub syn_loss_window: Option<SynLossWindow>,
 }
 
 impl Default for HandshakeConfig {
     fn default() -> Self {
         HandshakeConfig {
             server_flight: Bytes(3000),
+            syn_loss_window: None,
+        }
+    }
+}
+
+/// When a TCP sender's initial window is cut to one segment after its SYN or SYN-ACK was lost
+/// (`handshake = { syn_loss_window = "..." }`). Named after the source of each rule, since both
+/// also keep the window when timestamps show the SYN's timeout was spurious.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SynLossWindow {
+    /// After one SYN retransmission: RFC 5681 §3.1 and RFC 6928 §2, "MUST be 1 SMSS".
+    #[default]
+    Rfc5681,
+    /// After more than one, as Linux's `tcp_init_transfer` (`net/ipv4/tcp_input.c`:
+    /// `total_retrans > 1 && undo_marker`), which allows for RFC 6298's 1 s initial RTO firing
+    /// on a slow path; for a fidelity comparison with the kernel.
+    Linux,
+}
+
+impl SynLossWindow {
+    /// SYN retransmissions from which the window is one segment.
+    fn resends(self) -> usize {
+        match self {
+            SynLossWindow::Rfc5681 => 1,
+            SynLossWindow::Linux => 2,
         }
     }
 }
@@ -128,14 +159,16 @@ pub struct HandshakeClient {
     pending_at: Time,
     /// Probe timeouts since the last progress (the PTO doubles with each).
     backoff: u32,
+    /// TCP: the rule for the initial window after SYN retransmissions.
+    syn_loss_window: SynLossWindow,
     /// Clock reading at which the probe timer fires.
     timer: Option<Time>,
     open: bool,
 }
 
 impl HandshakeClient {
-    /// A client that opens the connection at clock reading `start`.
-    pub fn new(profile: &Profile, start: Time) -> HandshakeClient {
+    /// A client configured by `cfg` that opens the connection at clock reading `start`.
+    pub fn new(profile: &Profile, cfg: &HandshakeConfig, start: Time) -> HandshakeClient {
         HandshakeClient {
             quic: matches!(profile, Profile::Quic(_)),
             timestamps: matches!(profile, Profile::Tcp(t) if t.timestamps),
@@ -151,6 +184,7 @@ impl HandshakeClient {
             }),
             pending_at: start,
             backoff: 0,
+            syn_loss_window: cfg.syn_loss_window.unwrap_or_default(),
             timer: None,
             open: false,
         }
@@ -162,15 +196,16 @@ impl HandshakeClient {
     }
 
     /// TCP: the SYN or the SYN-ACK was lost, so the data sender's initial window is one segment
-    /// (RFC 5681 §3.1, RFC 6928 §2: "MUST be 1 SMSS"). The client sees this as a resent SYN;
-    /// the server's own SYN-ACK retransmissions are not modelled (it answers each SYN instead),
-    /// and a lost SYN-ACK reaches the client as its SYN's timeout. With timestamps a SYN-ACK
-    /// that echoes the first SYN shows the timeout was spurious (the round trip exceeded the
-    /// RTO) and nothing was lost, as Linux's `tcp_try_undo_spurious_syn` concludes from TSecr
-    /// (`net/ipv4/tcp_input.c`). Always false for QUIC: RFC 9002 §7.2 keeps the initial window
-    /// after a lost Initial.
+    /// (RFC 5681 §3.1, RFC 6928 §2: "MUST be 1 SMSS"); with [`SynLossWindow::Linux`] only once
+    /// the SYN was resent twice. The client sees a loss as a resent SYN; the server's own SYN-ACK
+    /// retransmissions are not modelled (it answers each SYN instead), and a lost SYN-ACK reaches
+    /// the client as its SYN's timeout (Linux's client then resends its SYN too). With timestamps
+    /// a SYN-ACK that echoes the first SYN shows the timeout was spurious (the round trip
+    /// exceeded the RTO) and nothing was lost, as Linux's `tcp_try_undo_spurious_syn` concludes
+    /// from TSecr (`net/ipv4/tcp_input.c`; it clears the `undo_marker` that `tcp_init_transfer`
+    /// tests). Always false for QUIC: RFC 9002 §7.2 keeps the initial window after a lost Initial.
     pub fn setup_lost(&self) -> bool {
-        let resent = self.sent_at.len() > 1;
+        let resent = self.sent_at.len().saturating_sub(1) >= self.syn_loss_window.resends();
         let first_answered = self.timestamps && self.largest_echo == Some(0);
         !self.quic && self.open && resent && !first_answered
     }

@@ -11,6 +11,9 @@ use core::num::NonZeroU64;
 
 /// kPersistentCongestionThreshold (RFC 9002 §7.6.1).
 pub const PERSISTENT_CONGESTION_THRESHOLD: u64 = 3;
+/// The retransmission timeout of a TCP connection whose handshake gave no RTT sample, until the
+/// first one (RFC 6298 §5.7; Linux `TCP_TIMEOUT_FALLBACK`).
+pub const TCP_FALLBACK_RTO: Dur = Dur::from_secs(3);
 
 /// Why a packet was declared lost (qlog trigger names).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,6 +51,9 @@ pub struct LossDetection {
     largest_acked: Option<u64>,
     loss_time: Option<Time>,
     pto_count: u32,
+    /// Until the first RTT sample the probe timeout is at least `TCP_FALLBACK_RTO`
+    /// (`on_handshake_without_rtt_sample`). A flag, not a duration: it fits beside `pto_count`.
+    fallback_rto: bool,
     last_ack_eliciting_sent: Option<Time>,
     /// First packet number sent after the first RTT sample: only from there on can lost
     /// packets establish persistent congestion (§7.6.2).
@@ -69,6 +75,7 @@ impl LossDetection {
             largest_acked: None,
             loss_time: None,
             pto_count: 0,
+            fallback_rto: false,
             last_ack_eliciting_sent: None,
             pc_first_pn: None,
         }
@@ -101,6 +108,18 @@ impl LossDetection {
         self.pc_first_pn.get_or_insert(next_pn);
     }
 
+    /// A TCP handshake whose SYN timed out completed without an RTT sample. RFC 6298 §5.7: "If the
+    /// timer expires awaiting the ACK of a SYN segment and the TCP implementation is using an RTO
+    /// less than 3 seconds, the RTO MUST be re-initialized to 3 seconds when data transmission
+    /// begins (i.e., after the three-way handshake completes)." So the probe timeout is at least
+    /// 3 s until the first sample, from which RFC 6298 §2.2 (here RFC 9002 §5.3's estimator)
+    /// takes over. Linux does the same in `tcp_init_metrics` (`net/ipv4/tcp_metrics.c`) whenever
+    /// `srtt_us` is still 0 there. QUIC needs none of it: RFC 9002 has no such rule, and its
+    /// packet numbers give the handshake a sample whatever was lost.
+    pub fn on_handshake_without_rtt_sample(&mut self) {
+        self.fallback_rto = true;
+    }
+
     /// The PTO fired (§6.2.4): back off.
     pub fn on_pto(&mut self) {
         self.pto_count += 1;
@@ -112,9 +131,14 @@ impl LossDetection {
         Dur((base.0 as f64 * self.time_threshold) as u64).max(GRANULARITY)
     }
 
-    /// PTO period with backoff: `pto_base · 2^pto_count` (§6.2.1).
+    /// PTO period with backoff: `pto_base · 2^pto_count` (§6.2.1), from at least 3 s before the
+    /// first RTT sample after a TCP handshake without one (`on_handshake_without_rtt_sample`).
     pub fn pto_period(&self, rtt: &RttEstimator, max_ack_delay: Dur) -> Dur {
-        rtt.pto_base(max_ack_delay, GRANULARITY) * (1u64 << self.pto_count.min(40))
+        let mut base = rtt.pto_base(max_ack_delay, GRANULARITY);
+        if self.fallback_rto && !rtt.has_sample() {
+            base = base.max(TCP_FALLBACK_RTO);
+        }
+        base * (1u64 << self.pto_count.min(40))
     }
 
     /// The armed timer (§A.8 `SetLossDetectionTimer`): the loss time if set, else the PTO

@@ -188,6 +188,14 @@ fn validate(file: &mut ScenarioFile, base: &Path) -> Result<(), (String, String)
                 "expected a positive size below 4 GB".into(),
             ));
         }
+        // After how many resent SYNs TCP's initial window is one segment: RFC 9002 §7.2 keeps QUIC's
+        // after a lost Initial, so the key has nothing to choose there.
+        if p == ProfileKind::Quic && f.handshake.as_ref().is_some_and(|h| h.syn_loss_window.is_some()) {
+            return Err((
+                key("handshake.syn_loss_window"),
+                "not used with profile = \"quic\" (a TCP rule: RFC 9002 §7.2 keeps QUIC's initial window after a lost Initial)".into(),
+            ));
+        }
         if f.tcp.as_ref().is_some_and(|t| t.mss.0 == 0) {
             return Err((key("tcp.mss"), "expected a positive size".into()));
         }

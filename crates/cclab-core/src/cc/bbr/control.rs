@@ -6,9 +6,11 @@ use crate::cc::CongestionEvent;
 use crate::time::Dur;
 
 impl Bbr {
-    /// `BBRInitPacingRate` (§4.2.1): `BBRHighGain · InitialCwnd / RTT`.
+    /// `BBRInitPacingRate` (§4.2.1): `BBRHighGain · InitialCwnd / RTT`, from the window the
+    /// connection started with (Linux `bbr_init_pacing_rate_from_rtt` reads its cwnd: one segment
+    /// after a lost SYN).
     pub(super) fn init_pacing_rate(&mut self, rtt: Dur) {
-        self.pacing_rate = self.cfg.high_gain * self.initial_cwnd() as f64 / rtt.as_secs_f64().max(1e-9);
+        self.pacing_rate = self.cfg.high_gain * self.start_cwnd() as f64 / rtt.as_secs_f64().max(1e-9);
     }
 
     /// `BBRSetPacingRateWithGain` (§4.2.1): `gain · BtlBw`, never lowered before the pipe is full.
@@ -32,7 +34,7 @@ impl Bbr {
     }
 
     /// `BBRInflight(gain)` (§4.2.3.2): `gain · BDP + 3 · send_quantum`; InitialCwnd while RTprop
-    /// is unknown.
+    /// is unknown (Linux `bbr_bdp`: `TCP_INIT_CWND`, whatever the connection started from).
     pub(super) fn inflight(&self, gain: f64) -> u64 {
         self.model
             .bdp(gain)
@@ -104,7 +106,9 @@ impl Bbr {
     /// `BBRSetCwnd` (§4.2.3.6): grow toward `BBRInflight(cwnd_gain)` (plus the ACK-aggregation
     /// allowance, Linux `bbr_set_cwnd`) by the bytes acked, or snap down to it once the pipe is
     /// full; never below BBRMinPipeCwnd, except in ProbeRTT where BBRMinPipeCwnd is the cap
-    /// (§4.2.3.5).
+    /// (§4.2.3.5). Before the pipe is full it also grows while `C.delivered < InitialCwnd`: the
+    /// configured initial window, as Linux's `tp->delivered < TCP_INIT_CWND`, even when a lost SYN
+    /// started the connection from one segment.
     pub(super) fn set_cwnd(&mut self, ev: &CongestionEvent<'_>, acked: u64, lost: u64) {
         let target = self.inflight(self.gains().1) + self.ack_aggregation_cwnd();
         self.modulate_cwnd_for_recovery(ev, acked, lost);

@@ -49,6 +49,13 @@ pub struct BbrConfig {
     /// Initial congestion window, packets; the draft leaves it to the transport (§4.2.3.1), Linux
     /// uses `TCP_INIT_CWND` = 10.
     pub initial_window_packets: u64,
+    /// The window the connection starts from, packets, when the transport cut it below
+    /// `initial_window_packets`: TCP after a lost SYN or SYN-ACK (RFC 5681 §3.1: 1, set by
+    /// `CcConfig::with_one_segment_window`); `None` = `initial_window_packets`. Not a scenario
+    /// key. The first pacing rate follows it, as Linux's `bbr_init_pacing_rate_from_rtt` reads
+    /// the connection's cwnd; the checks against InitialCwnd keep `initial_window_packets`.
+    #[serde(skip)]
+    pub start_window_packets: Option<u64>,
     /// RTT assumed by the initial pacing rate until the first RTT sample (§4.2.1: 1 ms).
     pub initial_rtt: Dur,
     /// BtlBwFilterLen: window of the BtlBw max filter, packet-timed rounds (§4.1.1.2: 10).
@@ -79,6 +86,7 @@ impl Default for BbrConfig {
         BbrConfig {
             seed: 0,
             initial_window_packets: 10,
+            start_window_packets: None,
             initial_rtt: Dur::from_millis(1),
             btl_bw_filter_rounds: 10,
             rtprop_filter_len: Dur::from_secs(10),
@@ -148,7 +156,7 @@ impl Bbr {
             pacing_rate: 0.0,
             has_seen_rtt: false,
             send_quantum: mss,
-            cwnd: cfg.initial_window_packets * mss,
+            cwnd: cfg.start_window_packets.unwrap_or(cfg.initial_window_packets) * mss,
             prior_cwnd: 0,
             ssthresh: u64::MAX,
             recovery_start: None,
@@ -213,8 +221,15 @@ impl Bbr {
         }
     }
 
+    /// InitialCwnd (§4.2.3.1), bytes: the configured initial window, also after a start from
+    /// fewer packets (`start_window_packets`), as Linux's checks use the constant `TCP_INIT_CWND`.
     fn initial_cwnd(&self) -> u64 {
         self.cfg.initial_window_packets * self.mss
+    }
+
+    /// The window the connection started from, bytes.
+    fn start_cwnd(&self) -> u64 {
+        self.cfg.start_window_packets.unwrap_or(self.cfg.initial_window_packets) * self.mss
     }
 
     fn min_pipe_cwnd(&self) -> u64 {

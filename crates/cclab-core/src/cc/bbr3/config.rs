@@ -13,6 +13,13 @@ pub struct Bbr3Config {
     pub seed: u64,
     /// Initial congestion window, packets (§5.6.4.1 leaves it to the transport; Linux: 10).
     pub initial_window_packets: u64,
+    /// The window the connection starts from, packets, when the transport cut it below
+    /// `initial_window_packets`: TCP after a lost SYN or SYN-ACK (RFC 5681 §3.1: 1, set by
+    /// `CcConfig::with_one_segment_window`); `None` = `initial_window_packets`. Not a scenario
+    /// key. The first pacing rate follows it, as Linux's `bbr_init_pacing_rate_from_rtt` reads
+    /// the connection's cwnd; the checks against InitialCwnd keep `initial_window_packets`.
+    #[serde(skip)]
+    pub start_window_packets: Option<u64>,
     /// RTT assumed by the initial pacing rate until the first RTT sample (§5.6.2: 1 ms).
     pub initial_rtt: Dur,
     /// BBRStartupPacingGain (§5.3.1.1: 4 ln 2 ≈ 2.77, the smallest gain that doubles the
@@ -83,6 +90,7 @@ impl Default for Bbr3Config {
         Bbr3Config {
             seed: 0,
             initial_window_packets: 10,
+            start_window_packets: None,
             initial_rtt: Dur::from_millis(1),
             startup_pacing_gain: 4.0 * core::f64::consts::LN_2,
             startup_cwnd_gain: 2.0,

@@ -6,9 +6,10 @@ use crate::cc::CongestionEvent;
 use crate::time::Dur;
 
 impl Bbr3 {
-    /// `BBRInitPacingRate` (§5.6.2): `startup_pacing_gain · InitialCwnd / RTT`.
+    /// `BBRInitPacingRate` (§5.6.2): `startup_pacing_gain · InitialCwnd / RTT`, from the window
+    /// the connection started with (Linux reads its cwnd: one segment after a lost SYN).
     pub(super) fn init_pacing_rate(&mut self, rtt: Dur) {
-        let rate = self.initial_cwnd() as f64 / rtt.as_secs_f64().max(1e-9);
+        let rate = self.start_cwnd() as f64 / rtt.as_secs_f64().max(1e-9);
         self.pacing_rate = self.cfg.startup_pacing_gain * rate;
     }
 
@@ -28,7 +29,8 @@ impl Bbr3 {
     }
 
     /// `BBRBDPMultiple` (§5.6.4.2): `gain · bw · min_rtt`, rounded up (Linux `bbr_bdp`);
-    /// InitialCwnd while min_rtt is unknown.
+    /// InitialCwnd while min_rtt is unknown (Linux: `TCP_INIT_CWND`, whatever the connection
+    /// started from).
     pub(super) fn bdp_multiple(&self, bw: f64, gain: f64) -> u64 {
         self.min_rtt
             .get()
@@ -101,7 +103,9 @@ impl Bbr3 {
     }
 
     /// `SetCwnd` (§5.6.4.6): grow toward BBR.max_inflight = `Inflight(cwnd_gain) + extra_acked`
-    /// (§5.6.4.2) by the bytes acked (before the pipe is full, only grow), never below
+    /// (§5.6.4.2) by the bytes acked (before the pipe is full, only grow, and also past it while
+    /// `C.delivered < InitialCwnd`: the configured initial window, as Linux's `tp->delivered <
+    /// TCP_INIT_CWND`, even when a lost SYN started the connection from one segment), never below
     /// BBRMinPipeCwnd; then the ProbeRTT cap (§5.6.4.5) and the model's bounds (§5.6.4.7).
     pub(super) fn set_cwnd(&mut self, ev: &CongestionEvent<'_>, acked: u64) {
         let bdp = self.bdp_multiple(self.bw(), self.gains().1);

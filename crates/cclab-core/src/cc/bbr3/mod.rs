@@ -123,7 +123,7 @@ impl Bbr3 {
             pacing_rate: 0.0,
             has_seen_rtt: false,
             send_quantum: 2 * mss,
-            cwnd: cfg.initial_window_packets * mss,
+            cwnd: cfg.start_window_packets.unwrap_or(cfg.initial_window_packets) * mss,
             prior_cwnd: 0,
             ssthresh: u64::MAX,
             recovery_start: None,
@@ -196,8 +196,15 @@ impl Bbr3 {
         }
     }
 
+    /// C.InitialCwnd (§2.1), bytes: the configured initial window, also after a start from fewer
+    /// packets (`start_window_packets`), as Linux's checks use the constant `TCP_INIT_CWND`.
     fn initial_cwnd(&self) -> u64 {
         self.cfg.initial_window_packets * self.mss
+    }
+
+    /// The window the connection started from, bytes.
+    fn start_cwnd(&self) -> u64 {
+        self.cfg.start_window_packets.unwrap_or(self.cfg.initial_window_packets) * self.mss
     }
 
     fn min_pipe_cwnd(&self) -> u64 {

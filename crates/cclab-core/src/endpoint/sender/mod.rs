@@ -288,9 +288,9 @@ impl Sender {
                 .handshake
                 .as_ref()
                 .filter(|_| !matches!(profile, Profile::Dccp(_)))
-                .map(|_| {
+                .map(|h| {
                     Box::new(Opening {
-                        client: HandshakeClient::new(&profile, t),
+                        client: HandshakeClient::new(&profile, h, t),
                         setup_loss_cc: None,
                     })
                 }),
@@ -422,13 +422,18 @@ impl Sender {
     /// The handshake completed at clock reading `t`, before any data left. RFC 5681 §3.1 and
     /// RFC 6928 §2: after a lost SYN or SYN-ACK the initial window MUST be one segment, so the
     /// controller starts again from one (then slow start as usual; its ssthresh is still unset, as
-    /// Linux's `tcp_init_metrics` resets the one a SYN timeout lowered). Linux's `tcp_init_transfer`
-    /// (`net/ipv4/tcp_input.c`) waits for a second SYN retransmission (`total_retrans > 1 &&
-    /// undo_marker`, allowing for RFC 6298's 1 s initial RTO); this follows the RFCs.
+    /// Linux's `tcp_init_metrics` resets the one a SYN timeout lowered); with `syn_loss_window =
+    /// "linux"` only after a second SYN retransmission (`HandshakeClient::setup_lost`). A TCP
+    /// handshake that gave no RTT sample (a resent SYN without timestamps) leaves a 3 s
+    /// retransmission timeout until the first sample (RFC 6298 §5.7,
+    /// `LossDetection::on_handshake_without_rtt_sample`).
     fn on_handshake_open(&mut self, t: Time) {
         let Some(h) = self.handshake.as_mut() else {
             return;
         };
+        if matches!(self.profile, Profile::Tcp(_)) && !self.rtt.has_sample() {
+            self.loss.on_handshake_without_rtt_sample();
+        }
         let Some(cfg) = h.setup_loss_cc.take() else {
             return;
         };
