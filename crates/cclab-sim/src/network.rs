@@ -113,6 +113,9 @@ pub struct Network {
     started: bool,
     links: Vec<Link>,
     hosts: Vec<Host>,
+    /// Hosts whose CPU costs time, the only ones that keep datagrams between events: a count of the
+    /// packets held reads these, not every host (with thousands, a cold line each).
+    timed_hosts: Vec<u32>,
     routes: Vec<Route>,
     /// The links of every route, route after route.
     route_links: Vec<u32>,
@@ -148,6 +151,7 @@ impl Network {
             started: false,
             links: Vec::new(),
             hosts: Vec::new(),
+            timed_hosts: Vec::new(),
             routes: Vec::new(),
             route_links: Vec::new(),
             flows: Vec::new(),
@@ -170,9 +174,14 @@ impl Network {
 
     /// Adds host number `hosts().len()`; its random stream derives from `seed` and that index.
     pub fn add_host(&mut self, cfg: &HostConfig, seed: u64) -> HostId {
-        let rng = crate::engine::stream_rng(seed, crate::engine::Stream::HostStall, self.hosts.len() as u32);
-        self.hosts.push(Host::new(cfg, rng));
-        HostId(self.hosts.len() as u32 - 1)
+        let id = self.hosts.len() as u32;
+        let rng = crate::engine::stream_rng(seed, crate::engine::Stream::HostStall, id);
+        let host = Host::new(cfg, rng);
+        if host.costs_time() {
+            self.timed_hosts.push(id);
+        }
+        self.hosts.push(host);
+        HostId(id)
     }
 
     /// The id the next added flow gets.
@@ -258,10 +267,9 @@ impl Network {
     pub fn packets_held(&self) -> u64 {
         let links: u64 = self.links.iter().map(Link::in_transit_packets).sum();
         let hosts: u64 = self
-            .hosts
+            .timed_hosts
             .iter()
-            .filter(|h| h.costs_time())
-            .map(Host::socket_buffer_datagrams)
+            .map(|&h| self.hosts[h as usize].socket_buffer_datagrams())
             .sum();
         links + hosts
     }
