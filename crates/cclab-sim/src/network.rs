@@ -10,7 +10,7 @@
 
 use crate::endpoint::AnyEndpoint;
 use crate::engine::{ActorId, Scheduler};
-use crate::host::{Host, HostConfig, Side};
+use crate::host::{Host, HostConfig, Side, HOT_BYTES as HOST_HOT_BYTES};
 use crate::link::{Link, LinkConfig};
 use crate::packet::{InFlight, CROSS_TRAFFIC};
 use crate::summary::AckIntervalStats;
@@ -76,27 +76,31 @@ pub enum Stop {
     Cancelled,
 }
 
-/// One cache line, its links in the network's shared `route_links`: with thousands of flows every
-/// datagram reads a cold route at each hop, and the look-ahead reads the same route's `warm` right
-/// after it, so both share the line (kept apart, the 48-byte `warm` entries were 0.12 misses per data
-/// packet of their own at 1,000 flows, docs/performance.md).
-#[repr(C, align(64))]
+/// Half a cache line, its links in the network's shared `route_links`: with thousands of flows
+/// every datagram reads a cold route at each hop, and the look-ahead reads the same route's prefetch
+/// addresses right after it, so they share the line, and a flow's two routes (`2f`, `2f + 1`) share
+/// one (a table of 48-byte entries apart from 16-byte routes was 0.12 misses per data packet of its
+/// own at 1,000 flows, docs/performance.md). The flow is the route's index halved.
+#[repr(C, align(32))]
 struct Route {
     /// Index of its first link in `route_links`.
     first: u32,
     host: u32,
-    flow: u32,
     slot: u16,
     /// Number of links.
     len: u8,
     /// Side of the endpoint that sends on this route.
     from: Side,
-    /// What a datagram's arrival at the route's end reads first ([`Host::hot_bytes`]), filled when the
-    /// run starts with at least [`WARM_MIN_FLOWS`] flows (see [`Network::warm_ahead`]).
-    warm: [(usize, usize); 3],
+    /// What a datagram's arrival at the route's end reads first after the host's leading lines
+    /// ([`Host::hot_bytes`]): the slot's and the endpoint's bytes and where they start, filled when
+    /// the run starts with at least [`WARM_MIN_FLOWS`] flows (see [`Network::warm_ahead`]).
+    slot_bytes: u16,
+    endpoint_bytes: u16,
+    slot_at: usize,
+    endpoint_at: usize,
 }
 
-const _: () = assert!(size_of::<Route>() == 64);
+const _: () = assert!(size_of::<Route>() == 32);
 
 /// Per-flow bookkeeping.
 struct FlowState {
@@ -222,18 +226,22 @@ impl Network {
             len: f_len,
             host: rh,
             slot: r_slot,
-            flow: flow.0,
             from: Side::Sender,
-            warm: [(0, 0); 3],
+            slot_bytes: 0,
+            endpoint_bytes: 0,
+            slot_at: 0,
+            endpoint_at: 0,
         });
         self.routes.push(Route {
             first: r_first,
             len: r_len,
             host: sh,
             slot: s_slot,
-            flow: flow.0,
             from: Side::Receiver,
-            warm: [(0, 0); 3],
+            slot_bytes: 0,
+            endpoint_bytes: 0,
+            slot_at: 0,
+            endpoint_at: 0,
         });
         self.flows.push(FlowState {
             sender: (sh, s_slot),
@@ -364,7 +372,12 @@ impl Network {
         self.started = true;
         if self.flows.len() >= WARM_MIN_FLOWS {
             for r in &mut self.routes {
-                r.warm = self.hosts[r.host as usize].hot_bytes(r.slot);
+                // The host's own lines are found from its index (`host::HOT_BYTES` of them).
+                let [_, (slot_at, slot_bytes), (endpoint_at, endpoint_bytes)] =
+                    self.hosts[r.host as usize].hot_bytes(r.slot);
+                let short = |n: usize| u16::try_from(n).unwrap_or(u16::MAX);
+                (r.slot_at, r.slot_bytes) = (slot_at, short(slot_bytes));
+                (r.endpoint_at, r.endpoint_bytes) = (endpoint_at, short(endpoint_bytes));
             }
             self.warming = true;
             self.links.iter_mut().for_each(Link::warm_tail);
@@ -487,9 +500,10 @@ impl Network {
         }
         let at_end = |p: &InFlight| p.route != CROSS_TRAFFIC && self.route_link(p.route, p.hop as usize + 1).is_none();
         if let Some(p) = link.in_flight(1).filter(|p| at_end(p)) {
-            for &(addr, len) in &self.routes[p.route as usize].warm {
-                prefetch_bytes(addr, len);
-            }
+            let r = &self.routes[p.route as usize];
+            prefetch_bytes(&self.hosts[r.host as usize] as *const Host as usize, HOST_HOT_BYTES);
+            prefetch_bytes(r.slot_at, r.slot_bytes as usize);
+            prefetch_bytes(r.endpoint_at, r.endpoint_bytes as usize);
         }
         if let Some(p) = link.in_flight(0).filter(|p| at_end(p)) {
             let r = &self.routes[p.route as usize];
@@ -570,7 +584,7 @@ impl Network {
         let r = &self.routes[p.route as usize];
         let (h, slot) = (r.host, r.slot);
         if r.from == Side::Sender && p.ecn == Ecn::Ce {
-            self.flows[r.flow as usize].ce_marks += 1;
+            self.flows[p.flow().0 as usize].ce_marks += 1;
         }
         let host = &mut self.hosts[h as usize];
         if host.deliver(slot, p.into_datagram()) {
