@@ -211,6 +211,7 @@ impl Network {
             "routes are at most 255 links"
         );
         let flow = self.next_flow_id();
+        // Flow f's routes are 2f and 2f + 1: a packet takes its flow from its route (`InFlight::flow`).
         let fwd = self.routes.len() as u16;
         let (sh, rh) = (spec.sender_host.0, spec.receiver_host.0);
         let s_slot = self.hosts[sh as usize].add(spec.sender, flow, Side::Sender, fwd, spec.start, spec.trace);
