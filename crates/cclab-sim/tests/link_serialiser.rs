@@ -29,7 +29,8 @@ fn packet(pn: u64, size: u32, flow: u32, ecn: Ecn) -> InFlight {
                 ..Default::default()
             },
         },
-        0,
+        // The flow rides in its route (`InFlight::flow`): flow f's data take route 2f.
+        (2 * flow) as u16,
         0,
         Time::ZERO,
     )
@@ -151,7 +152,7 @@ fn drive(cfg: &LinkConfig, dense: bool) -> Outcome {
         out.touches += 1;
         link.advance(now);
         while let Some(p) = link.pop_arrived() {
-            out.arrivals.push((now, p.enqueued, p.flow.0, p.packet.pn));
+            out.arrivals.push((now, p.enqueued, p.flow().0, p.packet.pn));
         }
         while pending.peek().is_some_and(|(t, _)| *t == now) {
             let (_, p) = pending.next().unwrap();

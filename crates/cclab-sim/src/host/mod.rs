@@ -152,8 +152,9 @@ pub struct Host {
     idle: Option<IdleStates>,
 }
 
-// The per-event fields end within the first four lines (see `Host`).
-const _: () = assert!(std::mem::offset_of!(Host, traced) + size_of::<Vec<u16>>() <= 256);
+/// Bytes at the start of a host that an event reads: its first four lines (see `Host`).
+pub const HOT_BYTES: usize = 256;
+const _: () = assert!(std::mem::offset_of!(Host, traced) + size_of::<Vec<u16>>() <= HOT_BYTES);
 
 fn carries_data(d: &Datagram) -> bool {
     d.packet.data.is_some()
@@ -232,7 +233,7 @@ impl Host {
     pub fn hot_bytes(&self, slot: u16) -> [(usize, usize); 3] {
         let s = &self.slots[slot as usize];
         [
-            (self as *const Host as usize, 256),
+            (self as *const Host as usize, HOT_BYTES),
             (
                 s as *const Slot as usize,
                 if s.side == Side::Receiver {

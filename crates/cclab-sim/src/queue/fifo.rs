@@ -130,3 +130,50 @@ impl Fifo {
         self.departed
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cclab_core::wire::packet::{Datagram, Ecn, FlowId, Packet};
+
+    #[test]
+    fn fifo_keeps_each_packet_on_one_cache_line() {
+        // With many flows each of a packet's three touches on a link (entry, departure, arrival) is a
+        // cache miss per line it spans: one line each, through growth and wrap-around.
+        let mut fifo = Fifo::default();
+        let p = |pn| {
+            let packet = Packet {
+                pn,
+                ..Packet::default()
+            };
+            let flow = FlowId(0);
+            InFlight::new(
+                Datagram {
+                    flow,
+                    size: 1200,
+                    ecn: Ecn::NotEct,
+                    packet,
+                },
+                0,
+                0,
+                Time::ZERO,
+            )
+        };
+        for pn in 0..100 {
+            fifo.push(p(pn));
+            if pn % 3 == 0 {
+                fifo.pop();
+            }
+            for slot in &fifo.q {
+                let at = slot as *const InFlight as usize;
+                assert_eq!(at % 64, 0, "packet {} starts inside a line", slot.packet.pn);
+                assert_eq!(
+                    size_of_val(slot),
+                    64,
+                    "packet {} spans more than a line",
+                    slot.packet.pn
+                );
+            }
+        }
+    }
+}

@@ -143,7 +143,7 @@ impl FqCodel {
 impl Queue for FqCodel {
     /// §4.1: classify, timestamp (inside CoDel), activate the queue as a new flow, enforce the limit.
     fn enqueue(&mut self, now: Time, p: InFlight, rng: &mut Rng) -> bool {
-        let i = p.flow.0 as usize % self.queues.len();
+        let i = p.flow().0 as usize % self.queues.len();
         let before = (self.queues[i].codel.packets(), self.queues[i].codel.bytes());
         self.queues[i].codel.enqueue(now, p, rng);
         self.account(i, before);
@@ -234,17 +234,17 @@ mod tests {
         }
         // Flow 1 spends its first quantum (1514 B: two packets) and moves to the old flows.
         for _ in 0..3 {
-            assert_eq!(q.dequeue(Time::ZERO).unwrap().flow.0, 1);
+            assert_eq!(q.dequeue(Time::ZERO).unwrap().flow().0, 1);
         }
         // A packet of a new flow jumps ahead of the 47 packets still queued.
         q.enqueue(Time::ZERO, flow_pkt(2, 200, Ecn::NotEct), &mut rng);
-        assert_eq!(q.dequeue(Time::ZERO).unwrap().flow.0, 2);
+        assert_eq!(q.dequeue(Time::ZERO).unwrap().flow().0, 2);
         assert_eq!(q.packets(), 47);
         // Flow 2 spends what is left of its first quantum, then the two alternate one quantum each.
         for _ in 0..20 {
             q.enqueue(Time::ZERO, flow_pkt(2, 1500, Ecn::NotEct), &mut rng);
         }
-        let order: Vec<u32> = (0..12).map(|_| q.dequeue(Time::ZERO).unwrap().flow.0).collect();
+        let order: Vec<u32> = (0..12).map(|_| q.dequeue(Time::ZERO).unwrap().flow().0).collect();
         let flow2 = order.iter().filter(|&&f| f == 2).count();
         assert_eq!(order[..3], [2, 2, 1]);
         assert_eq!(flow2, 7, "order {order:?}");

@@ -18,7 +18,8 @@ pub(super) fn flow_pkt(flow: u32, size: u32, ecn: Ecn) -> InFlight {
             ecn,
             packet: Packet::default(),
         },
-        0,
+        // The flow rides in its route (`InFlight::flow`): flow f's data take route 2f.
+        (2 * flow) as u16,
         0,
         Time::ZERO,
     )
