@@ -135,10 +135,21 @@ impl LossDetection {
     /// first RTT sample after a TCP handshake without one (`on_handshake_without_rtt_sample`).
     pub fn pto_period(&self, rtt: &RttEstimator, max_ack_delay: Dur) -> Dur {
         let mut base = rtt.pto_base(max_ack_delay, GRANULARITY);
-        if self.fallback_rto && !rtt.has_sample() {
-            base = base.max(TCP_FALLBACK_RTO);
+        if self.fallback_rto {
+            // Out of line: the period is asked on every send and ACK, the flag is set in rare runs.
+            base = Self::fallback_floor(base, rtt);
         }
         base * (1u64 << self.pto_count.min(40))
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn fallback_floor(base: Dur, rtt: &RttEstimator) -> Dur {
+        if rtt.has_sample() {
+            base
+        } else {
+            base.max(TCP_FALLBACK_RTO)
+        }
     }
 
     /// The armed timer (§A.8 `SetLossDetectionTimer`): the loss time if set, else the PTO
