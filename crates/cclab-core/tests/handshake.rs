@@ -11,7 +11,7 @@ use cclab_core::endpoint::Endpoint;
 use cclab_core::time::{Dur, Time};
 use cclab_core::units::Bytes;
 use cclab_core::wire::packet::{Datagram, HandshakeFrame};
-use cclab_core::wire::size::{Profile, QuicProfile, TcpProfile};
+use cclab_core::wire::size::{Profile, QuicProfile};
 
 fn pair(profile: Profile, server_flight: u64) -> (Sender, Receiver) {
     let hs = HandshakeConfig {
@@ -108,15 +108,7 @@ fn quic_server_respects_the_amplification_limit_until_validated() {
 
 #[test]
 fn tcp_syn_is_resent_after_one_second_and_data_follows_the_syn_ack() {
-    let (mut s, mut r) = pair(
-        Profile::Tcp(TcpProfile {
-            mss: 1448,
-            timestamps: true,
-            ipv6: false,
-            accecn: false,
-        }),
-        3000,
-    );
+    let (mut s, mut r) = pair(handshake_pair::tcp(true), 3000);
     let syn = drain(&mut s, Time::ZERO);
     assert_eq!(syn.len(), 1);
     assert_eq!(syn[0].size, 60, "20 B IP + 20 B TCP + 20 B options");

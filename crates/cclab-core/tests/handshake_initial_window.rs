@@ -10,6 +10,8 @@
 
 mod handshake_pair;
 
+use handshake_pair::tcp;
+
 use cclab_core::cc::cubic::picoquic::PicoquicCubicConfig;
 use cclab_core::cc::{Bbr3Config, BbrConfig, CcConfig, CubicConfig, DctcpConfig, NewRenoConfig, PragueConfig};
 use cclab_core::endpoint::handshake::{HandshakeConfig, SynLossWindow};
@@ -20,7 +22,7 @@ use cclab_core::endpoint::Endpoint;
 use cclab_core::time::{Dur, Time};
 use cclab_core::units::Bytes;
 use cclab_core::wire::packet::{Datagram, FlowId};
-use cclab_core::wire::size::{Profile, QuicProfile, TcpProfile};
+use cclab_core::wire::size::{Profile, QuicProfile};
 
 const ONE_WAY: Dur = Dur::from_millis(10);
 
@@ -35,15 +37,6 @@ fn controllers() -> Vec<CcConfig> {
         CcConfig::Dctcp(DctcpConfig::default()),
         CcConfig::Prague(PragueConfig::default()),
     ]
-}
-
-fn tcp(timestamps: bool) -> Profile {
-    Profile::Tcp(TcpProfile {
-        mss: 1448,
-        timestamps,
-        ipv6: false,
-        accecn: false,
-    })
 }
 
 /// What a run showed: data packets sent before the first ACK of data arrived, the window after

@@ -11,25 +11,17 @@
 
 mod handshake_pair;
 
+use handshake_pair::tcp;
+
 use cclab_core::cc::CcConfig;
 use cclab_core::endpoint::handshake::HandshakeConfig;
 use cclab_core::endpoint::receiver::Receiver;
 use cclab_core::endpoint::sender::Sender;
 use cclab_core::endpoint::Endpoint;
 use cclab_core::time::{Dur, Time};
-use cclab_core::wire::size::{Profile, TcpProfile};
 
 fn ms(x: u64) -> Time {
     Time::ZERO + Dur::from_millis(x)
-}
-
-fn tcp(timestamps: bool) -> Profile {
-    Profile::Tcp(TcpProfile {
-        mss: 1448,
-        timestamps,
-        ipv6: false,
-        accecn: false,
-    })
 }
 
 /// The timeline above up to the lost first data segment: the pair, with the sender's timer armed.

@@ -9,7 +9,7 @@ use cclab_core::endpoint::source::SourceConfig;
 use cclab_core::time::Time;
 use cclab_core::units::Bytes;
 use cclab_core::wire::packet::FlowId;
-use cclab_core::wire::size::Profile;
+use cclab_core::wire::size::{Profile, TcpProfile};
 
 /// The pair for flow 0 at time zero, the sender with `size` bytes of bulk data under `cc`.
 pub(crate) fn pair(profile: Profile, handshake: HandshakeConfig, cc: &CcConfig, size: u64) -> (Sender, Receiver) {
@@ -25,4 +25,14 @@ pub(crate) fn pair(profile: Profile, handshake: HandshakeConfig, cc: &CcConfig, 
     let s = Sender::new(FlowId(0), profile, &scfg, cc, &source, Time::ZERO);
     let r = Receiver::new(FlowId(0), profile, &rcfg, Time::ZERO);
     (s, r)
+}
+
+/// The TCP profile the handshake tests use: 1,448-byte MSS over IPv4, no AccECN, with or without timestamps.
+pub(crate) fn tcp(timestamps: bool) -> Profile {
+    Profile::Tcp(TcpProfile {
+        mss: 1448,
+        timestamps,
+        ipv6: false,
+        accecn: false,
+    })
 }
