@@ -143,7 +143,7 @@ pub struct Network {
     events: u64,
     done: usize,
     tick: Option<Dur>,
-    /// Routes' `warm` is filled: links prefetch their next packets' state ([`Network::warm_ahead`]).
+    /// Routes' prefetch addresses are filled: links prefetch their next packets' state ([`Network::warm_ahead`]).
     warming: bool,
 }
 
@@ -376,6 +376,7 @@ impl Network {
                 // The host's own lines are found from its index (`host::HOT_BYTES` of them).
                 let [_, (slot_at, slot_bytes), (endpoint_at, endpoint_bytes)] =
                     self.hosts[r.host as usize].hot_bytes(r.slot);
+                // A prefetch length: a longer slot or endpoint is prefetched in part, never wrongly.
                 let short = |n: usize| u16::try_from(n).unwrap_or(u16::MAX);
                 (r.slot_at, r.slot_bytes) = (slot_at, short(slot_bytes));
                 (r.endpoint_at, r.endpoint_bytes) = (endpoint_at, short(endpoint_bytes));

@@ -43,11 +43,16 @@ impl InFlight {
     #[inline(always)]
     pub fn new(dgram: Datagram, route: u16, hop: u8, now: Time) -> InFlight {
         let Datagram {
-            flow: _,
+            flow,
             size,
             ecn,
             packet,
         } = dgram;
+        debug_assert!(
+            route == CROSS_TRAFFIC || flow.0 == route as u32 / 2,
+            "flow {} on route {route}: flow f's routes are 2f and 2f + 1",
+            flow.0
+        );
         InFlight {
             packet,
             size,
