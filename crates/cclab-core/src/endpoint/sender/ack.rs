@@ -73,7 +73,9 @@ impl Sender {
         lost.clear();
         let persistent = self.detect_losses(now, t, &mut lost);
         let sample = self.rate.generate(self.rtt.min());
-        self.last_rate_sample = sample.or(self.last_rate_sample);
+        if let Some(s) = &sample {
+            self.last_delivery_rate = s.delivery_rate;
+        }
         let may_raise_window = self.may_raise_window(prior_prefix, !lost.is_empty());
         self.congestion_event(
             now,
