@@ -23,8 +23,9 @@ impl Sender {
         // Read only for `cumulative_ack_growth`: every other sender skips the ranges' front line.
         let prior_prefix = self.cumulative_ack_growth.then(|| self.stream.acked_prefix());
         let prr_before = self.prr_enabled.then(|| self.prr_before());
-        let mut acked = std::mem::take(&mut self.acked_buf);
-        acked.clear();
+        // The per-ACK lists stay in place (the controller call borrows them beside the controller), not
+        // moved out and back on every ACK.
+        self.acked_buf.clear();
         // Send time of the largest acknowledged, if newly acknowledged.
         let mut largest_newly: Option<Time> = None;
         let mut any_eliciting = false;
@@ -40,15 +41,14 @@ impl Sender {
                 af.on_frame_acked(seq);
             }
             self.rate.on_packet_acked(t, p.time_sent, p.bytes as u64, &p.delivery);
-            acked.push(AckedPacket {
+            self.acked_buf.push(AckedPacket {
                 pn,
                 bytes: p.bytes as u64,
                 time_sent: p.time_sent,
             });
         });
-        if acked.is_empty() {
+        if self.acked_buf.is_empty() {
             // §A.7: nothing newly acknowledged, nothing to do.
-            self.acked_buf = acked;
             return;
         }
         self.loss.on_ack(largest);
@@ -69,19 +69,17 @@ impl Sender {
             ecn_ce = ce.saturating_sub(self.ecn_ce_count);
             self.ecn_ce_count = self.ecn_ce_count.max(ce);
         }
-        let mut lost = std::mem::take(&mut self.lost_buf);
-        lost.clear();
-        let persistent = self.detect_losses(now, t, &mut lost);
+        let persistent = self.detect_losses(now, t);
         let sample = self.rate.generate(self.rtt.min());
         if let Some(s) = &sample {
             self.last_delivery_rate = s.delivery_rate;
         }
-        let may_raise_window = self.may_raise_window(prior_prefix, !lost.is_empty());
+        let lost = !self.lost_buf.is_empty();
+        let may_raise_window = self.may_raise_window(prior_prefix, lost);
         self.congestion_event(
             now,
             t,
-            &acked,
-            &lost,
+            true,
             ecn_ce,
             prior_in_flight,
             sample,
@@ -89,11 +87,9 @@ impl Sender {
             may_raise_window,
         );
         if let Some(before) = prr_before {
-            let delivered = acked.iter().map(|p| p.bytes).sum();
-            self.update_prr(before, delivered, !lost.is_empty() || ecn_ce > 0, persistent);
+            let delivered = self.acked_buf.iter().map(|p| p.bytes).sum();
+            self.update_prr(before, delivered, lost || ecn_ce > 0, persistent);
         }
-        self.acked_buf = acked;
-        self.lost_buf = lost;
         if self.stats.completion_time.is_none() && self.stream.is_complete() {
             self.stats.completion_time = Some(now);
         }
@@ -117,16 +113,14 @@ impl Sender {
             LossTimer::TimeThreshold => {
                 let prior_in_flight = self.sent.bytes_in_flight();
                 let prr_before = self.prr_enabled.then(|| self.prr_before());
-                let mut lost = std::mem::take(&mut self.lost_buf);
-                lost.clear();
-                let persistent = self.detect_losses(now, t, &mut lost);
+                let persistent = self.detect_losses(now, t);
+                let lost = !self.lost_buf.is_empty();
                 let prefix = self.cumulative_ack_growth.then(|| self.stream.acked_prefix());
-                let may_raise_window = self.may_raise_window(prefix, !lost.is_empty());
+                let may_raise_window = self.may_raise_window(prefix, lost);
                 self.congestion_event(
                     now,
                     t,
-                    &[],
-                    &lost,
+                    false,
                     0,
                     prior_in_flight,
                     None,
@@ -134,9 +128,8 @@ impl Sender {
                     may_raise_window,
                 );
                 if let Some(before) = prr_before {
-                    self.update_prr(before, 0, !lost.is_empty(), persistent);
+                    self.update_prr(before, 0, lost, persistent);
                 }
-                self.lost_buf = lost;
             }
             LossTimer::Pto => {
                 // §6.2.4: back off and send probes; nothing is declared lost.
@@ -234,10 +227,12 @@ impl Sender {
         }
     }
 
-    /// Runs loss detection at clock reading `t` (true time `now`), collecting the lost packets
-    /// and re-queueing their data; returns whether they establish persistent congestion.
-    fn detect_losses(&mut self, now: Time, t: Time, lost: &mut Vec<LostPacket>) -> bool {
+    /// Runs loss detection at clock reading `t` (true time `now`), collecting the lost packets in
+    /// `lost_buf` and re-queueing their data; returns whether they establish persistent congestion.
+    fn detect_losses(&mut self, now: Time, t: Time) -> bool {
         let max_ack_delay = self.max_ack_delay();
+        let lost = &mut self.lost_buf;
+        lost.clear();
         let persistent = self
             .loss
             .detect_lost(t, &mut self.sent, &self.rtt, max_ack_delay, |pn, p, trigger| {
@@ -265,24 +260,26 @@ impl Sender {
                     });
                 }
             });
-        self.stats.lost_packets += lost.len() as u64;
+        self.stats.lost_packets += self.lost_buf.len() as u64;
         persistent
     }
 
-    /// One controller call for one ACK frame or loss timeout, then persistent congestion,
-    /// counters and traces; `may_raise_window` as [`CongestionEvent::may_raise_window`].
+    /// One controller call for one ACK frame (`acked`: with the packets in `acked_buf`) or loss
+    /// timeout, with the packets in `lost_buf`, then persistent congestion, counters and traces;
+    /// `may_raise_window` as [`CongestionEvent::may_raise_window`].
     fn congestion_event(
         &mut self,
         now: Time,
         t: Time,
-        acked: &[AckedPacket],
-        lost: &[LostPacket],
+        acked: bool,
         ecn_ce: u64,
         prior_in_flight: u64,
         rate_sample: Option<RateSample>,
         persistent: bool,
         may_raise_window: bool,
     ) {
+        let acked: &[AckedPacket] = if acked { &self.acked_buf } else { &[] };
+        let lost = &self.lost_buf;
         if acked.is_empty() && lost.is_empty() {
             return;
         }
