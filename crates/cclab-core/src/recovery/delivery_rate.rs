@@ -102,9 +102,18 @@ impl DeliveryRate {
     /// A packet of `bytes` sent at `time_sent` with snapshot `p` was newly acknowledged at
     /// `now` (§3.3 `UpdateRateSample`). Call in packet-number order within one ACK.
     pub fn on_packet_acked(&mut self, now: Time, time_sent: Time, bytes: u64, p: &PacketDelivery) {
+        self.on_ack(now, bytes, time_sent, bytes, p);
+    }
+
+    /// One ACK at `now` newly acknowledged `bytes` in all; the newest of its packets (the highest
+    /// packet number) held `newest_bytes`, was sent at `time_sent` and took snapshot `p`. The same
+    /// as `on_packet_acked` for each of them in packet-number order: §3.3 `UpdateRateSample` adds
+    /// every packet to `C.delivered` and moves `C.delivered_time` to now, but only the newest
+    /// packet's snapshot survives into the sample and into `C.first_sent_time`.
+    pub fn on_ack(&mut self, now: Time, bytes: u64, time_sent: Time, newest_bytes: u64, p: &PacketDelivery) {
         self.delivered += bytes;
         self.delivered_time = now;
-        // Packet numbers grow with send time, so a later call always carries the newest packet.
+        // Packet numbers grow with send time, so the newest packet is the one sent last.
         self.pending = Some(PendingSample {
             prior_delivered: p.delivered,
             send_elapsed: time_sent.saturating_since(p.first_sent_time),
@@ -112,7 +121,7 @@ impl DeliveryRate {
             is_app_limited: p.is_app_limited,
             rtt: now.saturating_since(time_sent),
             lost_at_send: p.lost,
-            tx_in_flight: p.in_flight_before + bytes,
+            tx_in_flight: p.in_flight_before + newest_bytes,
         });
         self.first_sent_time = time_sent;
     }

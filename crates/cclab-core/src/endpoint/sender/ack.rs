@@ -29,24 +29,34 @@ impl Sender {
         // Send time of the largest acknowledged, if newly acknowledged.
         let mut largest_newly: Option<Time> = None;
         let mut any_eliciting = false;
-        self.sent.on_ack(&ack.ranges, |pn, p| {
-            any_eliciting |= p.ack_eliciting;
-            if pn == largest {
-                largest_newly = Some(p.time_sent);
-            }
-            if let Some(c) = p.data {
-                self.stream.on_acked(c);
-            }
-            if let (Some(seq), Some(af)) = (self.af_sent.take(pn), self.ack_frequency.as_mut()) {
-                af.on_frame_acked(seq);
-            }
-            self.rate.on_packet_acked(t, p.time_sent, p.bytes as u64, &p.delivery);
-            self.acked_buf.push(AckedPacket {
-                pn,
-                bytes: p.bytes as u64,
-                time_sent: p.time_sent,
-            });
-        });
+        let mut stream_run = None;
+        self.sent.on_ack(
+            &ack.ranges,
+            |pn, p| {
+                any_eliciting |= p.ack_eliciting;
+                if let Some(c) = p.data {
+                    self.stream.join_acked(&mut stream_run, c);
+                }
+                if let (Some(seq), Some(af)) = (self.af_sent.take(pn), self.ack_frequency.as_mut()) {
+                    af.on_frame_acked(seq);
+                }
+                self.acked_buf.push(AckedPacket {
+                    pn,
+                    bytes: p.bytes as u64,
+                    time_sent: p.time_sent,
+                });
+            },
+            |pn, p, bytes| {
+                // The newest packet newly acknowledged is the largest acknowledged if that one is.
+                if pn == largest {
+                    largest_newly = Some(p.time_sent);
+                }
+                self.rate.on_ack(t, bytes, p.time_sent, p.bytes as u64, &p.delivery);
+            },
+        );
+        if let Some(run) = stream_run {
+            self.stream.on_acked(run);
+        }
         if self.acked_buf.is_empty() {
             // §A.7: nothing newly acknowledged, nothing to do.
             return;
@@ -229,6 +239,9 @@ impl Sender {
 
     /// Runs loss detection at clock reading `t` (true time `now`), collecting the lost packets in
     /// `lost_buf` and re-queueing their data; returns whether they establish persistent congestion.
+    /// Inlined: on most ACKs nothing is outstanding below the largest acknowledged, a check of two
+    /// numbers, which as a call of its own cost 36 instructions.
+    #[inline(always)]
     fn detect_losses(&mut self, now: Time, t: Time) -> bool {
         let max_ack_delay = self.max_ack_delay();
         let lost = &mut self.lost_buf;
