@@ -239,9 +239,6 @@ impl Sender {
 
     /// Runs loss detection at clock reading `t` (true time `now`), collecting the lost packets in
     /// `lost_buf` and re-queueing their data; returns whether they establish persistent congestion.
-    /// Inlined: on most ACKs nothing is outstanding below the largest acknowledged, a check of two
-    /// numbers, which as a call of its own cost 36 instructions.
-    #[inline(always)]
     fn detect_losses(&mut self, now: Time, t: Time) -> bool {
         let max_ack_delay = self.max_ack_delay();
         let lost = &mut self.lost_buf;

@@ -18,9 +18,8 @@ struct ByteRanges {
 }
 
 impl ByteRanges {
-    /// Adds `lo..hi`; returns how many bytes were new. Always inlined: the common case extends the last
-    /// range, a few instructions where a call cost 45.
-    #[inline(always)]
+    /// Adds `lo..hi`; returns how many bytes were new.
+    #[inline]
     fn insert(&mut self, lo: u64, hi: u64) -> u64 {
         if lo >= hi {
             return 0;
@@ -318,7 +317,7 @@ impl SendStream {
 
     /// The stream bytes of `run` were acknowledged; returns the bytes newly acknowledged. Inlined into the
     /// sender's ACK handling (the general insert stays a call).
-    #[inline(always)]
+    #[inline]
     pub(super) fn on_acked(&mut self, run: AckedRun) -> u64 {
         // Only bytes of the trimmed front make `peek` trim it again (the bytes below it were acknowledged
         // already, and a FIN matters only to a zero-length front, which is never kept trimmed). For a run
