@@ -3,7 +3,7 @@
 //! call per ACK frame or loss timeout.
 
 use super::{Sender, PTO_PROBES};
-use crate::cc::{AckedPacket, CcState, CongestionEvent, LostPacket, RateSample};
+use crate::cc::{AckedPacket, CcState, CongestionEvent, LostPacket};
 use crate::endpoint::TraceEvent;
 use crate::recovery::loss::LossTimer;
 use crate::recovery::prr::Prr;
@@ -80,10 +80,6 @@ impl Sender {
             self.ecn_ce_count = self.ecn_ce_count.max(ce);
         }
         let persistent = self.detect_losses(now, t);
-        let sample = self.rate.generate(self.rtt.min());
-        if let Some(s) = &sample {
-            self.last_delivery_rate = s.delivery_rate;
-        }
         let lost = !self.lost_buf.is_empty();
         let may_raise_window = self.may_raise_window(prior_prefix, lost);
         self.congestion_event(
@@ -92,7 +88,6 @@ impl Sender {
             true,
             ecn_ce,
             prior_in_flight,
-            sample,
             persistent,
             may_raise_window,
         );
@@ -133,7 +128,6 @@ impl Sender {
                     false,
                     0,
                     prior_in_flight,
-                    None,
                     persistent,
                     may_raise_window,
                 );
@@ -274,7 +268,8 @@ impl Sender {
         persistent
     }
 
-    /// One controller call for one ACK frame (`acked`: with the packets in `acked_buf`) or loss
+    /// One controller call for one ACK frame (`acked`: with the packets in `acked_buf` and the
+    /// ACK's delivery-rate sample, taken here so that it is written straight into the event) or loss
     /// timeout, with the packets in `lost_buf`, then persistent congestion, counters and traces;
     /// `may_raise_window` as [`CongestionEvent::may_raise_window`].
     fn congestion_event(
@@ -284,11 +279,18 @@ impl Sender {
         acked: bool,
         ecn_ce: u64,
         prior_in_flight: u64,
-        rate_sample: Option<RateSample>,
         persistent: bool,
         may_raise_window: bool,
     ) {
-        let acked: &[AckedPacket] = if acked { &self.acked_buf } else { &[] };
+        let (acked, rate_sample): (&[AckedPacket], _) = if acked {
+            let sample = self.rate.generate(self.rtt.min());
+            if let Some(s) = &sample {
+                self.last_delivery_rate = s.delivery_rate;
+            }
+            (&self.acked_buf, sample)
+        } else {
+            (&[], None)
+        };
         let lost = &self.lost_buf;
         if acked.is_empty() && lost.is_empty() {
             return;
