@@ -171,15 +171,15 @@ impl SentPackets {
         let p = self.ring[i].take()?;
         self.bytes_in_flight -= p.bytes as u64;
         self.ack_eliciting_in_flight -= (p.ack_eliciting && p.bytes > 0) as usize;
-        self.drop_empty_front();
+        self.drop_empty_front(0);
         Some(p)
     }
 
-    /// Drops the empty slots at the front, moving `base` past them.
+    /// Drops the empty slots at the front, moving `base` past them; the first `known` are empty.
     #[inline]
-    fn drop_empty_front(&mut self) {
+    fn drop_empty_front(&mut self, known: usize) {
         let mask = self.mask();
-        let (mut head, mut len) = (self.head, self.len);
+        let (mut head, mut len) = ((self.head + known) & mask, self.len - known);
         while len > 0 && self.ring[head].is_none() {
             head = (head + 1) & mask;
             len -= 1;
@@ -212,10 +212,15 @@ impl SentPackets {
         let mut held: Option<(u64, usize)> = None;
         // Where the last range ended: a range overlapping it (never from `AckFrame::check`) is not walked twice.
         let mut next = base;
+        // Slots at the front that this ACK leaves empty for certain: the lowest range's, if it starts at `base`.
+        let mut empty_front = 0;
         for &(lo, hi) in ranges[..n].iter().rev() {
             let (first, last) = (lo.max(next), hi.min(end.saturating_sub(1)));
             if first > last || first >= end {
                 continue;
+            }
+            if first == base {
+                empty_front = (last + 1 - base) as usize;
             }
             next = last + 1;
             for pn in first..next {
@@ -239,7 +244,7 @@ impl SentPackets {
             self.ring[slot] = None;
         }
         // Empty slots at the front go once per ACK, not once per packet.
-        self.drop_empty_front();
+        self.drop_empty_front(empty_front);
     }
 
     /// Outstanding packets in packet-number order, oldest first.
