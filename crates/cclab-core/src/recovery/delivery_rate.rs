@@ -183,6 +183,45 @@ mod tests {
     }
 
     #[test]
+    fn delivery_rate_one_call_per_ack_equals_one_per_packet() {
+        // Three ACKs of 1, 3 and 2 packets, one app-limited and one loss among them: `on_ack` with the newest
+        // packet and the bytes of all must leave the same state and sample as `on_packet_acked` for each.
+        let (mut per_packet, mut per_ack) = (DeliveryRate::new(), DeliveryRate::new());
+        let mut sent = Vec::new();
+        for (i, bytes) in [1000u64, 1200, 800, 1500, 1000, 700].into_iter().enumerate() {
+            let in_flight = sent.iter().map(|&(_, b, _)| b).sum::<u64>();
+            if i == 2 {
+                per_packet.on_app_limited(in_flight);
+                per_ack.on_app_limited(in_flight);
+            }
+            let (a, b) = (
+                per_packet.on_packet_sent(ms(i as u64), in_flight),
+                per_ack.on_packet_sent(ms(i as u64), in_flight),
+            );
+            assert_eq!(a, b);
+            sent.push((ms(i as u64), bytes, a));
+        }
+        per_packet.on_packet_lost(300);
+        per_ack.on_packet_lost(300);
+        for (k, acked) in [0..1, 1..4, 4..6].into_iter().enumerate() {
+            let now = ms(40 + 7 * k as u64);
+            for &(t, bytes, snap) in &sent[acked.clone()] {
+                per_packet.on_packet_acked(now, t, bytes, &snap);
+            }
+            let (t, bytes, snap) = sent[acked.end - 1];
+            let total = sent[acked].iter().map(|&(_, b, _)| b).sum();
+            per_ack.on_ack(now, total, t, bytes, &snap);
+            assert_eq!(per_ack.delivered(), per_packet.delivered());
+            assert_eq!(
+                per_ack.generate(Dur::from_millis(5)),
+                per_packet.generate(Dur::from_millis(5)),
+                "ACK {k}"
+            );
+            assert_eq!(per_ack.is_app_limited(), per_packet.is_app_limited());
+        }
+    }
+
+    #[test]
     fn delivery_rate_ack_compression_uses_longer_send_interval() {
         // Packets sent 10 ms apart (1000 B each); the second flight is acked in a 1 ms burst.
         let mut d = DeliveryRate::new();

@@ -301,6 +301,56 @@ mod tests {
     }
 
     #[test]
+    fn sent_ring_wraps_and_grows_in_packet_number_order() {
+        // Four slots: packets 0-3 fill them, the ACK of 0-1 frees the first two, 4-5 wrap into them,
+        // and 6 doubles the ring while it wraps: the walk must still see packet-number order.
+        let mut s = SentPackets::new();
+        for i in 0..4 {
+            s.push(pkt(i, 100 + i as u32));
+        }
+        s.on_ack(&[(0, 1)], |_, _| {}, |_, _, _| {});
+        assert_eq!((s.first_pn(), s.bytes_in_flight()), (2, 205));
+        for i in 4..7 {
+            assert_eq!(s.push(pkt(i, 100 + i as u32)), i);
+        }
+        assert_eq!(
+            s.iter().map(|(pn, p)| (pn, p.time_sent.0)).collect::<Vec<_>>(),
+            (2..7).map(|i| (i, i)).collect::<Vec<_>>()
+        );
+        assert_eq!(s.get(5).map(|p| p.bytes), Some(105));
+        // The newest packet the ACK newly acknowledges comes once more, last, with the bytes of all of
+        // them; 4 stays outstanding, and the front moves past 2-3 only.
+        let (mut each, mut newest) = (Vec::new(), None);
+        s.on_ack(
+            &[(5, 6), (2, 3)],
+            |pn, p| each.push((pn, p.bytes)),
+            |pn, p, bytes| newest = Some((pn, p.bytes, bytes)),
+        );
+        assert_eq!(each, vec![(2, 102), (3, 103), (5, 105), (6, 106)]);
+        assert_eq!(newest, Some((6, 106, 416)));
+        assert_eq!((s.first_pn(), s.next_pn(), s.bytes_in_flight()), (4, 7, 104));
+        assert!(s.get(5).is_none() && s.get(6).is_none() && s.get(4).is_some());
+        // Ranges that overlap (never from a checked frame) walk no packet twice; an ACK of nothing new hands
+        // over nothing.
+        let mut each = Vec::new();
+        s.on_ack(
+            &[(3, 6), (4, 5)],
+            |pn, _| each.push(pn),
+            |pn, _, bytes| newest = Some((pn, 0, bytes)),
+        );
+        assert_eq!((each, newest), (vec![4], Some((4, 0, 104))));
+        s.on_ack(
+            &[(0, 6)],
+            |_, _| panic!("nothing outstanding"),
+            |_, _, _| panic!("nothing newly acknowledged"),
+        );
+        assert_eq!(
+            (s.first_pn(), s.bytes_in_flight(), s.ack_eliciting_in_flight()),
+            (7, 0, 0)
+        );
+    }
+
+    #[test]
     fn sent_ack_frequency_seqs_are_found_once_in_any_order() {
         let mut af = AckFrequencySent::default();
         assert_eq!(af.take(3), None);

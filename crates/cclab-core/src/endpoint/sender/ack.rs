@@ -82,15 +82,7 @@ impl Sender {
         let persistent = self.detect_losses(now, t);
         let lost = !self.lost_buf.is_empty();
         let may_raise_window = self.may_raise_window(prior_prefix, lost);
-        self.congestion_event(
-            now,
-            t,
-            true,
-            ecn_ce,
-            prior_in_flight,
-            persistent,
-            may_raise_window,
-        );
+        self.congestion_event(now, t, true, ecn_ce, prior_in_flight, persistent, may_raise_window);
         if let Some(before) = prr_before {
             let delivered = self.acked_buf.iter().map(|p| p.bytes).sum();
             self.update_prr(before, delivered, lost || ecn_ce > 0, persistent);
@@ -122,15 +114,7 @@ impl Sender {
                 let lost = !self.lost_buf.is_empty();
                 let prefix = self.cumulative_ack_growth.then(|| self.stream.acked_prefix());
                 let may_raise_window = self.may_raise_window(prefix, lost);
-                self.congestion_event(
-                    now,
-                    t,
-                    false,
-                    0,
-                    prior_in_flight,
-                    persistent,
-                    may_raise_window,
-                );
+                self.congestion_event(now, t, false, 0, prior_in_flight, persistent, may_raise_window);
                 if let Some(before) = prr_before {
                     self.update_prr(before, 0, lost, persistent);
                 }

@@ -464,6 +464,47 @@ mod tests {
     }
 
     #[test]
+    fn stream_acked_chunks_joined_per_ack_equal_one_insert_each() {
+        // Packets carried 0-1000, 1000-2000, 2000-3000 and 3000-10000 with the FIN; 1000-3000 was lost and
+        // its resend trimmed at the front. One ACK then covers packets carrying 0-1000, 1000-1500 (part of a
+        // resend), 3000-4000 after a gap, 4000-10000 with the FIN, and a zero-length FIN chunk: joining the
+        // adjacent ones must leave the stream as inserting each chunk does.
+        let mut s = SendStream::default();
+        s.on_written(10_000, true);
+        let mut chunks = Vec::new();
+        for len in [1000, 1000, 1000, 7000] {
+            let n = s.peek().unwrap();
+            chunks.push(s.take(&n, len));
+        }
+        s.queue_retransmission(chunks[1]);
+        s.queue_retransmission(chunks[2]);
+        assert_eq!(s.peek().unwrap().offset, 1000);
+        let c = |offset, len, fin| DataChunk { offset, len, fin };
+        let acked = [
+            c(0, 1000, false),
+            c(1000, 500, false),
+            c(3000, 1000, false),
+            c(4000, 6000, true),
+            c(10_000, 0, true),
+        ];
+        let (mut each, mut joined) = (s.clone(), s);
+        for &a in &acked {
+            each.on_acked(AckedRun::from(a));
+        }
+        let mut run = None;
+        for &a in &acked {
+            joined.join_acked(&mut run, a);
+        }
+        joined.on_acked(run.unwrap());
+        assert_eq!(format!("{joined:?}"), format!("{each:?}"));
+        assert_eq!(joined.acked_bytes(), 1500 + 7000);
+        assert!(!joined.front_trimmed, "bytes of the trimmed front were acknowledged");
+        let (a, b) = (each.peek().unwrap(), joined.peek().unwrap());
+        assert_eq!((a.offset, a.available), (b.offset, b.available));
+        assert_eq!((b.offset, b.available), (1500, 500));
+    }
+
+    #[test]
     fn stream_peek_again_reuses_the_trimmed_front_until_an_ack() {
         let mut s = SendStream::default();
         s.on_written(5000, true);
