@@ -121,28 +121,32 @@ impl CongestionController for NewReno {
 
     fn on_congestion_event(&mut self, ev: &CongestionEvent<'_>) {
         self.app_limited = ev.app_limited;
-        let mut slow_start_acked = 0;
-        for p in ev.acked {
-            if self.sent_in_recovery(p.time_sent) {
-                // §7.3.2: no increase for packets sent during recovery.
-                continue;
-            }
+        // §7.3.2: no increase for packets sent during recovery. Send times rise with packet numbers, so
+        // they are the first of the ACK's packets.
+        let after_recovery = match self.recovery_start {
+            Some(start) => ev.acked.partition_point(|p| p.time_sent <= start),
+            None => 0,
+        };
+        let growing = &ev.acked[after_recovery..];
+        if !growing.is_empty() {
             // §7.3.2: recovery ends when a packet sent after its start is acknowledged.
             self.in_recovery = false;
-            if ev.app_limited || !ev.may_raise_window {
-                // §7.8: do not grow an underutilized window; nor on an ACK the sender does not
-                // grow on (a TCP duplicate ACK, RFC 5681 §3.2).
-                continue;
-            }
-            if self.cwnd < self.ssthresh {
-                slow_start_acked += p.bytes;
-            } else {
-                self.congestion_avoidance(p.bytes);
-            }
         }
-        if slow_start_acked > 0 {
-            // One call per ACK event: HyStart++ counts RTT samples and trains count ACKs.
-            self.slow_start(ev, slow_start_acked);
+        // §7.8: do not grow an underutilized window; nor on an ACK the sender does not grow on (a TCP
+        // duplicate ACK, RFC 5681 §3.2).
+        if !ev.app_limited && ev.may_raise_window {
+            if self.cwnd < self.ssthresh {
+                // Only congestion avoidance moves the window within the loop, so the branch holds for all.
+                let acked = growing.iter().map(|p| p.bytes).sum();
+                if acked > 0 {
+                    // One call per ACK event: HyStart++ counts RTT samples and trains count ACKs.
+                    self.slow_start(ev, acked);
+                }
+            } else {
+                for p in growing {
+                    self.congestion_avoidance(p.bytes);
+                }
+            }
         }
         if let Some(sent) = ev.largest_lost_sent() {
             self.congestion_event(ev.now, sent);

@@ -102,9 +102,18 @@ impl DeliveryRate {
     /// A packet of `bytes` sent at `time_sent` with snapshot `p` was newly acknowledged at
     /// `now` (§3.3 `UpdateRateSample`). Call in packet-number order within one ACK.
     pub fn on_packet_acked(&mut self, now: Time, time_sent: Time, bytes: u64, p: &PacketDelivery) {
+        self.on_ack(now, bytes, time_sent, bytes, p);
+    }
+
+    /// One ACK at `now` newly acknowledged `bytes` in all; the newest of its packets (the highest
+    /// packet number) held `newest_bytes`, was sent at `time_sent` and took snapshot `p`. The same
+    /// as `on_packet_acked` for each of them in packet-number order: §3.3 `UpdateRateSample` adds
+    /// every packet to `C.delivered` and moves `C.delivered_time` to now, but only the newest
+    /// packet's snapshot survives into the sample and into `C.first_sent_time`.
+    pub fn on_ack(&mut self, now: Time, bytes: u64, time_sent: Time, newest_bytes: u64, p: &PacketDelivery) {
         self.delivered += bytes;
         self.delivered_time = now;
-        // Packet numbers grow with send time, so a later call always carries the newest packet.
+        // Packet numbers grow with send time, so the newest packet is the one sent last.
         self.pending = Some(PendingSample {
             prior_delivered: p.delivered,
             send_elapsed: time_sent.saturating_since(p.first_sent_time),
@@ -112,7 +121,7 @@ impl DeliveryRate {
             is_app_limited: p.is_app_limited,
             rtt: now.saturating_since(time_sent),
             lost_at_send: p.lost,
-            tx_in_flight: p.in_flight_before + bytes,
+            tx_in_flight: p.in_flight_before + newest_bytes,
         });
         self.first_sent_time = time_sent;
     }
@@ -171,6 +180,45 @@ mod tests {
             rs.tx_in_flight, 10_000,
             "the last packet left 9 others in flight, plus itself"
         );
+    }
+
+    #[test]
+    fn delivery_rate_one_call_per_ack_equals_one_per_packet() {
+        // Three ACKs of 1, 3 and 2 packets, one app-limited and one loss among them: `on_ack` with the newest
+        // packet and the bytes of all must leave the same state and sample as `on_packet_acked` for each.
+        let (mut per_packet, mut per_ack) = (DeliveryRate::new(), DeliveryRate::new());
+        let mut sent = Vec::new();
+        for (i, bytes) in [1000u64, 1200, 800, 1500, 1000, 700].into_iter().enumerate() {
+            let in_flight = sent.iter().map(|&(_, b, _)| b).sum::<u64>();
+            if i == 2 {
+                per_packet.on_app_limited(in_flight);
+                per_ack.on_app_limited(in_flight);
+            }
+            let (a, b) = (
+                per_packet.on_packet_sent(ms(i as u64), in_flight),
+                per_ack.on_packet_sent(ms(i as u64), in_flight),
+            );
+            assert_eq!(a, b);
+            sent.push((ms(i as u64), bytes, a));
+        }
+        per_packet.on_packet_lost(300);
+        per_ack.on_packet_lost(300);
+        for (k, acked) in [0..1, 1..4, 4..6].into_iter().enumerate() {
+            let now = ms(40 + 7 * k as u64);
+            for &(t, bytes, snap) in &sent[acked.clone()] {
+                per_packet.on_packet_acked(now, t, bytes, &snap);
+            }
+            let (t, bytes, snap) = sent[acked.end - 1];
+            let total = sent[acked].iter().map(|&(_, b, _)| b).sum();
+            per_ack.on_ack(now, total, t, bytes, &snap);
+            assert_eq!(per_ack.delivered(), per_packet.delivered());
+            assert_eq!(
+                per_ack.generate(Dur::from_millis(5)),
+                per_packet.generate(Dur::from_millis(5)),
+                "ACK {k}"
+            );
+            assert_eq!(per_ack.is_app_limited(), per_packet.is_app_limited());
+        }
     }
 
     #[test]

@@ -139,6 +139,10 @@ impl LossDetection {
             // Out of line: the period is asked on every send and ACK, the flag is set in rare runs.
             base = Self::fallback_floor(base, rtt);
         }
+        if self.pto_count == 0 {
+            // Asked on every send and ACK, and backed off only after a PTO fired: no overflow-checked multiply.
+            return base;
+        }
         base * (1u64 << self.pto_count.min(40))
     }
 

@@ -3,7 +3,7 @@
 //! call per ACK frame or loss timeout.
 
 use super::{Sender, PTO_PROBES};
-use crate::cc::{AckedPacket, CcState, CongestionEvent, LostPacket, RateSample};
+use crate::cc::{AckedPacket, CcState, CongestionEvent, LostPacket};
 use crate::endpoint::TraceEvent;
 use crate::recovery::loss::LossTimer;
 use crate::recovery::prr::Prr;
@@ -23,32 +23,42 @@ impl Sender {
         // Read only for `cumulative_ack_growth`: every other sender skips the ranges' front line.
         let prior_prefix = self.cumulative_ack_growth.then(|| self.stream.acked_prefix());
         let prr_before = self.prr_enabled.then(|| self.prr_before());
-        let mut acked = std::mem::take(&mut self.acked_buf);
-        acked.clear();
+        // The per-ACK lists stay in place (the controller call borrows them beside the controller), not
+        // moved out and back on every ACK.
+        self.acked_buf.clear();
         // Send time of the largest acknowledged, if newly acknowledged.
         let mut largest_newly: Option<Time> = None;
         let mut any_eliciting = false;
-        self.sent.on_ack(&ack.ranges, |pn, p| {
-            any_eliciting |= p.ack_eliciting;
-            if pn == largest {
-                largest_newly = Some(p.time_sent);
-            }
-            if let Some(c) = p.data {
-                self.stream.on_acked(c);
-            }
-            if let (Some(seq), Some(af)) = (self.af_sent.take(pn), self.ack_frequency.as_mut()) {
-                af.on_frame_acked(seq);
-            }
-            self.rate.on_packet_acked(t, p.time_sent, p.bytes as u64, &p.delivery);
-            acked.push(AckedPacket {
-                pn,
-                bytes: p.bytes as u64,
-                time_sent: p.time_sent,
-            });
-        });
-        if acked.is_empty() {
+        let mut stream_run = None;
+        self.sent.on_ack(
+            &ack.ranges,
+            |pn, p| {
+                any_eliciting |= p.ack_eliciting;
+                if let Some(c) = p.data {
+                    self.stream.join_acked(&mut stream_run, c);
+                }
+                if let (Some(seq), Some(af)) = (self.af_sent.take(pn), self.ack_frequency.as_mut()) {
+                    af.on_frame_acked(seq);
+                }
+                self.acked_buf.push(AckedPacket {
+                    pn,
+                    bytes: p.bytes as u64,
+                    time_sent: p.time_sent,
+                });
+            },
+            |pn, p, bytes| {
+                // The newest packet newly acknowledged is the largest acknowledged if that one is.
+                if pn == largest {
+                    largest_newly = Some(p.time_sent);
+                }
+                self.rate.on_ack(t, bytes, p.time_sent, p.bytes as u64, &p.delivery);
+            },
+        );
+        if let Some(run) = stream_run {
+            self.stream.on_acked(run);
+        }
+        if self.acked_buf.is_empty() {
             // §A.7: nothing newly acknowledged, nothing to do.
-            self.acked_buf = acked;
             return;
         }
         self.loss.on_ack(largest);
@@ -69,29 +79,14 @@ impl Sender {
             ecn_ce = ce.saturating_sub(self.ecn_ce_count);
             self.ecn_ce_count = self.ecn_ce_count.max(ce);
         }
-        let mut lost = std::mem::take(&mut self.lost_buf);
-        lost.clear();
-        let persistent = self.detect_losses(now, t, &mut lost);
-        let sample = self.rate.generate(self.rtt.min());
-        self.last_rate_sample = sample.or(self.last_rate_sample);
-        let may_raise_window = self.may_raise_window(prior_prefix, !lost.is_empty());
-        self.congestion_event(
-            now,
-            t,
-            &acked,
-            &lost,
-            ecn_ce,
-            prior_in_flight,
-            sample,
-            persistent,
-            may_raise_window,
-        );
+        let persistent = self.detect_losses(now, t);
+        let lost = !self.lost_buf.is_empty();
+        let may_raise_window = self.may_raise_window(prior_prefix, lost);
+        self.congestion_event(now, t, true, ecn_ce, prior_in_flight, persistent, may_raise_window);
         if let Some(before) = prr_before {
-            let delivered = acked.iter().map(|p| p.bytes).sum();
-            self.update_prr(before, delivered, !lost.is_empty() || ecn_ce > 0, persistent);
+            let delivered = self.acked_buf.iter().map(|p| p.bytes).sum();
+            self.update_prr(before, delivered, lost || ecn_ce > 0, persistent);
         }
-        self.acked_buf = acked;
-        self.lost_buf = lost;
         if self.stats.completion_time.is_none() && self.stream.is_complete() {
             self.stats.completion_time = Some(now);
         }
@@ -115,26 +110,14 @@ impl Sender {
             LossTimer::TimeThreshold => {
                 let prior_in_flight = self.sent.bytes_in_flight();
                 let prr_before = self.prr_enabled.then(|| self.prr_before());
-                let mut lost = std::mem::take(&mut self.lost_buf);
-                lost.clear();
-                let persistent = self.detect_losses(now, t, &mut lost);
+                let persistent = self.detect_losses(now, t);
+                let lost = !self.lost_buf.is_empty();
                 let prefix = self.cumulative_ack_growth.then(|| self.stream.acked_prefix());
-                let may_raise_window = self.may_raise_window(prefix, !lost.is_empty());
-                self.congestion_event(
-                    now,
-                    t,
-                    &[],
-                    &lost,
-                    0,
-                    prior_in_flight,
-                    None,
-                    persistent,
-                    may_raise_window,
-                );
+                let may_raise_window = self.may_raise_window(prefix, lost);
+                self.congestion_event(now, t, false, 0, prior_in_flight, persistent, may_raise_window);
                 if let Some(before) = prr_before {
-                    self.update_prr(before, 0, !lost.is_empty(), persistent);
+                    self.update_prr(before, 0, lost, persistent);
                 }
-                self.lost_buf = lost;
             }
             LossTimer::Pto => {
                 // §6.2.4: back off and send probes; nothing is declared lost.
@@ -232,10 +215,12 @@ impl Sender {
         }
     }
 
-    /// Runs loss detection at clock reading `t` (true time `now`), collecting the lost packets
-    /// and re-queueing their data; returns whether they establish persistent congestion.
-    fn detect_losses(&mut self, now: Time, t: Time, lost: &mut Vec<LostPacket>) -> bool {
+    /// Runs loss detection at clock reading `t` (true time `now`), collecting the lost packets in
+    /// `lost_buf` and re-queueing their data; returns whether they establish persistent congestion.
+    fn detect_losses(&mut self, now: Time, t: Time) -> bool {
         let max_ack_delay = self.max_ack_delay();
+        let lost = &mut self.lost_buf;
+        lost.clear();
         let persistent = self
             .loss
             .detect_lost(t, &mut self.sent, &self.rtt, max_ack_delay, |pn, p, trigger| {
@@ -263,24 +248,34 @@ impl Sender {
                     });
                 }
             });
-        self.stats.lost_packets += lost.len() as u64;
+        self.stats.lost_packets += self.lost_buf.len() as u64;
         persistent
     }
 
-    /// One controller call for one ACK frame or loss timeout, then persistent congestion,
-    /// counters and traces; `may_raise_window` as [`CongestionEvent::may_raise_window`].
+    /// One controller call for one ACK frame (`acked`: with the packets in `acked_buf` and the
+    /// ACK's delivery-rate sample, taken here so that it is written straight into the event) or loss
+    /// timeout, with the packets in `lost_buf`, then persistent congestion, counters and traces;
+    /// `may_raise_window` as [`CongestionEvent::may_raise_window`].
     fn congestion_event(
         &mut self,
         now: Time,
         t: Time,
-        acked: &[AckedPacket],
-        lost: &[LostPacket],
+        acked: bool,
         ecn_ce: u64,
         prior_in_flight: u64,
-        rate_sample: Option<RateSample>,
         persistent: bool,
         may_raise_window: bool,
     ) {
+        let (acked, rate_sample): (&[AckedPacket], _) = if acked {
+            let sample = self.rate.generate(self.rtt.min());
+            if let Some(s) = &sample {
+                self.last_delivery_rate = s.delivery_rate;
+            }
+            (&self.acked_buf, sample)
+        } else {
+            (&[], None)
+        };
+        let lost = &self.lost_buf;
         if acked.is_empty() && lost.is_empty() {
             return;
         }

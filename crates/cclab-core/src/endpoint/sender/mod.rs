@@ -21,7 +21,7 @@ use super::source::{Source, SourceConfig};
 use super::{Endpoint, EndpointStats, Metrics, TraceEvent, TraceLog};
 use crate::ack::frequency_sender::{AckFrequencySender, AckFrequencySenderConfig};
 use crate::ack::RangeSet;
-use crate::cc::{AckedPacket, CcConfig, CcState, CongestionController, LostPacket, RateSample};
+use crate::cc::{AckedPacket, CcConfig, CcState, CongestionController, LostPacket};
 use crate::clock::{Clock, ClockConfig};
 use crate::recovery::delivery_rate::DeliveryRate;
 use crate::recovery::loss::LossDetection;
@@ -176,7 +176,9 @@ pub struct Sender {
     // Read by ACKs only.
     /// The controller state last traced (kept up to date only while tracing).
     cc_state: CcState,
-    last_rate_sample: Option<RateSample>,
+    /// Delivery rate of the last rate sample, bytes/s (0 before the first), for `metrics`: the sample
+    /// itself is 72 bytes, copied on every ACK only for this field.
+    last_delivery_rate: f64,
     /// Reused per-ACK buffers (no allocation per ACK).
     acked_buf: Vec<AckedPacket>,
     lost_buf: Vec<LostPacket>,
@@ -298,7 +300,7 @@ impl Sender {
             app_limited: false,
             blocked_until: None,
             ecn_ce_count: 0,
-            last_rate_sample: None,
+            last_delivery_rate: 0.0,
             stats: EndpointStats::default(),
             trace: TraceLog::default(),
             acked_buf: Vec::new(),
@@ -535,7 +537,7 @@ impl Endpoint for Sender {
             } else {
                 0
             },
-            delivery_rate_bps: self.last_rate_sample.map_or(0, |r| (r.delivery_rate * 8.0) as u64),
+            delivery_rate_bps: (self.last_delivery_rate * 8.0) as u64,
             ssthresh: self.cc.ssthresh(),
         }
     }

@@ -89,6 +89,27 @@ impl ByteRanges {
     }
 }
 
+/// Adjacent chunks of acknowledged packets joined into one byte range (`SendStream::join_acked`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct AckedRun {
+    /// Stream offset of the first byte.
+    offset: u64,
+    /// Stream offset just past the last byte.
+    end: u64,
+    /// A chunk of the run carried the FIN.
+    fin: bool,
+}
+
+impl From<DataChunk> for AckedRun {
+    fn from(c: DataChunk) -> AckedRun {
+        AckedRun {
+            offset: c.offset,
+            end: c.offset + c.len as u64,
+            fin: c.fin,
+        }
+    }
+}
+
 /// Where the next chunk comes from (`SendStream::peek`).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct NextChunk {
@@ -274,18 +295,38 @@ impl SendStream {
         }
     }
 
-    /// A packet carrying `c` was acknowledged; returns the bytes newly acknowledged. Inlined into the
-    /// sender's per-packet ACK loop (the general insert stays a call).
+    /// Adds chunk `c`, carried by the next packet one ACK newly acknowledged (in packet-number order),
+    /// to `run` if it starts where `run` ends, else hands `run` to `on_acked` and starts a new one with
+    /// it. Packets mostly carry the stream in order, so an ACK's packets make one run and the acknowledged
+    /// ranges take one insert per ACK, not one per packet; the caller hands the last run to `on_acked`.
     #[inline]
-    pub(super) fn on_acked(&mut self, c: DataChunk) -> u64 {
+    pub(super) fn join_acked(&mut self, run: &mut Option<AckedRun>, c: DataChunk) {
         let end = c.offset + c.len as u64;
-        // Only bytes of the trimmed front make `peek` trim it again (the bytes below it were acknowledged
-        // already, and a FIN matters only to a zero-length front, which is never kept trimmed).
-        if let Some(f) = self.retransmit.front() {
-            self.front_trimmed &= end <= f.offset || c.offset >= f.offset + f.len as u64;
+        match run {
+            Some(r) if r.end == c.offset => {
+                r.end = end;
+                r.fin |= c.fin;
+            }
+            _ => {
+                if let Some(done) = run.replace(AckedRun::from(c)) {
+                    self.on_acked(done);
+                }
+            }
         }
-        self.fin_acked |= c.fin;
-        let added = self.acked.insert(c.offset, end);
+    }
+
+    /// The stream bytes of `run` were acknowledged; returns the bytes newly acknowledged. Inlined into the
+    /// sender's ACK handling (the general insert stays a call).
+    #[inline]
+    pub(super) fn on_acked(&mut self, run: AckedRun) -> u64 {
+        // Only bytes of the trimmed front make `peek` trim it again (the bytes below it were acknowledged
+        // already, and a FIN matters only to a zero-length front, which is never kept trimmed). For a run
+        // of adjacent chunks this is the test of each chunk: the front, when trimmed, is not empty.
+        if let Some(f) = self.retransmit.front() {
+            self.front_trimmed &= run.end <= f.offset || run.offset >= f.offset + f.len as u64;
+        }
+        self.fin_acked |= run.fin;
+        let added = self.acked.insert(run.offset, run.end);
         self.acked_bytes += added;
         added
     }
@@ -384,11 +425,11 @@ mod tests {
             )
         );
         // b is lost, but a probe copy of its first half was acked meanwhile.
-        s.on_acked(DataChunk {
+        s.on_acked(AckedRun::from(DataChunk {
             offset: 1000,
             len: 1000,
             fin: false,
-        });
+        }));
         s.queue_retransmission(b);
         let n = s.peek().unwrap();
         assert_eq!((n.offset, n.available, n.retransmission), (2000, 1000, true));
@@ -412,14 +453,55 @@ mod tests {
             }
         );
         assert!(s.peek().is_none());
-        s.on_acked(a);
-        s.on_acked(DataChunk {
+        s.on_acked(AckedRun::from(a));
+        s.on_acked(AckedRun::from(DataChunk {
             offset: 2000,
             len: 1000,
             fin: true,
-        });
+        }));
         assert!(s.is_complete());
         assert_eq!(s.acked_bytes(), 3000);
+    }
+
+    #[test]
+    fn stream_acked_chunks_joined_per_ack_equal_one_insert_each() {
+        // Packets carried 0-1000, 1000-2000, 2000-3000 and 3000-10000 with the FIN; 1000-3000 was lost and
+        // its resend trimmed at the front. One ACK then covers packets carrying 0-1000, 1000-1500 (part of a
+        // resend), 3000-4000 after a gap, 4000-10000 with the FIN, and a zero-length FIN chunk: joining the
+        // adjacent ones must leave the stream as inserting each chunk does.
+        let mut s = SendStream::default();
+        s.on_written(10_000, true);
+        let mut chunks = Vec::new();
+        for len in [1000, 1000, 1000, 7000] {
+            let n = s.peek().unwrap();
+            chunks.push(s.take(&n, len));
+        }
+        s.queue_retransmission(chunks[1]);
+        s.queue_retransmission(chunks[2]);
+        assert_eq!(s.peek().unwrap().offset, 1000);
+        let c = |offset, len, fin| DataChunk { offset, len, fin };
+        let acked = [
+            c(0, 1000, false),
+            c(1000, 500, false),
+            c(3000, 1000, false),
+            c(4000, 6000, true),
+            c(10_000, 0, true),
+        ];
+        let (mut each, mut joined) = (s.clone(), s);
+        for &a in &acked {
+            each.on_acked(AckedRun::from(a));
+        }
+        let mut run = None;
+        for &a in &acked {
+            joined.join_acked(&mut run, a);
+        }
+        joined.on_acked(run.unwrap());
+        assert_eq!(format!("{joined:?}"), format!("{each:?}"));
+        assert_eq!(joined.acked_bytes(), 1500 + 7000);
+        assert!(!joined.front_trimmed, "bytes of the trimmed front were acknowledged");
+        let (a, b) = (each.peek().unwrap(), joined.peek().unwrap());
+        assert_eq!((a.offset, a.available), (b.offset, b.available));
+        assert_eq!((b.offset, b.available), (1500, 500));
     }
 
     #[test]
@@ -428,11 +510,11 @@ mod tests {
         s.on_written(5000, true);
         let n = s.peek().unwrap();
         let lost = s.take(&n, 5000);
-        s.on_acked(DataChunk {
+        s.on_acked(AckedRun::from(DataChunk {
             offset: 0,
             len: 1000,
             fin: false,
-        });
+        }));
         s.queue_retransmission(lost);
         // Held by the window: the same trimmed chunk, peek after peek.
         for _ in 0..3 {
@@ -445,19 +527,19 @@ mod tests {
         assert_eq!((c.offset, c.len), (1000, 1500));
         assert_eq!(s.peek().unwrap().offset, 2500);
         // An ACK of bytes outside the front leaves it as it is.
-        s.on_acked(DataChunk {
+        s.on_acked(AckedRun::from(DataChunk {
             offset: 500,
             len: 700,
             fin: false,
-        });
+        }));
         let n = s.peek().unwrap();
         assert_eq!((n.offset, n.available), (2500, 2500));
         // An ACK of bytes in the middle of the front splits it on the next peek.
-        s.on_acked(DataChunk {
+        s.on_acked(AckedRun::from(DataChunk {
             offset: 3000,
             len: 500,
             fin: false,
-        });
+        }));
         let n = s.peek().unwrap();
         assert_eq!((n.offset, n.available), (2500, 500));
         let c = s.take(&n, 1500);
