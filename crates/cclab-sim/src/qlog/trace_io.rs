@@ -20,25 +20,32 @@ use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 
-/// Bytes of one direct write: with the writer's slack, a block is 2 MiB ([`Block`]). `O_DIRECT`
+/// Bytes of one direct write: with the writer's slack, a block is 512 KiB ([`Block`]). `O_DIRECT`
 /// costs the kernel ~0.10 ns per byte in 256 KiB writes, ~0.04 in 1 MiB ones and ~0.02 in 4 MiB
-/// ones (ext4 here; a buffered write ~0.17). Measured in `cclab-bench --qlog`: 1, 2 and 4 MiB
-/// blocks alike, 256 KiB ~15 % slower.
-pub(super) const BLOCK_BYTES: usize = (2 << 20) - super::CHUNK_SLACK;
+/// ones (ext4 here; a buffered write ~0.17), but the kernel is not where a traced run's time goes:
+/// the text's memory is. A one-flow run cycles five blocks through its two traces, and the larger
+/// they are, the further from the core each new line of text is found (the same records formatted
+/// into one reused 2 MiB block per trace and never written: 1.54–1.60× qlog off; into five cycling
+/// ones: 1.74–1.86×, as written). Within-round medians of on/off over 81 interleaved rounds of
+/// `cclab-bench`'s 200 MB case (load 4–5.7), against 2 MiB blocks' 1.83–1.85×: 512 KiB
+/// 1.69–1.72× (lower in 51 and 53 of the 81 rounds), 1 MiB 1.73–1.75×, 256 KiB 1.79× (the
+/// kernel's cost per write takes back what the smaller footprint gives).
+pub(super) const BLOCK_BYTES: usize = (512 << 10) - super::CHUNK_SLACK;
 
 /// Bytes of a block as the pool makes it: [`BLOCK_BYTES`] and the room a qlog writer keeps past
 /// its chunk for the record that crosses it.
 pub(super) const POOL_BLOCK_BYTES: usize = BLOCK_BYTES + super::CHUNK_SLACK;
 
-/// Memory of a run's blocks at most: two per direct file and [`QUEUED_BLOCKS`].
-const DIRECT_BUDGET_BYTES: usize = 32 << 20;
+/// Memory of a run's blocks at most: two per direct file and [`QUEUED_BLOCKS`]; as many direct
+/// files as with the 2 MiB blocks this budget was set for (32 MiB then).
+const DIRECT_BUDGET_BYTES: usize = 8 << 20;
 
 /// Blocks the pool may make beyond two per direct file: one, so that the disk takes a block while
 /// every direct file fills its next. Each block made is fresh memory the run faults in; 4 were
 /// no faster in steady state (`cclab-bench --qlog`) and cost more at the start of a short run.
 const QUEUED_BLOCKS: usize = 1;
 
-/// Direct files a run opens at most (7 with 2 MiB blocks).
+/// Direct files a run opens at most (7 with 512 KiB blocks).
 const MAX_DIRECT_FILES: usize = (DIRECT_BUDGET_BYTES / POOL_BLOCK_BYTES - QUEUED_BLOCKS) / 2;
 
 /// The blocks of a run: free ones, and how many exist.
