@@ -120,7 +120,8 @@ const PEER_ACK_RANGES: usize = 4;
 /// With thousands of flows every send and ACK finds the sender cold, so the fields are grouped by
 /// who reads them (`repr(C)` keeps the order) and the struct starts on a cache line: first what a
 /// send, an ACK and `poll_timeout` all read, then what only a send reads, then what only an ACK
-/// reads; a send then touches at most 14 lines and an ACK 17 of 19, where both touched nearly all 20.
+/// reads, the counters last among a send's (an ACK's and the rare ones follow in the same line);
+/// a send then touches at most 13 lines and an ACK 17 of 19, where both touched nearly all 20.
 /// Last, fields read only when an ACK_FREQUENCY frame is lost.
 #[repr(C, align(64))]
 pub struct Sender {
@@ -158,7 +159,6 @@ pub struct Sender {
     rate: DeliveryRate,
     stream: SendStream,
     source: Source,
-    stats: EndpointStats,
     // Read by sends only.
     pacer: Pacer,
     pacing: PacingConfig,
@@ -173,6 +173,9 @@ pub struct Sender {
     /// The largest possible ACK_FREQUENCY frame when frames may be sent, lent to the packet
     /// `size_bound` sizes: boxed once, not on every send attempt.
     af_bound: Option<Box<RareFrames>>,
+    /// Last of the fields sends read: a send writes the counters in its first half line, an ACK the
+    /// next half line, which with the rest of the struct starts the ACK's fields (`EndpointStats`).
+    stats: EndpointStats,
     // Read by ACKs only.
     /// The controller state last traced (kept up to date only while tracing).
     cc_state: CcState,
@@ -548,6 +551,19 @@ impl Endpoint for Sender {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use core::mem::offset_of;
+
+    #[test]
+    fn layout_keeps_a_send_in_13_lines() {
+        // Everything a send reads ends with the counters' first half line; the ACK-only fields follow
+        // the counters directly, so their ACK half and cold half start the ACK's lines.
+        let stats = offset_of!(Sender, stats);
+        let send_end = stats + offset_of!(EndpointStats, completion_time);
+        assert!(offset_of!(Sender, af_bound) < stats, "the counters come last among a send's fields");
+        assert!(send_end <= 13 * 64, "a send's fields end at byte {send_end}");
+        assert_eq!(offset_of!(Sender, cc_state), stats + size_of::<EndpointStats>());
+        assert_eq!(size_of::<Sender>(), 20 * 64);
+    }
 
     #[test]
     fn sender_config_parses_with_rfc_defaults() {
