@@ -183,9 +183,15 @@ pub struct Sender {
     /// Last of the fields sends read: a send writes the counters in its first half line, an ACK the
     /// next half line, which with the rest of the struct starts the ACK's fields (`EndpointStats`).
     stats: EndpointStats,
-    // Read by ACKs only.
+    // Read by ACKs only. First, after the counters' cold tail, what only tracing, TCP-style window
+    // growth, PRR or a lost ACK_FREQUENCY frame reads: no byte of line 14 is read by a plain ACK.
     /// The controller state last traced (kept up to date only while tracing).
     cc_state: CcState,
+    /// With `cumulative_ack_growth`: the end of the data sent when the last loss was detected
+    /// (Linux `high_seq`), until the acknowledged prefix passes it.
+    recovery_point: Option<u64>,
+    /// Newest ACK_FREQUENCY frame sent, resent when its packet was lost.
+    last_af_frame: Option<AckFrequencyFrame>,
     last_rate_sample: Option<RateSample>,
     /// Reused per-ACK buffers (no allocation per ACK).
     acked_buf: Vec<AckedPacket>,
@@ -197,15 +203,10 @@ pub struct Sender {
     rtt_samples: RttHistogram,
     /// Only ACKs that advance the acknowledged prefix grow the window (`cumulative_ack_growth`).
     cumulative_ack_growth: bool,
-    /// With `cumulative_ack_growth`: the end of the data sent when the last loss was detected
-    /// (Linux `high_seq`), until the acknowledged prefix passes it.
-    recovery_point: Option<u64>,
     /// Recovery brings the window down by PRR (`proportional_rate_reduction`).
     prr_enabled: bool,
-    // Read when an ACK_FREQUENCY frame is sent or lost.
-    /// Newest ACK_FREQUENCY frame sent, resent when its packet was lost.
-    last_af_frame: Option<AckFrequencyFrame>,
-    /// The outstanding packets that carried an ACK_FREQUENCY frame.
+    /// The outstanding packets that carried an ACK_FREQUENCY frame (asked for each packet an ACK
+    /// covers).
     af_sent: AckFrequencySent,
 }
 
@@ -569,7 +570,7 @@ mod tests {
     }
 
     #[test]
-    fn layout_keeps_a_send_in_11_lines() {
+    fn layout_keeps_a_send_in_11_lines_and_line_14_cold() {
         // Every field a send, its loss timer and `poll_timeout` read, with the parts of the structs
         // among them that a send reads. With thousands of flows a send (on a pacing timer) and an
         // ACK visit a sender at different times, each finding its lines cold.
@@ -609,6 +610,14 @@ mod tests {
         lines.sort_unstable();
         lines.dedup();
         assert_eq!(lines, [0, 1, 2, 3, 5, 6, 8, 9, 10, 11, 12], "{send:?}");
+        // Line 14 holds only the counters' cold tail and fields a plain ACK does not read.
+        let cold = offset_of!(Sender, stats) + offset_of!(EndpointStats, bytes_delivered);
+        assert!(cold <= 14 * 64 && offset_of!(Sender, last_rate_sample) >= 15 * 64);
+        assert_eq!(
+            offset_of!(Sender, cc_state),
+            offset_of!(Sender, stats) + size_of::<EndpointStats>()
+        );
+        assert!(offset_of!(Sender, last_af_frame) < offset_of!(Sender, last_rate_sample));
         assert_eq!(size_of::<Sender>(), 20 * 64);
     }
 
