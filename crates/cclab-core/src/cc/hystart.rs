@@ -61,21 +61,33 @@ pub enum HyStartPhase {
 }
 
 /// HyStart++ state of one connection.
+///
+/// Fields in a fixed order (`repr(C)`): `next_pn`, the one field a send writes, first, so that
+/// it shares the controller's first line with the window (`Cubic`).
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct HyStart {
-    /// L in bytes; `None` = ∞.
-    limit: Option<u64>,
     /// SND.NXT: the next packet number to be sent.
     next_pn: u64,
-    /// windowEnd.
-    window_end: u64,
+    /// L in bytes; `None` = ∞.
+    limit: Option<u64>,
     /// lastRoundMinRTT (`None` = ∞).
     last_round_min: Option<Dur>,
     /// currentRoundMinRTT (`None` = ∞).
     current_round_min: Option<Dur>,
+    phase: HyStartPhase,
+    /// windowEnd.
+    window_end: u64,
     /// rttSampleCount.
     samples: u64,
-    phase: HyStartPhase,
+}
+
+#[cfg(test)]
+impl HyStart {
+    /// The address of `next_pn`, for the controller's layout test.
+    pub(crate) fn next_pn_at(&self) -> usize {
+        &self.next_pn as *const u64 as usize
+    }
 }
 
 impl HyStart {

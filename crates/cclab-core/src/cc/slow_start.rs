@@ -95,6 +95,17 @@ pub struct SlowStart {
     kind: Kind,
 }
 
+#[cfg(test)]
+impl SlowStart {
+    /// Where HyStart++'s `next_pn` sits from the start of this state, if this is HyStart++.
+    pub(crate) fn hystart_next_pn_offset(&self) -> Option<usize> {
+        match &self.kind {
+            Kind::HyStart(h) => Some(h.next_pn_at() - self as *const SlowStart as usize),
+            _ => None,
+        }
+    }
+}
+
 impl SlowStart {
     /// The chosen slow start for a sender whose full-sized packet is `mss` bytes.
     pub fn new(cfg: &SlowStartConfig, mss: u64) -> SlowStart {

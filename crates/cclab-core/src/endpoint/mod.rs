@@ -23,36 +23,42 @@ pub mod trace;
 pub use trace::{Metrics, TraceEvent, TraceLog, TraceSink};
 
 /// Counters every endpoint keeps (units in the names). Summaries are built from these.
+///
+/// Fields in a fixed order (`repr(C)`): the counters a sender writes with every packet sent first,
+/// then those it writes on ACKs (`completion_time` to `cwnd_max_bytes`), then the rest: the sender puts the
+/// struct last among its fields read by sends, so a send touches only the first half line
+/// (`Sender`).
 #[derive(Clone, Debug, Default, PartialEq)]
+#[repr(C)]
 pub struct EndpointStats {
-    /// Application bytes delivered in order to the receiving application (receiver side) or
-    /// acknowledged (sender side).
-    pub bytes_delivered: u64,
-    /// Data-carrying packets sent, retransmissions included.
-    pub data_packets_sent: u64,
-    /// Packets sent that carried retransmitted data.
-    pub retransmitted_packets: u64,
-    /// Packets declared lost.
-    pub lost_packets: u64,
-    /// ACK-only (or feedback) packets sent.
-    pub acks_sent: u64,
-    /// IP-layer bytes of those ACK packets.
-    pub ack_bytes: u64,
     /// Datagrams sent of any kind, and their IP-layer bytes.
     pub datagrams_sent: u64,
     /// IP-layer bytes of all datagrams sent.
     pub bytes_sent: u64,
+    /// Data-carrying packets sent, retransmissions included.
+    pub data_packets_sent: u64,
+    /// Packets sent that carried retransmitted data.
+    pub retransmitted_packets: u64,
+    /// When the transfer completed (sender: last byte acked; receiver: last byte received).
+    pub completion_time: Option<Time>,
+    /// Packets declared lost.
+    pub lost_packets: u64,
     /// Largest congestion window seen, bytes.
     pub cwnd_max_bytes: u64,
+    /// Application bytes delivered in order to the receiving application (receiver side) or
+    /// acknowledged (sender side).
+    pub bytes_delivered: u64,
+    /// ACK-only (or feedback) packets sent.
+    pub acks_sent: u64,
+    /// IP-layer bytes of those ACK packets.
+    pub ack_bytes: u64,
+    /// Receiver: packet-number ranges it stopped tracking to stay bounded (QUIC: the oldest beyond
+    /// `max_ack_ranges`, RFC 9000 §13.2.4; TCP: the oldest SACK-able ones beyond `TCP_MAX_RANGES`).
+    pub ack_ranges_forgotten: u64,
     /// Datagrams (or frames) refused as protocol violations and otherwise ignored: ACKs of packets never
     /// sent or with malformed ranges (RFC 9000 §13.1, §19.3.1), stream data past the largest offset or the
     /// final size (RFC 9000 §4.5, §19.8), out-of-range packet or sequence numbers. A correct peer causes none.
     pub protocol_violations: u64,
-    /// Receiver: packet-number ranges it stopped tracking to stay bounded (QUIC: the oldest beyond
-    /// `max_ack_ranges`, RFC 9000 §13.2.4; TCP: the oldest SACK-able ones beyond `TCP_MAX_RANGES`).
-    pub ack_ranges_forgotten: u64,
-    /// When the transfer completed (sender: last byte acked; receiver: last byte received).
-    pub completion_time: Option<Time>,
 }
 
 /// A sans-IO endpoint.

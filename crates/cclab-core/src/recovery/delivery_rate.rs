@@ -38,7 +38,11 @@ struct PendingSample {
 }
 
 /// Connection-level delivery-rate state (the draft's `C.*` fields) and the sample in progress.
+///
+/// Fields in a fixed order (`repr(C)`): the connection state a send snapshots first (40 bytes), the
+/// sample in progress, which only ACKs read, last (`Sender`).
 #[derive(Clone, Debug, Default)]
+#[repr(C)]
 pub struct DeliveryRate {
     delivered: u64,
     delivered_time: Time,
@@ -48,6 +52,10 @@ pub struct DeliveryRate {
     lost: u64,
     pending: Option<PendingSample>,
 }
+
+/// The bytes of a `DeliveryRate` that a send reads (all but the sample in progress), for the sender's layout test.
+#[cfg(test)]
+pub(crate) const SEND_BYTES: core::ops::Range<usize> = 0..core::mem::offset_of!(DeliveryRate, pending);
 
 impl DeliveryRate {
     /// A connection that has sent nothing.

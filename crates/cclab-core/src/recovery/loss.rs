@@ -44,21 +44,31 @@ pub enum LossTimer {
 }
 
 /// Loss-detection state of one packet-number space.
+///
+/// Fields in a fixed order (`repr(C)`): the thresholds and the persistent-congestion mark, read only
+/// when an ACK or a timeout looks for losses, first (32 bytes), then what the loss timer and the
+/// packet-number length of every send read (`Sender`).
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct LossDetection {
+    /// First packet number sent after the first RTT sample: only from there on can lost
+    /// packets establish persistent congestion (§7.6.2).
+    pc_first_pn: Option<u64>,
     packet_threshold: u64,
     time_threshold: f64,
     largest_acked: Option<u64>,
     loss_time: Option<Time>,
+    last_ack_eliciting_sent: Option<Time>,
     pto_count: u32,
     /// Until the first RTT sample the probe timeout is at least `TCP_FALLBACK_RTO`
     /// (`on_handshake_without_rtt_sample`). A flag, not a duration: it fits beside `pto_count`.
     fallback_rto: bool,
-    last_ack_eliciting_sent: Option<Time>,
-    /// First packet number sent after the first RTT sample: only from there on can lost
-    /// packets establish persistent congestion (§7.6.2).
-    pc_first_pn: Option<u64>,
 }
+
+/// The bytes of a `LossDetection` that a send reads (all but the thresholds and `pc_first_pn`), for the sender's layout test.
+#[cfg(test)]
+pub(crate) const SEND_BYTES: core::ops::Range<usize> =
+    core::mem::offset_of!(LossDetection, largest_acked)..size_of::<LossDetection>();
 
 impl LossDetection {
     /// `packet_threshold` (kPacketThreshold, RFC default 3) and `time_threshold`

@@ -8,16 +8,25 @@ pub const INITIAL_RTT: Dur = Dur::from_millis(333);
 pub const GRANULARITY: Dur = Dur::from_millis(1);
 
 /// Smoothed RTT, RTT variation, minimum and latest samples.
+///
+/// Fields in a fixed order (`repr(C)`): what a send reads for the probe timeout and the pacing rate
+/// first (24 bytes), then what only an ACK's sample reads (`Sender` lines them up with other
+/// ACK-only bytes into whole lines a send does not touch).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
 pub struct RttEstimator {
-    latest: Dur,
-    adjusted: Dur,
     smoothed: Dur,
     var: Dur,
-    min: Dur,
     has_sample: bool,
+    latest: Dur,
+    adjusted: Dur,
+    min: Dur,
     first_sample_time: Option<Time>,
 }
+
+/// The bytes of a `RttEstimator` that a send reads (`smoothed`, `var`, `has_sample`), for the sender's layout test.
+#[cfg(test)]
+pub(crate) const SEND_BYTES: core::ops::Range<usize> = 0..core::mem::offset_of!(RttEstimator, latest);
 
 impl RttEstimator {
     /// Before any sample: `smoothed = initial`, `rttvar = initial / 2` (§5.3).

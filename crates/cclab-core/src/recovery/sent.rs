@@ -74,12 +74,14 @@ pub struct SentPackets {
     /// length reaches `cap` as sends fill it: a slot is written when first used, not when the ring grows,
     /// so a ring that never fills its last doubling never touches (or faults in) the pages of the rest.
     ring: Vec<Option<SentPacket>>,
-    /// Slots the ring holds before it grows: 0 or a power of two.
-    cap: usize,
+    /// Slots the ring holds before it grows: 0 or a power of two. This and the count below are 32 bits so
+    /// that the record stays 64 bytes, which the sender's layout counts on (its layout test); 2^31 records
+    /// would be 160 GiB.
+    cap: u32,
+    ack_eliciting_in_flight: u32,
     head: usize,
     len: usize,
     bytes_in_flight: u64,
-    ack_eliciting_in_flight: usize,
 }
 
 impl SentPackets {
@@ -108,7 +110,7 @@ impl SentPackets {
     /// `cap - 1`: slot indices wrap with it.
     #[inline]
     fn mask(&self) -> usize {
-        self.cap.wrapping_sub(1)
+        (self.cap as usize).wrapping_sub(1)
     }
 
     /// The packet number the next `push` gets.
@@ -123,15 +125,15 @@ impl SentPackets {
 
     /// Number of outstanding ack-eliciting in-flight packets (they arm the PTO, RFC 9002 §6.2.1).
     pub fn ack_eliciting_in_flight(&self) -> usize {
-        self.ack_eliciting_in_flight
+        self.ack_eliciting_in_flight as usize
     }
 
     /// Records a packet; returns its packet number.
     pub fn push(&mut self, p: SentPacket) -> u64 {
         let pn = self.next_pn();
         self.bytes_in_flight += p.bytes as u64;
-        self.ack_eliciting_in_flight += (p.ack_eliciting && p.bytes > 0) as usize;
-        if self.len == self.cap {
+        self.ack_eliciting_in_flight += (p.ack_eliciting && p.bytes > 0) as u32;
+        if self.len == self.cap as usize {
             self.grow();
         }
         let i = (self.head + self.len) & self.mask();
@@ -155,9 +157,13 @@ impl SentPackets {
     #[cold]
     #[inline(never)]
     fn grow(&mut self) {
-        debug_assert!(self.len == self.cap && self.ring.len() == self.cap);
-        let cap = (2 * self.cap).max(4);
-        self.ring.reserve_exact(cap - self.ring.len());
+        debug_assert!(self.len == self.cap as usize && self.ring.len() == self.cap as usize);
+        let cap = self
+            .cap
+            .checked_mul(2)
+            .expect("fewer than 2^31 packets outstanding")
+            .max(4);
+        self.ring.reserve_exact(cap as usize - self.ring.len());
         self.ring.extend_from_within(..self.head);
         self.cap = cap;
     }
@@ -183,7 +189,7 @@ impl SentPackets {
         let i = self.slot(pn)?;
         let p = self.ring[i].take()?;
         self.bytes_in_flight -= p.bytes as u64;
-        self.ack_eliciting_in_flight -= (p.ack_eliciting && p.bytes > 0) as usize;
+        self.ack_eliciting_in_flight -= (p.ack_eliciting && p.bytes > 0) as u32;
         self.drop_empty_front(0);
         Some(p)
     }
@@ -220,7 +226,7 @@ impl SentPackets {
         // over them one by one.
         let n = ranges.partition_point(|r| r.1 >= base);
         let mask = self.mask();
-        let (mut bytes, mut eliciting) = (0u64, 0usize);
+        let (mut bytes, mut eliciting) = (0u64, 0u32);
         // The newest packet so far and its slot, emptied when a newer one turns up or at the end.
         let mut held: Option<(u64, usize)> = None;
         // Where the last range ended: a range overlapping it (never from `AckFrame::check`) is not walked twice.
@@ -240,7 +246,7 @@ impl SentPackets {
                 let slot = (self.head + (pn - base) as usize) & mask;
                 if let Some(p) = &self.ring[slot] {
                     bytes += p.bytes as u64;
-                    eliciting += (p.ack_eliciting && p.bytes > 0) as usize;
+                    eliciting += (p.ack_eliciting && p.bytes > 0) as u32;
                     each(pn, p);
                     if let Some((_, older)) = held.replace((pn, slot)) {
                         self.ring[older] = None;

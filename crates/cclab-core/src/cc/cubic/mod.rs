@@ -110,7 +110,8 @@ struct Epoch {
 ///
 /// What an ACK or a send reads comes first (`repr(C)` keeps the order) and the struct starts on a
 /// cache line: with thousands of flows every event finds the controller cold, and the state then
-/// spans 4 lines, not 7. Of the config only what the window arithmetic reads is kept, inline; the
+/// spans 5 lines, not 7; a send touches only the first (with HyStart++; 3 before the slow-start
+/// state moved into it), an ACK in congestion avoidance lines 0, 3 and 4. Of the config only what the window arithmetic reads is kept, inline; the
 /// slow-start config lives on as `slow_start`'s state.
 #[derive(Clone, Debug)]
 #[repr(C, align(64))]
@@ -122,6 +123,9 @@ pub struct Cubic {
     /// C scaled to bytes/s³.
     c: f64,
     alpha: f64,
+    /// Here, not last: a send reads the window, `ssthresh`, which slow start this is and writes
+    /// HyStart++'s next packet number, all in the first line (the layout test in `tests.rs`).
+    slow_start: SlowStart,
     /// β_cubic (`CubicConfig::beta`).
     beta: f64,
     /// W_max; `None` while undefined (before any congestion event, after persistent congestion).
@@ -144,7 +148,6 @@ pub struct Cubic {
     reno_friendly: RenoFriendly,
     time_source: TimeSource,
     rtt_source: RttSource,
-    slow_start: SlowStart,
 }
 
 impl Cubic {

@@ -413,3 +413,20 @@ fn cubic_config_parses_names() {
     };
     assert_eq!(c.slow_start, SlowStartConfig::Train(train));
 }
+
+#[test]
+fn layout_keeps_a_send_in_one_line() {
+    // A send reads `cwnd` and `ssthresh` (the window, whether in slow start), the slow start's kind
+    // (its pause and burst allowance) and writes HyStart++'s next packet number: all in line 0.
+    let c = Cubic::new(&CubicConfig::default(), Time::ZERO, 1200);
+    let base = &c as *const Cubic as usize;
+    let kind = &c.slow_start as *const SlowStart as usize - base;
+    let next_pn = kind + c.slow_start.hystart_next_pn_offset().expect("HyStart++ is the default");
+    assert!(core::mem::offset_of!(Cubic, ssthresh) + 8 <= 64);
+    // The kind's tag sits before the variant's fields (at most 8 bytes before them).
+    assert!(
+        next_pn - kind <= 8 && next_pn + 8 <= 64,
+        "slow start at {kind}, next_pn at {next_pn}"
+    );
+    assert_eq!(size_of::<Cubic>(), 5 * 64);
+}

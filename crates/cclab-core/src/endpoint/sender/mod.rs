@@ -120,7 +120,9 @@ const PEER_ACK_RANGES: usize = 4;
 /// With thousands of flows every send and ACK finds the sender cold, so the fields are grouped by
 /// who reads them (`repr(C)` keeps the order) and the struct starts on a cache line: first what a
 /// send, an ACK and `poll_timeout` all read, then what only a send reads, then what only an ACK
-/// reads; a send then touches at most 14 lines and an ACK 17 of 19, where both touched nearly all 20.
+/// reads, the counters last among a send's (an ACK's and the rare ones follow in the same line);
+/// inside the first group, the ACK-only parts of its structs (`repr(C)` too) line up into whole
+/// lines; a send then touches 11 lines and an ACK 17 of 19, where both touched nearly all 20.
 /// Last, fields read only when an ACK_FREQUENCY frame is lost.
 #[repr(C, align(64))]
 pub struct Sender {
@@ -158,7 +160,6 @@ pub struct Sender {
     rate: DeliveryRate,
     stream: SendStream,
     source: Source,
-    stats: EndpointStats,
     // Read by sends only.
     pacer: Pacer,
     pacing: PacingConfig,
@@ -173,12 +174,25 @@ pub struct Sender {
     /// The largest possible ACK_FREQUENCY frame when frames may be sent, lent to the packet
     /// `size_bound` sizes: boxed once, not on every send attempt.
     af_bound: Option<Box<RareFrames>>,
-    // Read by ACKs only.
+    /// QUIC: read by every send's loss timer (`pto_max_ack_delay`).
+    peer_max_ack_delay: Dur,
+    /// Last of the fields sends read: a send writes the counters in its first half line, an ACK the
+    /// next half line, which with the rest of the struct starts the ACK's fields (`EndpointStats`).
+    stats: EndpointStats,
+    // Read by ACKs only. First, after the counters' cold tail, what only tracing, TCP-style window
+    // growth, PRR or a lost ACK_FREQUENCY frame reads: no byte of line 14 is read by a plain ACK.
     /// The controller state last traced (kept up to date only while tracing).
     cc_state: CcState,
+    /// With `cumulative_ack_growth`: the end of the data sent when the last loss was detected
+    /// (Linux `high_seq`), until the acknowledged prefix passes it.
+    recovery_point: Option<u64>,
+    /// Newest ACK_FREQUENCY frame sent, resent when its packet was lost.
+    last_af_frame: Option<AckFrequencyFrame>,
     /// Delivery rate of the last rate sample, bytes/s (0 before the first), for `metrics`: the sample
     /// itself is 72 bytes, copied on every ACK only for this field.
     last_delivery_rate: f64,
+    /// Largest ECN-CE count reported so far (ACKs with ECN only).
+    ecn_ce_count: u64,
     /// Reused per-ACK buffers (no allocation per ACK).
     acked_buf: Vec<AckedPacket>,
     lost_buf: Vec<LostPacket>,
@@ -187,20 +201,12 @@ pub struct Sender {
     peer_received: RangeSet,
     /// Every RTT sample, for the run's percentiles.
     rtt_samples: RttHistogram,
-    peer_max_ack_delay: Dur,
-    /// Largest ECN-CE count reported so far.
-    ecn_ce_count: u64,
     /// Only ACKs that advance the acknowledged prefix grow the window (`cumulative_ack_growth`).
     cumulative_ack_growth: bool,
-    /// With `cumulative_ack_growth`: the end of the data sent when the last loss was detected
-    /// (Linux `high_seq`), until the acknowledged prefix passes it.
-    recovery_point: Option<u64>,
     /// Recovery brings the window down by PRR (`proportional_rate_reduction`).
     prr_enabled: bool,
-    // Read when an ACK_FREQUENCY frame is sent or lost.
-    /// Newest ACK_FREQUENCY frame sent, resent when its packet was lost.
-    last_af_frame: Option<AckFrequencyFrame>,
-    /// The outstanding packets that carried an ACK_FREQUENCY frame.
+    /// The outstanding packets that carried an ACK_FREQUENCY frame (asked for each packet an ACK
+    /// covers).
     af_sent: AckFrequencySent,
 }
 
@@ -550,6 +556,70 @@ impl Endpoint for Sender {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use core::mem::offset_of;
+
+    /// The bytes of field `$f` (of type `$t`) of the sender, or only `$part` of them.
+    macro_rules! span {
+        ($f:ident: $t:ty) => {
+            offset_of!(Sender, $f)..offset_of!(Sender, $f) + size_of::<$t>()
+        };
+        ($f:ident, $part:expr) => {{
+            let (at, part) = (offset_of!(Sender, $f), $part);
+            at + part.start..at + part.end
+        }};
+    }
+
+    #[test]
+    fn layout_keeps_a_send_in_11_lines_and_line_14_cold() {
+        // Every field a send, its loss timer and `poll_timeout` read, with the parts of the structs
+        // among them that a send reads. With thousands of flows a send (on a pacing timer) and an
+        // ACK visit a sender at different times, each finding its lines cold.
+        let send = [
+            span!(clock: Clock),
+            span!(cc: Box<dyn CongestionController>),
+            span!(trace: TraceLog),
+            span!(handshake: Option<Box<Opening>>),
+            span!(mss: u64),
+            span!(loss_deadline: Option<Time>),
+            span!(blocked_until: Option<Time>),
+            span!(peer_ack_due: Option<Time>),
+            span!(ack_frequency: Option<Box<AckFrequencySender>>),
+            span!(profile: Profile),
+            span!(flow: FlowId),
+            span!(probes: u8),
+            span!(app_limited: bool),
+            span!(ecn: Ecn),
+            span!(af_resend: bool),
+            span!(sent: SentPackets),
+            span!(rtt, crate::recovery::rtt::SEND_BYTES),
+            span!(loss, crate::recovery::loss::SEND_BYTES),
+            span!(rate, crate::recovery::delivery_rate::SEND_BYTES),
+            span!(stream, stream::SEND_BYTES),
+            span!(source: Source),
+            span!(pacer: Pacer),
+            span!(pacing: PacingConfig),
+            span!(tso: Option<Box<Tso>>),
+            span!(prr: Option<Box<Prr>>),
+            span!(full_packet: transmit::FullPacket),
+            span!(receive_window: Option<u64>),
+            span!(af_bound: Option<Box<RareFrames>>),
+            span!(peer_max_ack_delay: Dur),
+            span!(stats, 0..offset_of!(EndpointStats, completion_time)),
+        ];
+        let mut lines: Vec<usize> = send.iter().flat_map(|r| r.start / 64..r.end.div_ceil(64)).collect();
+        lines.sort_unstable();
+        lines.dedup();
+        assert_eq!(lines, [0, 1, 2, 3, 5, 6, 8, 9, 10, 11, 12], "{send:?}");
+        // Line 14 holds only the counters' cold tail and fields a plain ACK does not read.
+        let cold = offset_of!(Sender, stats) + offset_of!(EndpointStats, bytes_delivered);
+        assert!(cold <= 14 * 64 && offset_of!(Sender, last_delivery_rate) >= 15 * 64);
+        assert_eq!(
+            offset_of!(Sender, cc_state),
+            offset_of!(Sender, stats) + size_of::<EndpointStats>()
+        );
+        assert!(offset_of!(Sender, last_af_frame) < offset_of!(Sender, last_delivery_rate));
+        assert_eq!(size_of::<Sender>(), 20 * 64);
+    }
 
     #[test]
     fn sender_config_parses_with_rfc_defaults() {

@@ -122,21 +122,30 @@ pub(super) struct NextChunk {
 }
 
 /// Stream send state.
+///
+/// Fields in a fixed order (`repr(C)`): the acknowledged ranges and bytes, which only ACKs (and a
+/// retransmission's check) read, first (48 bytes), then what a send reads (`Sender`).
 #[derive(Clone, Debug, Default)]
+#[repr(C)]
 pub(super) struct SendStream {
+    acked: ByteRanges,
+    acked_bytes: u64,
     written: u64,
-    final_size: Option<u64>,
     next_offset: u64,
-    fin_sent: bool,
+    final_size: Option<u64>,
     retransmit: VecDeque<DataChunk>,
+    fin_sent: bool,
     /// The front of `retransmit` was trimmed to unacknowledged bytes by `peek`, and no ACK covered
     /// any of them since: a sender held by its window or pacer peeks it again and again, and each
     /// check walks `acked`, which holds a range per hole after a loss burst.
     front_trimmed: bool,
-    acked: ByteRanges,
-    acked_bytes: u64,
     fin_acked: bool,
 }
+
+/// The bytes of a `SendStream` that a send reads (all but the acknowledged ranges and bytes), for the sender's layout test.
+#[cfg(test)]
+pub(crate) const SEND_BYTES: core::ops::Range<usize> =
+    core::mem::offset_of!(SendStream, written)..size_of::<SendStream>();
 
 impl SendStream {
     /// Starts loading the acknowledged ranges' ends and the oldest chunk to resend.
