@@ -11,10 +11,22 @@ use std::collections::VecDeque;
 #[derive(Clone, Debug, Default)]
 struct ByteRanges {
     ranges: VecDeque<(u64, u64)>,
-    /// Where the last `first_gap` search ended, checked before use: lost data is resent mostly in
-    /// offset order, so after a loss burst the next hole asked about lies just past the last one,
-    /// often far from both ends of thousands of ranges.
-    hint: usize,
+    /// Where the last `first_gap` search for each of its two callers ended ([`GapHint`]), checked
+    /// before use. Lost data is declared and resent mostly in offset order, so after a loss burst the
+    /// next hole asked about lies at or just past the last one, often far from both ends of thousands
+    /// of ranges. One hint for both thrashed: loss detection asks at the newest losses while the resends
+    /// waiting behind the pacer ask at the oldest, so each call found the other's hint and searched.
+    /// 32 bits each, so that the two take the one's 8 bytes (the sender's layout counts on it).
+    hints: [u32; 2],
+}
+
+/// Which caller's hint a `first_gap` search starts from.
+#[derive(Clone, Copy)]
+enum GapHint {
+    /// Loss detection checking a lost packet's chunk (`queue_retransmission`).
+    Lost = 0,
+    /// The front of the resend queue (`peek_retransmission`).
+    Resend = 1,
 }
 
 impl ByteRanges {
@@ -64,16 +76,24 @@ impl ByteRanges {
         partition_point_from(&self.ranges, start, pred)
     }
 
-    /// The first sub-range of `lo..hi` not in the set.
-    fn first_gap(&mut self, lo: u64, hi: u64) -> Option<(u64, u64)> {
-        // `partition_point(|r| r.1 <= lo)`, from the hint when the answer lies at or past it.
-        let h = self.hint.min(self.ranges.len());
+    /// The first sub-range of `lo..hi` not in the set, found from `hint`'s last answer when it still holds.
+    fn first_gap(&mut self, hint: GapHint, lo: u64, hi: u64) -> Option<(u64, u64)> {
+        // `partition_point(|r| r.1 <= lo)`: the hinted index itself when the range before it ends at or below
+        // `lo` and its own does not (the next hole of a burst), a search from it when the answer lies past
+        // it, else a search of the whole set.
+        let n = self.ranges.len();
+        let h = (self.hints[hint as usize] as usize).min(n);
         let mut i = if h > 0 && self.ranges[h - 1].1 <= lo {
-            h + self.partition_point_from(h, |r| r.1 <= lo)
+            if h == n || self.ranges[h].1 > lo {
+                h
+            } else {
+                h + self.partition_point_from(h, |r| r.1 <= lo)
+            }
         } else {
             self.partition_point(|r| r.1 <= lo)
         };
-        self.hint = i;
+        // Saturates past 2^32 ranges (2^32 holes), where the hint is just checked and unused.
+        self.hints[hint as usize] = u32::try_from(i).unwrap_or(u32::MAX);
         let mut x = lo;
         if let Some(r) = self.ranges.get(i).filter(|r| r.0 <= x) {
             x = r.1;
@@ -227,7 +247,7 @@ impl SendStream {
                 self.retransmit.pop_front();
                 continue;
             }
-            let Some((lo, hi)) = self.acked.first_gap(c.offset, end) else {
+            let Some((lo, hi)) = self.acked.first_gap(GapHint::Resend, c.offset, end) else {
                 // Acknowledged through another copy; the FIN rides on a zero-length chunk.
                 self.retransmit.pop_front();
                 if c.fin && !self.fin_acked {
@@ -342,7 +362,8 @@ impl SendStream {
 
     /// A packet carrying `c` was lost (or is being probed): resend what is not yet acknowledged.
     pub(super) fn queue_retransmission(&mut self, c: DataChunk) {
-        let unacked = (c.fin && !self.fin_acked) || self.acked.first_gap(c.offset, c.offset + c.len as u64).is_some();
+        let end = c.offset + c.len as u64;
+        let unacked = (c.fin && !self.fin_acked) || self.acked.first_gap(GapHint::Lost, c.offset, end).is_some();
         if unacked {
             self.retransmit.push_back(c);
         }
@@ -366,9 +387,9 @@ mod tests {
         assert_eq!(r.insert(50, 250), 100);
         assert!(r.covers_prefix(300) && !r.covers_prefix(301));
         assert_eq!(r.insert(400, 500), 100);
-        assert_eq!(r.first_gap(0, 450), Some((300, 400)));
-        assert_eq!(r.first_gap(420, 450), None);
-        assert_eq!(r.first_gap(450, 600), Some((500, 600)));
+        assert_eq!(r.first_gap(GapHint::Lost, 0, 450), Some((300, 400)));
+        assert_eq!(r.first_gap(GapHint::Resend, 420, 450), None);
+        assert_eq!(r.first_gap(GapHint::Lost, 450, 600), Some((500, 600)));
     }
 
     #[test]
@@ -410,7 +431,21 @@ mod tests {
             .chain((0..2_010).map(|x| (x * 7919) % 2_010));
         for lo in los {
             let want = scan(&r, lo, lo + 8);
-            assert_eq!(r.first_gap(lo, lo + 8), want, "{lo} hint {}", r.hint);
+            for hint in [GapHint::Lost, GapHint::Resend] {
+                assert_eq!(r.first_gap(hint, lo, lo + 8), want, "{lo} hints {:?}", r.hints);
+            }
+        }
+        // Loss detection and the resend queue's front walk forward at different places, interleaved: each
+        // must find its own hint where it left it (the answer itself, so no search), whatever the other asked.
+        let at = |r: &ByteRanges, lo: u64| r.ranges.partition_point(|q| q.1 <= lo) as u32;
+        for k in 0..900u64 {
+            let (lost, resend) = (1_000 + k, k);
+            assert_eq!(r.first_gap(GapHint::Lost, lost, lost + 8), scan(&r, lost, lost + 8));
+            assert_eq!(
+                r.first_gap(GapHint::Resend, resend, resend + 8),
+                scan(&r, resend, resend + 8)
+            );
+            assert_eq!(r.hints, [at(&r, lost), at(&r, resend)], "after {lost} and {resend}");
         }
     }
 
