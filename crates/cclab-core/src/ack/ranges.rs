@@ -20,8 +20,16 @@ pub(crate) fn partition_point_from(
 ) -> usize {
     let n = d.len() - start;
     let at = |i: usize| pred(&d[start + i]);
-    if n == 0 {
-        return 0;
+    // The first three first: a retransmission fills the oldest hole, so its insert (and the search for
+    // the ranges it joins, from there) ends within them, and the middle of a large set, read below to
+    // choose an end, is a cache miss of its own.
+    for i in 0..n.min(3) {
+        if !at(i) {
+            return i;
+        }
+    }
+    if n <= 3 {
+        return n;
     }
     // The answer lies in `lo..=hi`; the middle element says at which end.
     let mid = n / 2;
@@ -383,6 +391,22 @@ mod tests {
                     assert_eq!(partition_point_from(&d, start, |r| r.1 < x), want, "{len} {start} {x}");
                 }
             }
+        }
+    }
+
+    #[test]
+    fn partition_point_from_reads_only_the_front_for_an_answer_within_it() {
+        // A retransmission's insert ends within the first three ranges of a set of thousands: the search
+        // must not read the set's middle (a cache miss) to find that out.
+        let d: VecDeque<(u64, u64)> = (0..10_000u64).map(|k| (10 * k, 10 * k + 5)).collect();
+        for want in 0..3usize {
+            let reads = std::cell::Cell::new(0);
+            let x = 10 * want as u64 + 5;
+            let got = partition_point_from(&d, 0, |r| {
+                reads.set(reads.get() + 1);
+                r.1 < x
+            });
+            assert_eq!((got, reads.get()), (want, want + 1));
         }
     }
 
