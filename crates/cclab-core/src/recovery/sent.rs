@@ -10,6 +10,7 @@
 use crate::recovery::delivery_rate::PacketDelivery;
 use crate::time::Time;
 use crate::wire::packet::DataChunk;
+use core::mem::MaybeUninit;
 use std::collections::VecDeque;
 
 /// One packet awaiting acknowledgement (RFC 9002 §A.1.1).
@@ -61,6 +62,9 @@ impl AckFrequencySent {
     }
 }
 
+/// A slot of the ring: initialised while its packet number is in use (`SentPackets::live`).
+type Slot = MaybeUninit<Option<SentPacket>>;
+
 /// The outstanding packets of one packet-number space, with bytes-in-flight accounting.
 ///
 /// A ring of its own rather than a `VecDeque`: packet `pn`'s slot is `ring[(head + pn - base) & mask]`
@@ -70,13 +74,13 @@ impl AckFrequencySent {
 pub struct SentPackets {
     /// Packet number of the slot at `head`.
     base: u64,
-    /// The slots written since the ring last grew, `len` of them in use from `head` on (wrapping). Its
-    /// length reaches `cap` as sends fill it: a slot is written when first used, not when the ring grows,
-    /// so a ring that never fills its last doubling never touches (or faults in) the pages of the rest.
-    ring: Vec<Option<SentPacket>>,
-    /// Slots the ring holds before it grows: 0 or a power of two. This and the count below are 32 bits so
-    /// that the record stays 64 bytes, which the sender's layout counts on (its layout test); 2^31 records
-    /// would be 160 GiB.
+    /// `cap` slots, the `len` from `head` on (wrapping) in use. Only those are initialised (`live`): a slot
+    /// is written when a send reaches it, not when the ring grows, so a ring that never fills its last
+    /// doubling never touches (or faults in) the pages of the rest, and a send writes its slot with no
+    /// test of whether the ring was ever that long.
+    ring: Vec<Slot>,
+    /// Slots in the ring: 0 or a power of two. This and the count below are 32 bits so that the record
+    /// stays 64 bytes, which the sender's layout counts on (its layout test); 2^31 records would be 160 GiB.
     cap: u32,
     ack_eliciting_in_flight: u32,
     head: usize,
@@ -105,6 +109,19 @@ impl SentPackets {
     /// An empty record whose first packet number is 0.
     pub fn new() -> SentPackets {
         SentPackets::default()
+    }
+
+    /// Slot `i`, one of the `len` in use from `head` on: every caller computes `i` from a packet number
+    /// below `next_pn` and at or above `base`.
+    #[inline(always)]
+    fn live(&self, i: usize) -> &Option<SentPacket> {
+        debug_assert!(
+            (i.wrapping_sub(self.head) & self.mask()) < self.len,
+            "slot {i} not in use"
+        );
+        // SAFETY: the slots in use were written by `push` (or moved by `grow` with their contents), and
+        // nothing makes a slot in use without writing it.
+        unsafe { self.ring[i].assume_init_ref() }
     }
 
     /// `cap - 1`: slot indices wrap with it.
@@ -137,34 +154,44 @@ impl SentPackets {
             self.grow();
         }
         let i = (self.head + self.len) & self.mask();
-        if i < self.ring.len() {
-            self.ring[i] = Some(p);
-        } else {
-            // The first pass over the slots after a growth: they are filled in index order from `len`.
-            debug_assert_eq!(i, self.ring.len());
-            self.ring.push(Some(p));
+        // `i` is below `cap`, the ring's length (`grow` keeps them equal): the test is the bounds check's,
+        // without its panic path (4 instructions a send).
+        debug_assert!(i < self.ring.len());
+        if let Some(slot) = self.ring.get_mut(i) {
+            *slot = MaybeUninit::new(Some(p));
         }
         self.len += 1;
         pn
     }
 
-    /// Doubles the ring (4 slots at first) where it lies. Growing the buffer by `realloc` lets glibc move a large
-    /// one's pages (`mremap`) rather than copy them, and the new half is written only as sends fill it: copying
-    /// the records into a fresh ring filled with `None` (`vec![None; 2 * cap]`) wrote pages the flow never used
-    /// and copied the rest, 10,000 more page faults at BDP 100k's last doublings in a 1 GB run (30,720 against
-    /// 20,517). The slots of a full ring run from `head` to the old end, then from 0 to `head`; that second
-    /// part is copied to follow the old end, so the ring is in use from `head` on, unwrapped.
+    /// Doubles the ring (4 slots at first) where it lies. Growing the buffer by `realloc` lets glibc move a
+    /// large one's pages (`mremap`) rather than copy them, and the new half stays unwritten until sends reach
+    /// it: copying the records into a fresh ring filled with `None` (`vec![None; 2 * cap]`) wrote pages the
+    /// flow never used and copied the rest, 10,000 more page faults at BDP 100k's last doublings in a 1 GB
+    /// run (30,720 against 20,517). A full ring's slots run from `head` to the old end, then from 0 to `head`;
+    /// the shorter of the two parts moves so that the slots in use stay consecutive modulo the new length:
+    /// the part from 0 to after the old end, or the part from `head` to the new end (`head` with it). At
+    /// BDP 100k a ring fills with `head` near its end (ACKs free few slots in slow start), and moving the
+    /// part before it, as the ring did, copied most of 20 MB at the last doubling.
     #[cold]
     #[inline(never)]
     fn grow(&mut self) {
-        debug_assert!(self.len == self.cap as usize && self.ring.len() == self.cap as usize);
+        let old = self.cap as usize;
+        debug_assert!(self.len == old && self.ring.len() == old);
         let cap = self
             .cap
             .checked_mul(2)
             .expect("fewer than 2^31 packets outstanding")
             .max(4);
-        self.ring.reserve_exact(cap as usize - self.ring.len());
-        self.ring.extend_from_within(..self.head);
+        self.ring.reserve_exact(cap as usize - old);
+        // SAFETY: the capacity is reserved just above, and a `MaybeUninit` slot needs no initialisation.
+        unsafe { self.ring.set_len(cap as usize) };
+        if self.head <= old - self.head {
+            self.ring.copy_within(..self.head, old);
+        } else {
+            self.ring.copy_within(self.head..old, self.head + old);
+            self.head += old;
+        }
         self.cap = cap;
     }
 
@@ -176,7 +203,7 @@ impl SentPackets {
 
     /// The outstanding packet `pn`, if any.
     pub fn get(&self, pn: u64) -> Option<&SentPacket> {
-        self.ring[self.slot(pn)?].as_ref()
+        self.live(self.slot(pn)?).as_ref()
     }
 
     /// Smallest packet number that may still be outstanding.
@@ -187,7 +214,8 @@ impl SentPackets {
     /// Removes `pn` (acknowledged or lost) and returns it, if it was outstanding.
     pub fn remove(&mut self, pn: u64) -> Option<SentPacket> {
         let i = self.slot(pn)?;
-        let p = self.ring[i].take()?;
+        let p = (*self.live(i))?;
+        self.ring[i] = MaybeUninit::new(None);
         self.bytes_in_flight -= p.bytes as u64;
         self.ack_eliciting_in_flight -= (p.ack_eliciting && p.bytes > 0) as u32;
         self.drop_empty_front(0);
@@ -199,7 +227,7 @@ impl SentPackets {
     fn drop_empty_front(&mut self, known: usize) {
         let mask = self.mask();
         let (mut head, mut len) = ((self.head + known) & mask, self.len - known);
-        while len > 0 && self.ring[head].is_none() {
+        while len > 0 && self.live(head).is_none() {
             head = (head + 1) & mask;
             len -= 1;
         }
@@ -244,12 +272,12 @@ impl SentPackets {
             next = last + 1;
             for pn in first..next {
                 let slot = (self.head + (pn - base) as usize) & mask;
-                if let Some(p) = &self.ring[slot] {
+                if let Some(p) = self.live(slot) {
                     bytes += p.bytes as u64;
                     eliciting += (p.ack_eliciting && p.bytes > 0) as u32;
                     each(pn, p);
                     if let Some((_, older)) = held.replace((pn, slot)) {
-                        self.ring[older] = None;
+                        self.ring[older] = MaybeUninit::new(None);
                     }
                 }
             }
@@ -257,10 +285,10 @@ impl SentPackets {
         self.bytes_in_flight -= bytes;
         self.ack_eliciting_in_flight -= eliciting;
         if let Some((pn, slot)) = held {
-            if let Some(p) = &self.ring[slot] {
+            if let Some(p) = self.live(slot) {
                 newest(pn, p, bytes);
             }
-            self.ring[slot] = None;
+            self.ring[slot] = MaybeUninit::new(None);
         }
         // Empty slots at the front go once per ACK, not once per packet.
         self.drop_empty_front(empty_front);
@@ -269,7 +297,7 @@ impl SentPackets {
     /// Outstanding packets in packet-number order, oldest first.
     pub fn iter(&self) -> impl Iterator<Item = (u64, &SentPacket)> + '_ {
         let (base, head, mask) = (self.base, self.head, self.mask());
-        (0..self.len).filter_map(move |i| self.ring[(head + i) & mask].as_ref().map(|p| (base + i as u64, p)))
+        (0..self.len).filter_map(move |i| self.live((head + i) & mask).as_ref().map(|p| (base + i as u64, p)))
     }
 }
 
@@ -367,6 +395,37 @@ mod tests {
             (s.first_pn(), s.bytes_in_flight(), s.ack_eliciting_in_flight()),
             (7, 0, 0)
         );
+    }
+
+    #[test]
+    fn sent_ring_grows_by_moving_the_shorter_part() {
+        // Four slots, packets 0-3; the ACK of 0-2 leaves slot 3 the front, and 4-6 wrap into slots 0-2: the
+        // ring is full with one slot before its end and three after its start. Packet 7 doubles it: the one
+        // slot moves to the new end (slot 7), not the three to after the old end.
+        let mut s = SentPackets::new();
+        for i in 0..4 {
+            s.push(pkt(i, 100 + i as u32));
+        }
+        s.on_ack(&[(0, 2)], |_, _| {}, |_, _, _| {});
+        for i in 4..8 {
+            assert_eq!(s.push(pkt(i, 100 + i as u32)), i);
+        }
+        assert_eq!((s.cap, s.head, s.len), (8, 7, 5));
+        let order = |s: &SentPackets| s.iter().map(|(pn, p)| (pn, p.time_sent.0, p.bytes)).collect::<Vec<_>>();
+        assert_eq!(order(&s), (3..8).map(|i| (i, i, 100 + i as u32)).collect::<Vec<_>>());
+        // The slots in use keep packet-number order across the new wrap, through another doubling (head 7 of
+        // 8: the slot before the end moves again) and ACKs across both wraps.
+        for i in 8..11 {
+            s.push(pkt(i, 100 + i as u32));
+        }
+        s.push(pkt(11, 111));
+        assert_eq!((s.cap, s.head, s.len), (16, 15, 9));
+        let mut each = Vec::new();
+        s.on_ack(&[(9, 10), (3, 4)], |pn, _| each.push(pn), |_, _, _| {});
+        assert_eq!(each, vec![3, 4, 9, 10]);
+        assert_eq!(s.iter().map(|(pn, _)| pn).collect::<Vec<_>>(), vec![5, 6, 7, 8, 11]);
+        assert_eq!((s.first_pn(), s.bytes_in_flight()), (5, 105 + 106 + 107 + 108 + 111));
+        assert_eq!(s.get(8).map(|p| p.bytes), Some(108));
     }
 
     #[test]
