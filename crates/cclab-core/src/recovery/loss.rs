@@ -219,20 +219,20 @@ impl LossDetection {
         largest: u64,
         mut lost: impl FnMut(u64, SentPacket, LossTrigger),
     ) -> bool {
-        let mut pn = sent.first_pn();
         let end = largest.min(sent.next_pn());
         let loss_delay = self.loss_delay(rtt);
         // §7.6.1: (smoothed_rtt + max(4·rttvar, kGranularity) + max_ack_delay) · 3.
         let pc_duration = rtt.pto_base(max_ack_delay, GRANULARITY) * PERSISTENT_CONGESTION_THRESHOLD;
         let mut pc_start: Option<Time> = None;
         let mut persistent = false;
-        while pn < end {
-            let Some(&p) = sent.get(pn) else {
+        // Packets are declared lost from the front of the record, which then starts at the next
+        // outstanding one: the slots between (acknowledged) are passed once, as the front is dropped.
+        let mut next = sent.first_pn();
+        while let Some((pn, &p)) = sent.oldest().filter(|&(pn, _)| pn < end) {
+            if pn != next {
                 // A hole: acknowledged (or lost earlier) between two lost packets (§7.6.2).
                 pc_start = None;
-                pn += 1;
-                continue;
-            };
+            }
             let trigger = if pn + self.packet_threshold <= largest {
                 LossTrigger::PacketThreshold
             } else if now.saturating_since(p.time_sent) >= loss_delay {
@@ -241,7 +241,7 @@ impl LossDetection {
                 self.loss_time = Some(p.time_sent + loss_delay);
                 break;
             };
-            sent.remove(pn);
+            sent.pop_oldest();
             if p.ack_eliciting && self.pc_first_pn.is_some_and(|f| pn >= f) {
                 match pc_start {
                     None => pc_start = Some(p.time_sent),
@@ -249,7 +249,7 @@ impl LossDetection {
                 }
             }
             lost(pn, p, trigger);
-            pn += 1;
+            next = pn + 1;
         }
         persistent
     }
@@ -273,6 +273,36 @@ mod tests {
             data: None,
             delivery,
         })
+    }
+
+    #[test]
+    fn loss_persistent_congestion_needs_a_run_without_holes() {
+        // §7.6.2: lost ack-eliciting packets establish persistent congestion only if no packet between them
+        // was acknowledged. Sent every 100 ms, RTT 10 ms (duration (10 + 20 + 0)·3 = 90 ms).
+        let mut rtt = RttEstimator::new(Dur::from_millis(333));
+        rtt.update(ms(0), Dur::from_millis(10), Dur::ZERO);
+        let run = |acked: &[u64]| {
+            let mut s = SentPackets::new();
+            let mut l = LossDetection::new(NonZeroU64::new(3).unwrap(), 9.0 / 8.0);
+            l.on_first_rtt_sample(0);
+            for i in 0..8 {
+                push(&mut s, ms(100 * i));
+            }
+            for &pn in acked {
+                s.remove(pn);
+                l.on_ack(pn);
+            }
+            let mut lost = Vec::new();
+            let persistent = l.detect_lost(ms(800), &mut s, &rtt, Dur::ZERO, |pn, _, _| lost.push(pn));
+            (persistent, lost, s.first_pn())
+        };
+        // Every other packet acknowledged: no two lost packets without a hole between them, so no period,
+        // however far apart they were sent; the lost ones are found across the holes, in order.
+        assert_eq!(run(&[1, 3, 5, 7]), (false, vec![0, 2, 4, 6], 8));
+        // Two consecutive lost packets 100 ms apart (> 90 ms) do establish it, a hole elsewhere or not;
+        // 5-6 are lost by time (sent 200 ms and more before 800 ms), 7 is the largest acknowledged.
+        assert_eq!(run(&[2, 7]), (true, vec![0, 1, 3, 4, 5, 6], 8));
+        assert!(run(&[7]).0);
     }
 
     #[test]

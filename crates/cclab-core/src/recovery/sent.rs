@@ -211,6 +211,33 @@ impl SentPackets {
         self.base
     }
 
+    /// The oldest outstanding packet, if any: the front slot, never empty while packets are outstanding
+    /// (every removal drops the empty slots at the front).
+    #[inline]
+    pub fn oldest(&self) -> Option<(u64, &SentPacket)> {
+        if self.len == 0 {
+            return None;
+        }
+        let p = self.live(self.head).as_ref();
+        debug_assert!(p.is_some(), "the front slot is never empty");
+        p.map(|p| (self.base, p))
+    }
+
+    /// Removes the oldest outstanding packet ([`SentPackets::oldest`]) and returns it: loss detection
+    /// declares packets lost from the front, so it needs neither the slot's look-up nor a test of it.
+    #[inline]
+    pub fn pop_oldest(&mut self) -> Option<SentPacket> {
+        if self.len == 0 {
+            return None;
+        }
+        let p = (*self.live(self.head))?;
+        self.ring[self.head] = MaybeUninit::new(None);
+        self.bytes_in_flight -= p.bytes as u64;
+        self.ack_eliciting_in_flight -= (p.ack_eliciting && p.bytes > 0) as u32;
+        self.drop_empty_front(1);
+        Some(p)
+    }
+
     /// Removes `pn` (acknowledged or lost) and returns it, if it was outstanding.
     pub fn remove(&mut self, pn: u64) -> Option<SentPacket> {
         let i = self.slot(pn)?;
