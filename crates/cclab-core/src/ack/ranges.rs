@@ -69,6 +69,22 @@ pub(crate) fn partition_point_from(
     lo
 }
 
+/// Replaces the ranges `d[first..end]` (at least one) with `merged`, which covers them. A retransmission fills
+/// the oldest hole, so most merges start at the front: there the ranges before the last one go one
+/// `pop_front` each, where a `Drain` cost ~60 instructions of set-up and joining for the one range it removed.
+pub(crate) fn replace_merged(d: &mut VecDeque<(u64, u64)>, first: usize, end: usize, merged: (u64, u64)) {
+    debug_assert!(first < end && end <= d.len());
+    if first == 0 {
+        d[end - 1] = merged;
+        for _ in 1..end {
+            d.pop_front();
+        }
+    } else {
+        d.drain(first + 1..end);
+        d[first] = merged;
+    }
+}
+
 /// An inclusive range `(smallest, largest)`.
 type Range = (u64, u64);
 
@@ -194,8 +210,7 @@ impl RangeSet {
             }
             let covered = ranges[first].0 <= lo && ranges[first].1 >= hi;
             let merged = (ranges[first].0.min(lo), ranges[end - 1].1.max(hi));
-            ranges.drain(first + 1..end);
-            ranges[first] = merged;
+            replace_merged(ranges, first, end, merged);
             !covered
         })
     }
@@ -390,6 +405,30 @@ mod tests {
                     let want = d.range(start..).take_while(|r| r.1 < x).count();
                     assert_eq!(partition_point_from(&d, start, |r| r.1 < x), want, "{len} {start} {x}");
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn replace_merged_equals_draining_the_covered_ranges() {
+        // From the front (popped one by one) and elsewhere (drained), with the deque wrapped around its
+        // buffer, the result must be the deque with `first..end` replaced by the merged range.
+        let mut base: VecDeque<(u64, u64)> = VecDeque::with_capacity(8);
+        for k in 0..6u64 {
+            base.push_back((10 * k, 10 * k + 5));
+        }
+        base.drain(..3);
+        for k in 6..11u64 {
+            base.push_back((10 * k, 10 * k + 5));
+        }
+        for first in 0..base.len() {
+            for end in first + 1..=base.len() {
+                let merged = (base[first].0, base[end - 1].1);
+                let mut want: Vec<_> = base.iter().copied().collect();
+                want.splice(first..end, [merged]);
+                let mut d = base.clone();
+                replace_merged(&mut d, first, end, merged);
+                assert_eq!(d.iter().copied().collect::<Vec<_>>(), want, "{first}..{end}");
             }
         }
     }

@@ -1,7 +1,7 @@
 //! The send side of the flow's single stream: bytes written by the application, lost data
 //! waiting to be resent in new packets (RFC 9000 §13.3), and the bytes the peer acknowledged.
 
-use crate::ack::ranges::partition_point_from;
+use crate::ack::ranges::{partition_point_from, replace_merged};
 use crate::wire::packet::DataChunk;
 use std::collections::VecDeque;
 
@@ -66,8 +66,7 @@ impl ByteRanges {
             self.ranges.insert(first, (lo, hi));
         } else {
             let merged = (self.ranges[first].0.min(lo), self.ranges[end - 1].1.max(hi));
-            self.ranges.drain(first + 1..end);
-            self.ranges[first] = merged;
+            replace_merged(&mut self.ranges, first, end, merged);
         }
         (hi - lo) - covered
     }
