@@ -29,9 +29,7 @@ impl Host {
                 return finished;
             }
             for _ in 0..(self.max_rx as usize).min(self.rx.len()) {
-                let (slot, d) = self.rx.pop_front().expect("rx holds at least this many");
-                self.rx_bytes -= d.size as u64;
-                finished += self.receive(now, slot, d);
+                finished += self.receive_oldest(now, true);
             }
             self.send_turn = true;
         }
