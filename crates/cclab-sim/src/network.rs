@@ -10,7 +10,7 @@
 
 use crate::endpoint::AnyEndpoint;
 use crate::engine::{ActorId, Scheduler};
-use crate::host::{Host, HostConfig, Side, HOT_BYTES as HOST_HOT_BYTES};
+use crate::host::{Host, HostConfig, Outbox, Side, HOT_BYTES as HOST_HOT_BYTES};
 use crate::link::{Link, LinkConfig};
 use crate::packet::{InFlight, CROSS_TRAFFIC};
 use crate::summary::AckIntervalStats;
@@ -101,6 +101,32 @@ struct Route {
 }
 
 const _: () = assert!(size_of::<Route>() == 32);
+
+/// A host's datagrams onto the first link of their routes as they leave it (see `Network::act_host`).
+struct ToLinks<'a> {
+    now: Time,
+    links: &'a mut [Link],
+    sched: &'a mut Scheduler,
+    routes: &'a [Route],
+    route_links: &'a [u32],
+    /// Datagrams of a route without links, and every one after the first of them (`act_host`).
+    later: &'a mut Vec<InFlight>,
+}
+
+impl Outbox for ToLinks<'_> {
+    #[inline(always)]
+    fn put(&mut self, p: InFlight) {
+        let r = &self.routes[p.route as usize];
+        if r.len == 0 || !self.later.is_empty() {
+            self.later.push(p);
+            return;
+        }
+        let l = self.route_links[r.first as usize];
+        if let Some(t) = self.links[l as usize].push(self.now, p) {
+            self.sched.schedule(l, t);
+        }
+    }
+}
 
 /// Per-flow bookkeeping.
 struct FlowState {
@@ -523,24 +549,20 @@ impl Network {
     /// Runs host `h` at now; returns whether every flow is done after it.
     fn act_host(&mut self, h: u32, observer: &mut dyn Observer) -> bool {
         let now = self.now;
-        let (links, sched, routes, route_links) = (&mut self.links, &mut self.sched, &self.routes, &self.route_links);
         // Datagrams go onto their first link as the host sends them, not through a list: the
         // links' and scheduler's calls come in the same order either way. One whose route has no
         // link arrives at a host, maybe this one, so it waits in `later` with every one after it
         // (keeping that order) until the host is done.
-        let later = &mut self.scratch;
+        let mut out = ToLinks {
+            now,
+            links: &mut self.links,
+            sched: &mut self.sched,
+            routes: &self.routes,
+            route_links: &self.route_links,
+            later: &mut self.scratch,
+        };
         let host = &mut self.hosts[h as usize];
-        let finished = host.act(now, &mut |p: InFlight| {
-            let r = &routes[p.route as usize];
-            if r.len == 0 || !later.is_empty() {
-                later.push(p);
-                return;
-            }
-            let l = route_links[r.first as usize];
-            if let Some(t) = links[l as usize].push(now, p) {
-                sched.schedule(l, t);
-            }
-        });
+        let finished = host.act(now, &mut out);
         self.done += finished;
         host.drain_events(|flow, side, ev| observer.on_trace(flow, side, ev));
         if !self.scratch.is_empty() {

@@ -8,13 +8,12 @@
 //! and the send job's own buffer (datagrams go straight to `out`, stamped with `now`, which is
 //! when the general loop's zero-cost job ends too).
 
-use super::Host;
-use crate::packet::InFlight;
+use super::{Host, Outbox};
 use cclab_core::time::Time;
 
 impl Host {
     /// `act` for a free host (`Host::free`). Returns the number of endpoints that became done.
-    pub(super) fn run_free(&mut self, now: Time, out: &mut impl FnMut(InFlight)) -> usize {
+    pub(super) fn run_free(&mut self, now: Time, out: &mut impl Outbox) -> usize {
         // Nothing touched an endpoint since the last `act` refreshed them, so the timers are current.
         let mut finished = self.fire_timers(now);
         loop {
@@ -30,9 +29,7 @@ impl Host {
                 return finished;
             }
             for _ in 0..(self.max_rx as usize).min(self.rx.len()) {
-                let (slot, d) = self.rx.pop_front().expect("rx holds at least this many");
-                self.rx_bytes -= d.size as u64;
-                finished += self.receive(now, slot, d);
+                finished += self.receive_oldest(now, true);
             }
             self.send_turn = true;
         }

@@ -45,6 +45,24 @@ pub enum Side {
     Receiver,
 }
 
+/// Where a host's datagrams go as they leave it ([`Host::act`]).
+///
+/// A trait, not a closure: the network's implementation is marked to be inlined at every place a
+/// host sends, where LLVM left a closure as a call of its own per datagram, with the packet
+/// moved into it and on into the link (docs/performance.md).
+pub trait Outbox {
+    /// `p` leaves the host now.
+    fn put(&mut self, p: InFlight);
+}
+
+/// A send job's datagrams, held until the job's cost is spent.
+impl Outbox for Vec<InFlight> {
+    #[inline]
+    fn put(&mut self, p: InFlight) {
+        self.push(p);
+    }
+}
+
 /// One endpoint on a host.
 ///
 /// Aligned to a cache line, the ACK intervals in the second: a receiver's ACK leaves while its slot
@@ -340,7 +358,7 @@ impl Host {
 
     /// Runs the event loop at `now`; each sent datagram is handed to `out` as it leaves the host,
     /// in the order they leave. Returns the number of endpoints that became done.
-    pub fn act(&mut self, now: Time, out: &mut impl FnMut(InFlight)) -> usize {
+    pub fn act(&mut self, now: Time, out: &mut impl Outbox) -> usize {
         let finished = if self.free {
             self.run_free(now, out)
         } else {
@@ -350,7 +368,7 @@ impl Host {
         finished
     }
 
-    fn run(&mut self, now: Time, out: &mut impl FnMut(InFlight)) -> usize {
+    fn run(&mut self, now: Time, out: &mut impl Outbox) -> usize {
         let mut finished = 0;
         let after_job = self.job != Job::Idle;
         if after_job {
@@ -468,6 +486,32 @@ impl Host {
         finished
     }
 
+    /// Hands the oldest datagram waiting in the socket buffer (there is one) to its endpoint at
+    /// `now`, and with `count` takes its bytes off the buffer's count; returns 1 if the endpoint
+    /// became done. The common case, the datagram in the buffer's first place, on a path of its own.
+    #[inline(always)]
+    fn receive_oldest(&mut self, now: Time, count: bool) -> usize {
+        match self.rx.take_first() {
+            Some((slot, d)) => {
+                if count {
+                    self.rx_bytes -= d.size as u64;
+                }
+                self.receive(now, slot, d)
+            }
+            None => self.receive_backlog(now, count),
+        }
+    }
+
+    /// [`Host::receive_oldest`] from the backlog behind the first place.
+    #[inline(never)]
+    fn receive_backlog(&mut self, now: Time, count: bool) -> usize {
+        let (slot, d) = self.rx.pop_front().expect("the socket buffer holds a datagram");
+        if count {
+            self.rx_bytes -= d.size as u64;
+        }
+        self.receive(now, slot, d)
+    }
+
     /// Hands datagram `d` to `slot`'s endpoint at `now`; returns 1 if the endpoint became done.
     #[inline(always)]
     fn receive(&mut self, now: Time, slot: u16, d: Datagram) -> usize {
@@ -480,13 +524,12 @@ impl Host {
         finished
     }
 
-    fn finish_job(&mut self, now: Time, out: &mut impl FnMut(InFlight)) -> usize {
+    fn finish_job(&mut self, now: Time, out: &mut impl Outbox) -> usize {
         let mut finished = 0;
         match self.job {
             Job::Receive => {
                 for _ in 0..std::mem::take(&mut self.job_rx) {
-                    let (slot, d) = self.rx.pop_front().expect("the receive job's datagrams are in rx");
-                    finished += self.receive(now, slot, d);
+                    finished += self.receive_oldest(now, false);
                 }
             }
             Job::Send => {
@@ -494,7 +537,7 @@ impl Host {
                 for mut p in self.job_tx.drain(..) {
                     p.enqueued = now;
                     s.note_sent(&p, now);
-                    out(p);
+                    out.put(p);
                 }
                 // An endpoint may be done once its last datagram is out (nothing left to wait for).
                 finished += Self::check_done(s);
@@ -545,7 +588,7 @@ impl Host {
     /// Fills the send job with datagrams from the next endpoint that has some; false if none has.
     fn poll_send_job(&mut self, now: Time) -> bool {
         let mut tx = std::mem::take(&mut self.job_tx);
-        let sent = self.poll_send(now, false, &mut |p| tx.push(p));
+        let sent = self.poll_send(now, false, &mut tx);
         self.job_tx = tx;
         if let Some(slot) = sent {
             self.job_tx_slot = slot;
@@ -556,7 +599,7 @@ impl Host {
     /// Polls the started endpoints that may send round-robin for up to `max_tx` datagrams from
     /// one of them, appended to `out` (sent at `now`); returns that endpoint's slot. With `leaves`,
     /// they leave the host as `out` takes them (no send job holds them).
-    fn poll_send(&mut self, now: Time, leaves: bool, out: &mut impl FnMut(InFlight)) -> Option<usize> {
+    fn poll_send(&mut self, now: Time, leaves: bool, out: &mut impl Outbox) -> Option<usize> {
         let n = self.slots.len();
         if n == 1 {
             return self.poll_send_one(now, leaves, out).then_some(0);
@@ -597,7 +640,7 @@ impl Host {
     /// dumbbell's): the same calls without the round-robin search, which cost more than the
     /// poll of an endpoint with nothing to send. True if it sent.
     #[inline]
-    fn poll_send_one(&mut self, now: Time, leaves: bool, out: &mut impl FnMut(InFlight)) -> bool {
+    fn poll_send_one(&mut self, now: Time, leaves: bool, out: &mut impl Outbox) -> bool {
         if self.wake.next_ready(0, 1).is_none() {
             return false;
         }
@@ -620,7 +663,7 @@ impl Host {
     /// Hands up to `max_tx` datagrams that `s`'s endpoint sends at `now` to `out`; true if it sent any.
     /// With `leaves` they leave the host now (see [`Slot::note_sent`]); a send job notes them as it ends.
     #[inline(always)]
-    fn poll_slot(s: &mut Slot, now: Time, max_tx: u32, leaves: bool, out: &mut impl FnMut(InFlight)) -> bool {
+    fn poll_slot(s: &mut Slot, now: Time, max_tx: u32, leaves: bool, out: &mut impl Outbox) -> bool {
         let mut sent = 0;
         while sent < max_tx {
             match s.endpoint.poll_transmit(now) {
@@ -629,7 +672,7 @@ impl Host {
                     if leaves {
                         s.note_sent(&p, now);
                     }
-                    out(p)
+                    out.put(p)
                 }
                 None => break,
             }
