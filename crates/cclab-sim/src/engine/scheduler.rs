@@ -520,7 +520,11 @@ mod tests {
             pops += 1;
         }
         assert_eq!((pops, hint), (n, None));
-        assert_eq!(Scheduler::new(FLAT_MAX_ACTORS).next_hint(), None, "flat mode gives no hint");
+        assert_eq!(
+            Scheduler::new(FLAT_MAX_ACTORS).next_hint(),
+            None,
+            "flat mode gives no hint"
+        );
     }
 
     #[test]
