@@ -169,20 +169,9 @@ pub struct Network {
     events: u64,
     done: usize,
     tick: Option<Dur>,
-    /// Routes' prefetch addresses are filled: links prefetch their next packets' state ([`Network::warm_ahead`])
-    /// and the scheduler's next host its own ([`Network::warm_next`]).
+    /// Routes' prefetch addresses are filled: links prefetch their next packets' state ([`Network::warm_ahead`]).
     warming: bool,
-    /// Per host while warming: the route that ends at its only endpoint (whose `slot_at` and
-    /// `endpoint_at` a wake-up reads), or [`NO_ROUTE`] for a host of several endpoints, whose due
-    /// one is not known ahead.
-    host_routes: Vec<u32>,
-    /// The actor [`Network::warm_next`] warmed last as the next due: with two links' events between
-    /// most timers, the same one is next for several events, and is warmed once.
-    warmed: ActorId,
 }
-
-/// `host_routes` entry of a host whose endpoint is not warmed ahead of its wake-ups.
-const NO_ROUTE: u32 = u32::MAX;
 
 impl Default for Network {
     fn default() -> Self {
@@ -210,8 +199,6 @@ impl Network {
             done: 0,
             tick: None,
             warming: false,
-            host_routes: Vec::new(),
-            warmed: ActorId::MAX,
         }
     }
 
@@ -420,12 +407,6 @@ impl Network {
                 (r.slot_at, r.slot_bytes) = (slot_at, short(slot_bytes));
                 (r.endpoint_at, r.endpoint_bytes) = (endpoint_at, short(endpoint_bytes));
             }
-            self.host_routes = vec![NO_ROUTE; self.hosts.len()];
-            for (i, r) in self.routes.iter().enumerate() {
-                if self.hosts[r.host as usize].slots().len() == 1 {
-                    self.host_routes[r.host as usize] = i as u32;
-                }
-            }
             self.warming = true;
             self.links.iter_mut().for_each(Link::warm_tail);
         }
@@ -478,9 +459,6 @@ impl Network {
                 debug_assert!(t >= self.now, "event at {t:?} before now {:?}", self.now);
                 self.now = t;
                 self.events += 1;
-                if self.warming {
-                    self.warm_next(actor);
-                }
                 (t, actor)
             };
             if actor < n_links {
@@ -560,36 +538,6 @@ impl Network {
         if let Some(p) = link.in_flight(0).filter(|p| at_end(p)) {
             let r = &self.routes[p.route as usize];
             self.hosts[r.host as usize].prefetch_slot_state(r.slot);
-        }
-    }
-
-    /// What `warm_ahead` does for arrivals, for the hosts' own wake-ups: with many flows about one
-    /// send in eight (1,000 flows, 2 s; one in seven at 10,000) leaves on its sender's pacing timer, a
-    /// visit no arrival announces, which finds host, slot, sender, controller, sent ring and stream
-    /// cold, each read waiting for the one before. `actor` was just popped: start loading what its
-    /// endpoint points to (its struct was warmed below when it was next due); then, for the host due
-    /// next ([`Scheduler::next_hint`]), its leading lines, its slot and its endpoint's struct. With two
-    /// links' events between most timers the same host stays next for several events and is warmed
-    /// once (`warmed`). Out of line: only many-flow runs call it.
-    #[inline(never)]
-    fn warm_next(&mut self, actor: ActorId) {
-        let n_links = self.links.len() as u32;
-        let route = |a: ActorId| {
-            let h = a.checked_sub(n_links)? as usize;
-            let r = *self.host_routes.get(h)?;
-            (r != NO_ROUTE).then(|| (h, &self.routes[r as usize]))
-        };
-        if let Some((h, r)) = route(actor) {
-            self.hosts[h].prefetch_slot_state(r.slot);
-        }
-        let Some(next) = self.sched.next_hint().filter(|&next| next != self.warmed) else {
-            return;
-        };
-        if let Some((h, r)) = route(next) {
-            prefetch_bytes(&self.hosts[h] as *const Host as usize, HOST_HOT_BYTES);
-            prefetch_bytes(r.slot_at, r.slot_bytes as usize);
-            prefetch_bytes(r.endpoint_at, r.endpoint_bytes as usize);
-            self.warmed = next;
         }
     }
 
@@ -685,7 +633,3 @@ impl Network {
         }
     }
 }
-
-#[cfg(test)]
-#[path = "network_tests.rs"]
-mod tests;

@@ -314,24 +314,6 @@ impl Scheduler {
         Some((Time(e.time), e.actor()))
     }
 
-    /// Right after a pop, the actor due next as far as the heap knows (the lane and the popped actor's
-    /// own next request are not looked at): a cheap hint for prefetching its state, not an order.
-    /// `None` in flat mode.
-    #[inline]
-    pub fn next_hint(&self) -> Option<ActorId> {
-        if self.flat {
-            return None;
-        }
-        // Below a popped root, the smaller of its children; after a pop from the lane, the root.
-        let at = self.root_popped as usize;
-        let first = self.heap.get(at)?;
-        let e = match self.heap.get(at + 1) {
-            Some(second) if self.root_popped && second < first => second,
-            _ => first,
-        };
-        Some(e.actor())
-    }
-
     /// The earliest entry in heap mode (out of line: the flat case above is the hosts' per-datagram path).
     #[inline(never)]
     fn first_heap(&self) -> Option<Entry> {
@@ -499,32 +481,6 @@ mod tests {
         assert_eq!(s.pop(), Some((Time(8), 1)));
         assert_eq!(s.pop(), Some((Time(8), 0)));
         assert_eq!(s.pop(), None);
-    }
-
-    #[test]
-    fn scheduler_next_hint_names_the_actor_popped_next() {
-        // Distinct times in a scrambled order (37 and 64 are coprime), none at a popped instant: the
-        // hint after each pop is the next pop's actor, and after the last there is none.
-        let n = 64;
-        let mut s = Scheduler::new(n);
-        for a in 0..n as u32 {
-            s.schedule(a, Time(1 + (a as u64 * 37) % n as u64));
-        }
-        let mut hint = None;
-        let mut pops = 0;
-        while let Some((_, a)) = s.pop() {
-            if pops > 0 {
-                assert_eq!(hint, Some(a), "pop {pops}");
-            }
-            hint = s.next_hint();
-            pops += 1;
-        }
-        assert_eq!((pops, hint), (n, None));
-        assert_eq!(
-            Scheduler::new(FLAT_MAX_ACTORS).next_hint(),
-            None,
-            "flat mode gives no hint"
-        );
     }
 
     #[test]
