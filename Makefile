@@ -69,11 +69,13 @@ figures: install
 # the same share and one flow alone on its path);
 # `make bench BENCH_ARGS="--flows 10000"` for the 10,000-flow dumbbell; BENCH_ARGS="--scenario F.toml --out DIR" runs one
 # file and writes its outputs (compare them before/after a speed-up). Not a timed test: it prints, never fails on speed.
-# The suite runs BENCH_REPEAT rounds; the targets read each case's cheapest round (a shared machine only adds time).
+# The suite runs BENCH_REPEAT rounds; the targets read each case's cheapest round (a shared machine only adds time),
+# and each ratio target's two cases then run in BENCH_PAIRS back-to-back pairs (~1 min idle at 7).
 BENCH_ARGS ?=
 BENCH_REPEAT ?= 3
+BENCH_PAIRS ?= 7
 bench:
-	$(CARGO) run --release --quiet -p cclab-sim --bin cclab-bench -- --repeat $(BENCH_REPEAT) $(BENCH_ARGS)
+	$(CARGO) run --release --quiet -p cclab-sim --bin cclab-bench -- --repeat $(BENCH_REPEAT) --pairs $(BENCH_PAIRS) $(BENCH_ARGS)
 	uptime
 
 # The suite, then the TCP path cases and the dumbbell at 1, 100 and 1,000 NewReno flows in ns-3 (Debian's 3.37

@@ -9,7 +9,8 @@
 //! 1,000-flow path. qlog is off unless a case says.
 //!
 //! `cclab-bench --quick` shrinks every transfer (a smoke run); `--repeat N` runs the suite N rounds and
-//! reads the targets from each case's cheapest round (a `--scenario` file, or an ns-3 comparison case, runs
+//! reads the targets from each case's cheapest round (`--pairs K` adds a reading of each ratio target from K
+//! back-to-back pairs of its two cases, `pairs.rs`) (a `--scenario` file, or an ns-3 comparison case, runs
 //! N times in a row and reports its cheapest run with the median beside it); `--flows N` sets the many-flow
 //! dumbbell (e.g. 10000); `--qlog` runs only the qlog cases; `--scenario FILE` runs one scenario
 //! file instead of the suite (with `--out DIR` it writes the run's outputs there, and `--qlog`
@@ -21,6 +22,9 @@
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use cclab_sim::{run, QlogMode, RunOptions, RunOutput, Scenario};
+
+#[path = "cclab-bench/pairs.rs"]
+mod pairs;
 
 /// glibc, with huge pages for the heap of runs with many flows (`cclab_alloc`, ARCHITECTURE.md).
 #[global_allocator]
@@ -141,6 +145,19 @@ fn p2p(fwd: &str, ret: &str, one_way: &str, queue: &str, size: &str, cc: &str) -
         .replace("CC", cc)
 }
 
+/// The across-BDP path: 10 Gbit/s both ways, NewReno, the RTT for `bdp_pkts` 1,250-byte packets (1 µs per
+/// packet) and a queue of one BDP, for a transfer of `size`.
+fn bdp_path(bdp_pkts: u64, size: &str) -> String {
+    p2p(
+        "10Gbps",
+        "10Gbps",
+        &format!("{}us", bdp_pkts / 2),
+        &format!("{}B", bdp_pkts * 1250),
+        size,
+        "newreno",
+    )
+}
+
 /// A dumbbell of `n` flows of controller `cc` on a bottleneck sized for `share` flows: 10 Mbit/s each
 /// (20 ms RTT, one BDP of queue per flow), for `secs` simulated seconds.
 fn dumbbell(n: u64, share: u64, secs: u64, cc: &str) -> String {
@@ -152,6 +169,24 @@ fn dumbbell(n: u64, share: u64, secs: u64, cc: &str) -> String {
         r = 10 * share,
         q = 25_000 * share,
     )
+}
+
+/// The many-flow target's one flow with the same share of its bottleneck.
+fn one_flow(quick: bool) -> String {
+    dumbbell(1, 1, if quick { 20 } else { 200 }, "cubic")
+}
+
+/// The many-flow dumbbell's simulated seconds: ~0.9 M data packets at 1,000 flows.
+fn many_secs(quick: bool, flows: u64) -> u64 {
+    if quick {
+        1
+    } else {
+        (2_000 / flows).max(1)
+    }
+}
+
+fn many_flows(quick: bool, flows: u64) -> String {
+    dumbbell(flows, flows, many_secs(quick, flows), "cubic")
 }
 
 fn arg<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
@@ -317,23 +352,48 @@ fn compare_dumbbell(bin: &str) {
     }
 }
 
+/// The qlog cases' transfer: 10 Gbit/s, 50 µs, 200 MB (20 MB with `--quick`), NewReno.
+fn qlog_text(quick: bool) -> String {
+    p2p(
+        "10Gbps",
+        "10Gbps",
+        "25us",
+        "62500B",
+        if quick { "20MB" } else { "200MB" },
+        "newreno",
+    )
+}
+
+/// `text` traced with `compression` (`none` or `gzip`).
+fn traced_text(text: &str, compression: &str) -> String {
+    format!("{text}\n[output]\nqlog_compression = \"{compression}\"\n")
+}
+
+/// Where the qlog cases write: both sides of the ratio write their outputs, only one its traces.
+fn qlog_dir() -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("cclab-bench-qlog-{}", std::process::id()))
+}
+
+fn qlog_options(dir: &std::path::Path, qlog: QlogMode) -> RunOptions {
+    RunOptions {
+        out_dir: Some(dir.to_path_buf()),
+        qlog,
+        ..Default::default()
+    }
+}
+
 /// qlog on against off on a 10 Gbit/s, 50 µs path, plain and gzip: CPU ratio and trace bytes.
 /// Returns the CPU per data packet with qlog off and on (plain files).
 fn qlog_cases(quick: bool) -> (f64, f64) {
     println!("== qlog (10G 50us, {})", if quick { "20MB" } else { "200MB" });
-    let size = if quick { "20MB" } else { "200MB" };
-    let text = p2p("10Gbps", "10Gbps", "25us", "62500B", size, "newreno");
-    let dir = std::env::temp_dir().join(format!("cclab-bench-qlog-{}", std::process::id()));
-    let opts = |qlog| RunOptions {
-        out_dir: Some(dir.clone()),
-        qlog,
-        ..Default::default()
-    };
+    let text = qlog_text(quick);
+    let dir = qlog_dir();
+    let opts = |qlog| qlog_options(&dir, qlog);
     let off = bench_text("qlog off (out dir)", &text, opts(QlogMode::Never));
     let mut plain = f64::NAN;
     for compression in ["none", "gzip"] {
         let _ = std::fs::remove_dir_all(&dir);
-        let traced = format!("{text}\n[output]\nqlog_compression = \"{compression}\"\n");
+        let traced = traced_text(&text, compression);
         let on = bench_text(&format!("qlog on, {compression}"), &traced, opts(QlogMode::Draft02));
         let trace_bytes: u64 = std::fs::read_dir(&dir)
             .map(|d| {
@@ -364,46 +424,72 @@ fn qlog_cases(quick: bool) -> (f64, f64) {
 /// a machine whose speed changes in spells the first can divide a fast spell's case by a slow spell's, the second
 /// cannot; when they disagree the verdict says so. `sizes` name the transfers this run used (the targets are stated
 /// for 1 GB and 10 GB, not `--quick`'s).
-fn targets(sizes: [&str; 2], flows: u64, rounds: &[Round]) {
+/// With `pairs` (`--pairs K`), each ratio is read a third way, as the median of K alternating pairs, and the
+/// verdict reads all three.
+fn targets(sizes: [&str; 2], flows: u64, rounds: &[Round], pairs: Option<&PairReadings>) {
     let best = rounds[1..].iter().fold(rounds[0], |b, r| b.cheapest(r));
     let [gb, ten_gb] = sizes;
     println!("== targets (issue #14), this run ({gb} and {ten_gb} transfers)");
-    println!("{:<58} {:>8} {:>8}", "", "cheapest", "rounds");
+    println!(
+        "{:<58} {:>8} {:>8} {:>8}",
+        "",
+        "cheapest",
+        "rounds",
+        if pairs.is_some() { "pairs" } else { "" }
+    );
     let pkt_per_cpu_s = 1e9 / best.loopback;
     println!(
-        "{:<58} {:>6.2} M {:>8}   {}",
+        "{:<58} {:>6.2} M {:>8} {:>8}   {}",
         format!(">= 5 M data packets per CPU-second, {gb} at 10 Gbit/s"),
         pkt_per_cpu_s / 1e6,
         "",
+        "",
         if pkt_per_cpu_s >= 5e6 { "met" } else { "NOT met" }
     );
-    let ratio = |label: String, ratio: fn(&Round) -> f64, bound: f64| {
+    let ratio = |label: String, ratio: fn(&Round) -> f64, paired: Option<&pairs::Paired>, bound: f64| {
         let (cheapest, within) = readings(rounds, ratio);
+        let mut all = vec![cheapest, within];
+        all.extend(paired.map(pairs::Paired::median));
+        let third = paired.map_or(String::new(), |p| format!("{:>7.2}x", p.median()));
         println!(
-            "{label:<58} {cheapest:>7.2}x {within:>7.2}x   {}",
-            verdict(cheapest, within, bound)
+            "{label:<58} {cheapest:>7.2}x {within:>7.2}x {third:>8}   {}",
+            verdict(&all, bound)
         );
     };
-    ratio("qlog on <= 2x qlog off".into(), Round::qlog_ratio, 2.0);
+    ratio(
+        "qlog on <= 2x qlog off".into(),
+        Round::qlog_ratio,
+        pairs.map(|p| &p.qlog),
+        2.0,
+    );
     ratio(
         format!("cost per packet flat (+-15 %), BDP 100 to 100k, {gb}"),
         Round::bdp_spread,
+        pairs.map(|p| &p.bdp),
         1.15,
     );
     ratio(
         format!("  the same, {ten_gb} (BDP 100k / BDP 100)"),
         Round::bdp_long_ratio,
+        pairs.map(|p| &p.bdp_long),
         1.15,
     );
     ratio(
         format!("{flows} flows <= 1.5x one flow per packet"),
         Round::many_ratio,
+        pairs.map(|p| &p.many),
         1.5,
     );
     if rounds.len() > 1 {
         println!(
             "(cheapest: each case's cheapest of {} rounds; rounds: the median of the ratio within each round)",
             rounds.len()
+        );
+    }
+    if let Some(p) = pairs {
+        println!(
+            "(pairs: the median of the ratio within {} back-to-back pairs; the {gb} spread as BDP 100k / BDP 100)",
+            p.qlog.ratios.len()
         );
     }
 }
@@ -468,7 +554,68 @@ fn main() {
         }
         all.push(suite_round(quick, flows, (gb, ten_gb, mb500)));
     }
-    targets([gb, ten_gb], flows, &all);
+    let pairs = match arg(&args, "--pairs").map(str::parse::<u32>) {
+        None | Some(Ok(0)) => None,
+        Some(Ok(k @ 1..=100)) => Some(paired_ratios(quick, flows, [gb, ten_gb], k)),
+        Some(_) => {
+            eprintln!("error: --pairs: expected a whole number of pairs from 0 to 100");
+            std::process::exit(2)
+        }
+    };
+    targets([gb, ten_gb], flows, &all, pairs.as_ref());
+}
+
+/// The ratio targets read in pairs ([`pairs`]).
+struct PairReadings {
+    qlog: pairs::Paired,
+    bdp: pairs::Paired,
+    bdp_long: pairs::Paired,
+    many: pairs::Paired,
+}
+
+/// Each ratio target's two cases in `k` alternating pairs. The 1 GB spread is read as BDP 100k over BDP 100: by
+/// instructions the two ends, and BDP 1,000 costs what BDP 100 does.
+fn paired_ratios(quick: bool, flows: u64, [gb, ten_gb]: [&str; 2], k: u32) -> PairReadings {
+    use pairs::{paired, Side};
+    println!("== ratio targets in {k} pairs, each pair back to back, the order alternating");
+    let plain = || RunOptions::default();
+    let dir = qlog_dir();
+    let text = qlog_text(quick);
+    let qlog = paired(
+        "qlog on / off",
+        &Side::new(
+            "qlog on",
+            &traced_text(&text, "none"),
+            qlog_options(&dir, QlogMode::Draft02),
+        ),
+        &Side::new("qlog off", &text, qlog_options(&dir, QlogMode::Never)),
+        k,
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    let bdp = paired(
+        &format!("BDP 100k / BDP 100, {gb}"),
+        &Side::new("BDP 100000", &bdp_path(100_000, gb), plain()),
+        &Side::new("BDP 100", &bdp_path(100, gb), plain()),
+        k,
+    );
+    let bdp_long = paired(
+        &format!("BDP 100k / BDP 100, {ten_gb}"),
+        &Side::new("BDP 100000", &bdp_path(100_000, ten_gb), plain()),
+        &Side::new("BDP 100", &bdp_path(100, ten_gb), plain()),
+        k,
+    );
+    let many = paired(
+        &format!("{flows} flows / 1 flow"),
+        &Side::new("many flows", &many_flows(quick, flows), plain()),
+        &Side::new("1 flow", &one_flow(quick), plain()),
+        k,
+    );
+    PairReadings {
+        qlog,
+        bdp,
+        bdp_long,
+        many,
+    }
 }
 
 /// A ratio of `rounds` read from each case's cheapest round, and as the median over rounds (the upper one of an
@@ -480,12 +627,13 @@ fn readings(rounds: &[Round], ratio: fn(&Round) -> f64) -> (f64, f64) {
     (ratio(&best), within[within.len() / 2])
 }
 
-/// A target `ratio <= bound` against both readings of the ratio.
-fn verdict(cheapest: f64, within: f64, bound: f64) -> &'static str {
-    match (cheapest <= bound, within <= bound) {
-        (true, true) => "met",
-        (false, false) => "NOT met",
-        _ => "split: the two readings disagree",
+/// A target `ratio <= bound` against every reading of the ratio.
+fn verdict(readings: &[f64], bound: f64) -> &'static str {
+    let within = readings.iter().filter(|&&r| r <= bound).count();
+    match within {
+        n if n == readings.len() => "met",
+        0 => "NOT met",
+        _ => "split: the readings disagree",
     }
 }
 
@@ -560,17 +708,6 @@ fn suite_round(quick: bool, flows: u64, (gb, ten_gb, mb500): (&str, &str, &str))
     // The same transfer at every BDP, then the smallest and largest BDP ten times longer: at 100,000
     // packets of BDP the short transfer is mostly slow start and the recovery from its overshoot (a fifth
     // of its packets are retransmissions, its ACKs carry up to 32 ranges), the long one mostly not.
-    let bdp_path = |bdp_pkts: u64, size: &str| {
-        // RTT for `bdp_pkts` 1,250-byte packets at 10 Gbit/s: 1 µs per packet.
-        p2p(
-            "10Gbps",
-            "10Gbps",
-            &format!("{}us", bdp_pkts / 2),
-            &format!("{}B", bdp_pkts * 1250),
-            size,
-            "newreno",
-        )
-    };
     let mut costs = Vec::new();
     for bdp_pkts in [100u64, 1_000, 10_000, 100_000] {
         costs.push(bench_costs(
@@ -605,14 +742,10 @@ fn suite_round(quick: bool, flows: u64, (gb, ten_gb, mb500): (&str, &str, &str))
     let (qlog_off, qlog_on) = qlog_cases(quick);
 
     println!("== many flows (dumbbell, 10 Mbit/s per flow, CUBIC)");
-    let one = bench_text(
-        "dumbbell 1 flow",
-        &dumbbell(1, 1, if quick { 20 } else { 200 }, "cubic"),
-        RunOptions::default(),
-    );
+    let one = bench_text("dumbbell 1 flow", &one_flow(quick), RunOptions::default());
     let label = format!("dumbbell {flows} flows");
-    let secs = if quick { 1 } else { (2_000 / flows).max(1) };
-    let many = bench_text(&label, &dumbbell(flows, flows, secs, "cubic"), RunOptions::default());
+    let secs = many_secs(quick, flows);
+    let many = bench_text(&label, &many_flows(quick, flows), RunOptions::default());
     // One flow alone on the many-flow bottleneck: its packets meet the same bandwidth-delay product
     // (queue and propagation rings of the same length), so the two ratios split what the number of flows
     // costs from what the larger path costs.
@@ -679,9 +812,10 @@ mod tests {
         assert_eq!(within, 2.0);
         // Of two rounds the upper ratio.
         assert_eq!(readings(&rounds[..2], Round::many_ratio).1, 3.0);
-        assert_eq!(verdict(1.4, 2.0, 1.5), "split: the two readings disagree");
-        assert_eq!(verdict(1.4, 1.5, 1.5), "met");
-        assert_eq!(verdict(1.6, 2.0, 1.5), "NOT met");
+        assert_eq!(verdict(&[1.4, 2.0], 1.5), "split: the readings disagree");
+        assert_eq!(verdict(&[1.4, 1.5], 1.5), "met");
+        assert_eq!(verdict(&[1.6, 2.0], 1.5), "NOT met");
+        assert_eq!(verdict(&[1.4, 1.5, 1.6], 1.5), "split: the readings disagree");
     }
 
     #[test]
