@@ -6,9 +6,10 @@
 # figure. Machines differ by 2× per packet (docs/performance.md), so the absolute target reads differently on each;
 # the ratio of the two builds on one machine does not. This builds 0477482's `cclab-bench` in a temporary worktree
 # (removed on every exit) and runs its first case, which is that transfer (NewReno, 25 µs each way, 62,500 B of
-# drop-tail queue), interleaved with today's `cclab-bench` on the same scenario. Each round prints both binaries'
-# data packets per CPU-second (each measures its own simulating thread's CPU time); the end prints the ratio of
-# the cheapest rounds and the median of the ratios within one round (docs/performance.md says why both).
+# drop-tail queue), interleaved with today's `cclab-bench` on the same scenario, the order alternating by round.
+# Each round prints both binaries' data packets per CPU-second (each measures its own simulating thread's CPU
+# time); the end prints the ratio of the cheapest rounds and the median of the ratios within one round
+# (docs/performance.md says why both).
 # It prints and never fails on speed; it is not part of `make test`.
 set -euo pipefail
 
@@ -51,13 +52,26 @@ source = { kind = "bulk", size = "1GB" }
 cc = { algorithm = "newreno" }
 EOF
 
+# The old bench runs three cases; its first line is this transfer. The rest are cut short.
+old_run() {
+  timeout 120 "$old" 2>/dev/null | head -1 | sed -nE 's/.* ([0-9.]+) M data pkts\/s.*/\1/p' || true
+}
+new_run() {
+  "$new" --scenario "$work/lo1g.toml" | awk '/pkt\/CPU-s/ {for (f = 2; f <= NF; f++) if ($f == "pkt/CPU-s") print $(f - 2)}'
+}
+
 echo "1 GB at 10 Gbit/s / 50 us, NewReno: M data packets per CPU-second"
 echo "round  $BASE_COMMIT  today  today/$BASE_COMMIT  load"
 pairs=()
 for i in $(seq "$rounds"); do
-  # The old bench runs three cases; its first line is this transfer. The rest are cut short.
-  old_rate=$(timeout 120 "$old" 2>/dev/null | head -1 | sed -nE 's/.* ([0-9.]+) M data pkts\/s.*/\1/p') || true
-  new_rate=$("$new" --scenario "$work/lo1g.toml" | awk '/pkt\/CPU-s/ {for (f = 2; f <= NF; f++) if ($f == "pkt/CPU-s") print $(f - 2)}')
+  # The order alternates, so that a slow spell starting or ending within a round favours neither build.
+  if ((i % 2)); then
+    old_rate=$(old_run)
+    new_rate=$(new_run)
+  else
+    new_rate=$(new_run)
+    old_rate=$(old_run)
+  fi
   if [[ -z "$old_rate" || -z "$new_rate" ]]; then
     echo "bench/history.sh: round $i gave no figure (old '$old_rate', new '$new_rate')" >&2
     exit 1
