@@ -89,7 +89,9 @@ pub trait AckPolicy: Send + Debug {
     fn on_packet(&mut self, a: &Arrival<'_>) -> bool;
     /// An ACK frame was sent.
     fn on_ack_sent(&mut self);
-    /// Longest intentional delay before acknowledging an ack-eliciting packet.
+    /// Longest intentional delay before acknowledging an ack-eliciting packet. It may change only in
+    /// `on_ack_frequency`: the receiver works out its timer's deadline when the timer is armed and
+    /// again after that hook, not at every poll.
     fn max_ack_delay(&self) -> Dur;
     /// An ACK_FREQUENCY frame arrived (policies that do not implement the extension ignore it).
     fn on_ack_frequency(&mut self, _frame: &AckFrequencyFrame) {}
