@@ -379,7 +379,12 @@ impl Receiver {
         self.next_pn += 1;
         let size = match (self.profile, packet.ack.as_deref()) {
             (Profile::Quic(q), Some(frame)) => {
-                let ranges_len = self.lower_ranges_len(frame);
+                // One range (the common frame) has nothing below its first.
+                let ranges_len = if frame.ranges.len() > 1 {
+                    self.lower_ranges_len(frame)
+                } else {
+                    0
+                };
                 q.ack_packet_size(packet.pn_len, frame, ranges_len, packet.ping)
             }
             _ => self.profile.datagram_size(&packet),
