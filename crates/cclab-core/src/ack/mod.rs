@@ -18,6 +18,7 @@ use crate::wire::size::Profile;
 
 pub mod ack_frequency;
 pub mod ack_of_ack;
+pub mod any;
 pub mod frequency_sender;
 pub mod ranges;
 pub mod ratio;
@@ -27,6 +28,7 @@ pub mod tcp_delayed;
 
 pub use ack_frequency::{AckFrequencyPolicy, AckFrequencyPolicyConfig};
 pub use ack_of_ack::AckOfAck;
+pub use any::{AnyAckPolicy, ArrivalFacts};
 pub use ranges::RangeSet;
 pub use ratio::{Ratio, RatioConfig};
 pub use ratio_after::{RatioAfter, RatioAfterConfig};
@@ -146,12 +148,17 @@ impl AckPolicyConfig {
 
     /// Builds the policy.
     pub fn build(&self) -> Box<dyn AckPolicy> {
+        Box::new(self.build_any())
+    }
+
+    /// Builds the policy as the enum of built-ins the receiver holds.
+    pub fn build_any(&self) -> AnyAckPolicy {
         match self {
-            AckPolicyConfig::Rfc9000(c) => Box::new(Rfc9000::new(c)),
-            AckPolicyConfig::Ratio(c) => Box::new(Ratio::new(c)),
-            AckPolicyConfig::RatioAfter(c) => Box::new(RatioAfter::new(c)),
-            AckPolicyConfig::TcpDelayed(c) => Box::new(TcpDelayed::new(c)),
-            AckPolicyConfig::AckFrequency(c) => Box::new(AckFrequencyPolicy::new(c)),
+            AckPolicyConfig::Rfc9000(c) => AnyAckPolicy::Rfc9000(Rfc9000::new(c)),
+            AckPolicyConfig::Ratio(c) => AnyAckPolicy::Ratio(Ratio::new(c)),
+            AckPolicyConfig::RatioAfter(c) => AnyAckPolicy::RatioAfter(RatioAfter::new(c)),
+            AckPolicyConfig::TcpDelayed(c) => AnyAckPolicy::TcpDelayed(TcpDelayed::new(c)),
+            AckPolicyConfig::AckFrequency(c) => AnyAckPolicy::AckFrequency(AckFrequencyPolicy::new(c)),
         }
     }
 }

@@ -18,7 +18,7 @@ use serde::Deserialize;
 
 use super::handshake::{HandshakeConfig, HandshakeServer};
 use super::{Endpoint, EndpointStats, TraceEvent, TraceLog};
-use crate::ack::{AckOfAck, AckPolicy, AckPolicyConfig, Arrival, RangeSet};
+use crate::ack::{AckOfAck, AckPolicy, AckPolicyConfig, AnyAckPolicy, Arrival, ArrivalFacts, RangeSet};
 use crate::clock::{Clock, ClockConfig};
 use crate::time::Time;
 use crate::units::Bytes;
@@ -95,16 +95,18 @@ impl Default for ReceiverConfig {
 #[repr(C, align(64))]
 pub struct Receiver {
     clock: Clock,
-    policy: Box<dyn AckPolicy>,
+    /// Boxed (its largest kind is ~100 bytes): in the struct it would push the per-packet fields past
+    /// their 7 lines.
+    policy: Box<AnyAckPolicy>,
+    /// Largest ack-eliciting packet number received (0 before the first: the first one's number is
+    /// the larger). Here, in the 8 bytes the boxed policy's vtable pointer took.
+    largest_unacked: u64,
     /// Packet numbers received.
     received: RangeSet,
     /// Stream bytes received, as inclusive offset ranges.
     stream: RangeSet,
     stats: EndpointStats,
     trace: TraceLog,
-    /// Largest ack-eliciting packet number received (0 before the first: the first one's number is
-    /// the larger).
-    largest_unacked: u64,
     /// Clock reading of the first ack-eliciting packet not yet acknowledged (meaningful while
     /// `ack_deadline` is set).
     first_unacked: Time,
@@ -161,7 +163,7 @@ impl Receiver {
             flow,
             profile,
             clock: Clock::new(cfg.clock),
-            policy: cfg.ack.build(),
+            policy: Box::new(cfg.ack.build_any()),
             max_ack_ranges: cfg.max_ack_ranges.get(),
             ecn_reporting: cfg.ecn,
             pn_len: cfg.pn_len.get(),
@@ -216,7 +218,7 @@ impl Receiver {
 
     /// The ACK policy in use.
     pub fn policy(&self) -> &dyn AckPolicy {
-        self.policy.as_ref()
+        &*self.policy
     }
 
     /// True time at which the delayed-ACK timer armed at clock reading `first_unacked` fires.
@@ -468,25 +470,63 @@ impl Receiver {
         let largest_unacked = self.largest_unacked.max(p.pn);
         self.largest_unacked = largest_unacked;
         self.arm_ack_timer(reading);
-        let arrival = Arrival {
-            now: reading,
-            pn: p.pn,
+        let facts = Facts {
+            reading,
             ce,
             prev_ce,
-            out_of_order: largest_before.is_some_and(|l| p.pn < l),
-            new_gap: largest_before.is_some_and(|l| p.pn > l + 1),
-            has_holes: stream_gaps_before || self.stream.has_gaps(),
+            largest_before,
+            stream_gaps_before,
             largest_unacked,
             largest_acked: self.largest_acked,
             received: &self.received,
+            stream: &self.stream,
             packet: p,
             profile: &self.profile,
         };
-        let mut now_ack = self.policy.on_packet(&arrival);
+        let mut now_ack = self.policy.on_arrival(facts);
         if p.immediate_ack {
             now_ack |= self.policy.on_immediate_ack();
         }
         self.ack_now |= now_ack;
+    }
+}
+
+/// What the receiver knows of an arriving ack-eliciting packet, for its policy's [`Arrival`], which is
+/// built only where the policy reads it ([`AnyAckPolicy::on_arrival`]).
+struct Facts<'a> {
+    reading: Time,
+    ce: bool,
+    prev_ce: bool,
+    /// The largest packet number received before this one.
+    largest_before: Option<u64>,
+    /// The stream had holes before this packet's data.
+    stream_gaps_before: bool,
+    largest_unacked: u64,
+    largest_acked: Option<u64>,
+    received: &'a RangeSet,
+    stream: &'a RangeSet,
+    packet: &'a Packet,
+    profile: &'a Profile,
+}
+
+impl<'a> ArrivalFacts<'a> for Facts<'a> {
+    #[inline(always)]
+    fn arrival(self) -> Arrival<'a> {
+        let pn = self.packet.pn;
+        Arrival {
+            now: self.reading,
+            pn,
+            ce: self.ce,
+            prev_ce: self.prev_ce,
+            out_of_order: self.largest_before.is_some_and(|l| pn < l),
+            new_gap: self.largest_before.is_some_and(|l| pn > l + 1),
+            has_holes: self.stream_gaps_before || self.stream.has_gaps(),
+            largest_unacked: self.largest_unacked,
+            largest_acked: self.largest_acked,
+            received: self.received,
+            packet: self.packet,
+            profile: self.profile,
+        }
     }
 }
 
