@@ -322,7 +322,11 @@ mod tests {
         let mut t = 0u64;
         s.record(Time(0));
         for i in 0..=EXACT_MAX as u64 {
-            let d = if i % 1000 == 999 { 5_000_000_000 + i } else { i / 4 % 11 * 1_000 };
+            let d = if i % 1000 == 999 {
+                5_000_000_000 + i
+            } else {
+                i / 4 % 11 * 1_000
+            };
             t += d;
             s.record(Time(t));
             want.add(d as f64);

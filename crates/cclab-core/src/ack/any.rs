@@ -2,9 +2,7 @@
 //! a match it can inline instead of calls through a `dyn AckPolicy` box (the style's "enum over
 //! built-ins on the hot path"); [`AckPolicy`] stays the trait each policy implements.
 
-use super::{
-    AckFrequencyPolicy, AckPolicy, Arrival, Ratio, RatioAfter, Rfc9000, TcpDelayed,
-};
+use super::{AckFrequencyPolicy, AckPolicy, Arrival, Ratio, RatioAfter, Rfc9000, TcpDelayed};
 use crate::time::Dur;
 use crate::wire::packet::AckFrequencyFrame;
 
