@@ -70,6 +70,20 @@ fn ack_frequency_delay_fires_on_the_timer_granularity() {
 }
 
 #[test]
+fn ack_frequency_frame_moves_the_timer_already_armed() {
+    // pn 0 arms the 25 ms timer at 1 ms; pn 1 carries a frame asking for 4 ms while pn 0 still waits (and
+    // a threshold of 9, so no ACK is sent at once): the timer now fires at 1 + 4 = 5 ms, as if the delay
+    // were read at every poll, not at 26 ms as armed.
+    let mut s = Script::new(quic(), policy());
+    s.recv(ms(1), data(0));
+    assert_eq!(s.r.poll_timeout(), Some(ms(26)));
+    s.recv(ms(2), with_frame(1, freq(0, 9, Dur::from_millis(4), 1)));
+    assert_eq!(s.r.poll_timeout(), Some(ms(5)));
+    s.advance(ms(30));
+    assert_eq!(s.acks.iter().map(|a| a.0).collect::<Vec<_>>(), vec![ms(5)]);
+}
+
+#[test]
 fn ack_frequency_reordering_threshold_zero_never_acks_at_once() {
     let mut s = Script::new(quic(), policy());
     s.recv(us(0), with_frame(0, freq(0, 100, Dur::from_millis(5), 0)));

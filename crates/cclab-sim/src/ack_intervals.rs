@@ -98,6 +98,22 @@ fn sketch() -> DDSketch {
     DDSketch::new(Config::new(SKETCH_ALPHA, SKETCH_BINS, 1.0))
 }
 
+/// Adds `values` to `sk` one run of equal neighbours at a time, as `record` adds to a sketch: each `add`
+/// takes a logarithm (~125 instructions), and a paced flow's 4,097 kept intervals are a few hundred runs
+/// (on 100 MB at 10 Gbit/s the move to the sketch cost 0.52 M instructions, a sixth of the ACKs' records).
+fn add_runs(sk: &mut DDSketch, values: impl Iterator<Item = u64>) {
+    let mut run = (0, 0);
+    for v in values {
+        if run.1 > 0 && v == run.0 {
+            run.1 += 1;
+        } else {
+            sk.add_with_count(run.0 as f64, run.1);
+            run = (v, 1);
+        }
+    }
+    sk.add_with_count(run.0 as f64, run.1);
+}
+
 impl AckIntervalStats {
     /// Empty accumulator.
     pub fn new() -> Self {
@@ -130,12 +146,7 @@ impl AckIntervalStats {
                 let long = long_ns.as_deref().map_or(&[][..], Vec::as_slice);
                 if short_ns.len() + long.len() > EXACT_MAX {
                     let mut sk = sketch();
-                    for &v in short_ns.iter() {
-                        sk.add(v as f64);
-                    }
-                    for &v in long {
-                        sk.add(v as f64);
-                    }
+                    add_runs(&mut sk, short_ns.iter().map(|&v| v as u64).chain(long.iter().copied()));
                     self.store = Store::Sketch(Box::new(sk), (0, 0));
                 }
             }
@@ -298,6 +309,36 @@ mod tests {
         for k in 0..=100 {
             let at = |sk: &DDSketch| sk.quantile(k as f64 / 100.0).unwrap();
             assert_eq!(at(&got), at(&want), "q = {k}%");
+        }
+    }
+
+    #[test]
+    fn ack_intervals_move_to_the_sketch_by_runs_as_if_value_by_value() {
+        // The kept intervals, in runs of 4 (zeros among them) with the long ones (beyond 2^32 ns) kept apart, move to
+        // the sketch at the 4,097th: its count and every quantile (minimum and maximum included) are those
+        // of a sketch fed every value on its own.
+        let mut s = AckIntervalStats::new();
+        let mut want = sketch();
+        let mut t = 0u64;
+        s.record(Time(0));
+        for i in 0..=EXACT_MAX as u64 {
+            let d = if i % 1000 == 999 {
+                5_000_000_000 + i
+            } else {
+                i / 4 % 11 * 1_000
+            };
+            t += d;
+            s.record(Time(t));
+            want.add(d as f64);
+        }
+        let Store::Sketch(sk, run) = &s.store else {
+            panic!("sketched at {} intervals", EXACT_MAX + 1)
+        };
+        assert_eq!(*run, (0, 0));
+        assert_eq!(sk.count(), EXACT_MAX + 1);
+        for k in 0..=100 {
+            let at = |sk: &DDSketch| sk.quantile(k as f64 / 100.0).unwrap();
+            assert_eq!(at(sk), at(&want), "q = {k}%");
         }
     }
 

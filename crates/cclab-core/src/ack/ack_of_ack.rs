@@ -91,6 +91,19 @@ impl AckOfAck {
     /// they are counted, then copied in one pass per part of the set (its top range, its deque's halves).
     #[inline]
     pub fn clip(&self, received: &RangeSet, max: usize, kept: &mut AckRanges) {
+        // The common frame: one range, as every range below the highest lies at or below the floor (the
+        // ranges left by old losses, once the peer acknowledged an ACK above them) or there is none. It is
+        // the highest range clipped to the floor, or all of it when nothing is above the floor (as below).
+        if let Some(top) = received.highest().filter(|_| max > 0) {
+            let below = received.below_highest_max();
+            if below.is_none() || below <= self.floor {
+                kept.push(match self.floor {
+                    Some(f) if top.1 > f => (top.0.max(f + 1), top.1),
+                    _ => top,
+                });
+                return;
+            }
+        }
         let (front, back, top) = received.as_slices();
         // Highest part first.
         let parts = [top, back, front];
@@ -175,7 +188,17 @@ mod tests {
         for k in 0..500u64 {
             set.insert(3 * k, 3 * k + k % 2);
             set.trim(32);
-            for floor in [None, Some(3 * k / 2), Some(3 * k.saturating_sub(5)), Some(3 * k + 7)] {
+            // The last two floors lie above every range below the top one, so `clip` answers with the top
+            // range alone, clipped when it reaches down to the floor (odd `k`, floor `3k`).
+            let floors = [
+                None,
+                Some(3 * k / 2),
+                Some(3 * k.saturating_sub(5)),
+                Some(3 * k + 7),
+                Some((3 * k).saturating_sub(1)),
+                Some(3 * k),
+            ];
+            for floor in floors {
                 for max in [1, 3, 4, 5, 32] {
                     let a = AckOfAck {
                         floor,

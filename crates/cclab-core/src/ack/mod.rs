@@ -6,7 +6,7 @@
 //! its policy whether to ACK at once; otherwise the delayed-ACK timer, armed when the first
 //! unacknowledged ack-eliciting packet arrived, fires `max_ack_delay()` later (through the
 //! receiver's clock model). Adding a policy = its file here + one variant and one arm in
-//! [`AckPolicyConfig`].
+//! [`AckPolicyConfig`], and one variant and its arms in [`AnyAckPolicy`].
 
 use core::fmt::Debug;
 
@@ -18,6 +18,7 @@ use crate::wire::size::Profile;
 
 pub mod ack_frequency;
 pub mod ack_of_ack;
+pub mod any;
 pub mod frequency_sender;
 pub mod ranges;
 pub mod ratio;
@@ -27,6 +28,7 @@ pub mod tcp_delayed;
 
 pub use ack_frequency::{AckFrequencyPolicy, AckFrequencyPolicyConfig};
 pub use ack_of_ack::AckOfAck;
+pub use any::{AnyAckPolicy, ArrivalFacts};
 pub use ranges::RangeSet;
 pub use ratio::{Ratio, RatioConfig};
 pub use ratio_after::{RatioAfter, RatioAfterConfig};
@@ -89,7 +91,9 @@ pub trait AckPolicy: Send + Debug {
     fn on_packet(&mut self, a: &Arrival<'_>) -> bool;
     /// An ACK frame was sent.
     fn on_ack_sent(&mut self);
-    /// Longest intentional delay before acknowledging an ack-eliciting packet.
+    /// Longest intentional delay before acknowledging an ack-eliciting packet. It may change only in
+    /// `on_ack_frequency`: the receiver works out its timer's deadline when the timer is armed and
+    /// again after that hook, not at every poll.
     fn max_ack_delay(&self) -> Dur;
     /// An ACK_FREQUENCY frame arrived (policies that do not implement the extension ignore it).
     fn on_ack_frequency(&mut self, _frame: &AckFrequencyFrame) {}
@@ -144,12 +148,17 @@ impl AckPolicyConfig {
 
     /// Builds the policy.
     pub fn build(&self) -> Box<dyn AckPolicy> {
+        Box::new(self.build_any())
+    }
+
+    /// Builds the policy as the enum of built-ins the receiver holds.
+    pub fn build_any(&self) -> AnyAckPolicy {
         match self {
-            AckPolicyConfig::Rfc9000(c) => Box::new(Rfc9000::new(c)),
-            AckPolicyConfig::Ratio(c) => Box::new(Ratio::new(c)),
-            AckPolicyConfig::RatioAfter(c) => Box::new(RatioAfter::new(c)),
-            AckPolicyConfig::TcpDelayed(c) => Box::new(TcpDelayed::new(c)),
-            AckPolicyConfig::AckFrequency(c) => Box::new(AckFrequencyPolicy::new(c)),
+            AckPolicyConfig::Rfc9000(c) => AnyAckPolicy::Rfc9000(Rfc9000::new(c)),
+            AckPolicyConfig::Ratio(c) => AnyAckPolicy::Ratio(Ratio::new(c)),
+            AckPolicyConfig::RatioAfter(c) => AnyAckPolicy::RatioAfter(RatioAfter::new(c)),
+            AckPolicyConfig::TcpDelayed(c) => AnyAckPolicy::TcpDelayed(TcpDelayed::new(c)),
+            AckPolicyConfig::AckFrequency(c) => AnyAckPolicy::AckFrequency(AckFrequencyPolicy::new(c)),
         }
     }
 }

@@ -297,6 +297,12 @@ impl RangeSet {
         self.highest().into_iter().chain(self.below.iter().rev().copied())
     }
 
+    /// The largest value below the highest range, if there is a range below it.
+    #[inline]
+    pub fn below_highest_max(&self) -> Option<u64> {
+        self.below.back().map(|r| r.1)
+    }
+
     /// The ranges, lowest first, in the three parts the set holds them in: the deque's two parts (the
     /// first is lower) and the top range (empty for an empty set).
     pub fn as_slices(&self) -> (&[Range], &[Range], &[Range]) {

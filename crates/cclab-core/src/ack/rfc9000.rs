@@ -45,6 +45,7 @@ impl Rfc9000 {
 }
 
 impl AckPolicy for Rfc9000 {
+    #[inline]
     fn on_packet(&mut self, a: &Arrival<'_>) -> bool {
         self.pending += 1;
         self.pending >= PACKETS_PER_ACK || rfc9000_immediate(a)

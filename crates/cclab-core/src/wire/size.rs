@@ -159,7 +159,9 @@ pub fn quic_ack_frame_len(ack: &AckFrame) -> u32 {
 }
 
 /// [`quic_ack_frame_len`] of a frame whose ranges below the first take `ranges_len` bytes
-/// ([`ack_ranges_len`]), known from an earlier frame with the same lower ranges.
+/// ([`ack_ranges_len`]), known from an earlier frame with the same lower ranges. Inlined: a receiver's
+/// ACK paid ~20 instructions of call, saved registers and reloads for the ~40 of its work.
+#[inline]
 pub fn quic_ack_frame_len_with(ack: &AckFrame, ranges_len: u32) -> u32 {
     let Some(&(first_lo, largest)) = ack.ranges.first() else {
         return 0;
@@ -277,6 +279,7 @@ impl QuicProfile {
     /// after a loss burst, and sizing them was most of its ACK's cost. The same as
     /// [`Profile::datagram_size`] of that packet, without the pass over every frame a packet may carry
     /// (`ack.sack_blocks` is TCP's and must be `None`).
+    #[inline]
     pub fn ack_packet_size(&self, pn_len: u8, ack: &AckFrame, ack_ranges_len: u32, ping: bool) -> u32 {
         debug_assert!(ack.sack_blocks.is_none(), "a QUIC ACK frame has no SACK count");
         let frames = quic_ack_frame_len_with(ack, ack_ranges_len) + ping as u32;
