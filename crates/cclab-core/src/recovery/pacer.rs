@@ -90,16 +90,17 @@ impl Pacer {
     /// prologue, epilogue and argument moves cost each data packet ~20 instructions.
     #[inline(always)]
     pub fn delay(&mut self, now: Time, bytes: u64, rate: f64, capacity: f64) -> Option<Time> {
-        let elapsed = now.saturating_since(self.last).as_secs_f64();
-        if elapsed > 0.0 {
-            self.tokens += rate * elapsed;
+        let elapsed_ns = now.0.saturating_sub(self.last.0);
+        if elapsed_ns > 0 {
+            // `Dur::as_secs_f64`, with the conversion of a small count done as a signed one.
+            self.tokens += rate * (to_f64(elapsed_ns) * 1e-9);
         }
         self.tokens = self.tokens.min(capacity);
         self.last = self.last.max(now);
         if self.aggregate.is_some_and(|(at, left)| at == now && left >= bytes) {
             return None;
         }
-        let missing = bytes as f64 - self.tokens;
+        let missing = to_f64(bytes) - self.tokens;
         if missing <= EPSILON_BYTES {
             self.aggregate = (self.quantum > 0).then_some((now, self.quantum));
             return None;
@@ -124,11 +125,31 @@ impl Pacer {
     }
 }
 
+/// `x as f64`: on the baseline x86-64 target a `u64` converts in six instructions and an `i64` in
+/// one, and the counts the pacer converts (bytes, nanoseconds since its last refill) are far below
+/// 2^63, where both conversions round alike.
+#[inline(always)]
+fn to_f64(x: u64) -> f64 {
+    if x <= i64::MAX as u64 {
+        x as i64 as f64
+    } else {
+        x as f64
+    }
+}
+
 /// `x.ceil() as u64`, bit for bit (NaN and negatives give 0, values past `u64::MAX` saturate), without
 /// the call: on the baseline x86-64 target `f64::ceil` is a libm routine of ~23 instructions, and a
 /// pacer-bound sender (any large window) works out a release time on most send attempts.
 #[inline(always)]
 fn ceil_u64(x: f64) -> u64 {
+    // A release delay in nanoseconds is below 2^63 unless the rate is absurd: there a truncating
+    // signed conversion is one instruction, where `as u64` saturates, tests NaN and converts
+    // unsigned both ways (~24 instructions a refusal).
+    if (0.0..I64_BOUND).contains(&x) {
+        // SAFETY: `x` is neither NaN nor infinite, and truncated it lies in 0..2^63.
+        let n = unsafe { x.to_int_unchecked::<i64>() };
+        return n as u64 + ((n as f64) < x) as u64;
+    }
     let n = x as u64;
     // `n` truncates toward zero; below 2^53 it is exact, and from 2^52 on every f64 is an integer,
     // so `x` is above `n` exactly when it has a fraction to round up.
@@ -138,6 +159,9 @@ fn ceil_u64(x: f64) -> u64 {
         n
     }
 }
+
+/// 2^63, the first `f64` past `i64::MAX`.
+const I64_BOUND: f64 = 9_223_372_036_854_775_808.0;
 
 #[cfg(test)]
 mod tests {
@@ -158,6 +182,9 @@ mod tests {
             (1u64 << 52) as f64 + 0.5,
             (1u64 << 53) as f64,
             (1u64 << 53) as f64 + 2.0,
+            I64_BOUND,
+            9_223_372_036_854_774_784.0,
+            -f64::MIN_POSITIVE,
             u64::MAX as f64,
             u64::MAX as f64 * 2.0,
             f64::INFINITY,
@@ -172,6 +199,15 @@ mod tests {
         });
         for v in edges.into_iter().chain(spread) {
             assert_eq!(ceil_u64(v), v.ceil() as u64, "{v:e}");
+        }
+    }
+
+    #[test]
+    fn pacer_to_f64_matches_the_unsigned_conversion() {
+        let mut edges = vec![0, 1, (1 << 53) + 1, i64::MAX as u64 - 1, i64::MAX as u64, 1 << 63, u64::MAX];
+        edges.extend((0..64).flat_map(|k| [(1u64 << k) - 1, 1 << k, (1u64 << k) + 1]));
+        for x in edges {
+            assert_eq!(to_f64(x).to_bits(), (x as f64).to_bits(), "{x}");
         }
     }
 
