@@ -154,6 +154,8 @@ pub struct Sender {
     ecn: Ecn,
     /// The newest ACK_FREQUENCY frame's packet was lost: resend the frame.
     af_resend: bool,
+    /// The source is finished and the stream has its final size (`pump_source` has nothing to do).
+    source_closed: bool,
     sent: SentPackets,
     rtt: RttEstimator,
     loss: LossDetection,
@@ -303,6 +305,7 @@ impl Sender {
                     })
                 }),
             probes: 0,
+            source_closed: false,
             app_limited: false,
             blocked_until: None,
             ecn_ce_count: 0,
@@ -396,8 +399,14 @@ impl Sender {
     /// Hands the application's writes due at clock reading `t` to the stream.
     #[inline]
     fn pump_source(&mut self, t: Time) {
+        // A closed source writes nothing more, and the stream already has its final size: every send
+        // attempt and timer of a bulk flow would hand the stream the same two values again.
+        if self.source_closed {
+            return;
+        }
         if self.source.poll(t) > 0 || self.source.is_finished() {
             self.stream.on_written(self.source.written(), self.source.is_finished());
+            self.source_closed = self.source.is_finished();
         }
     }
 
@@ -413,18 +422,23 @@ impl Sender {
     /// after every input and poll: the host asks once per touched endpoint and event, while an
     /// event may poll an endpoint twice and feed it too.
     fn next_timeout(&self) -> Option<Time> {
-        // Pairwise rather than through an iterator over an array: that went through the stack and stalled on
-        // store forwarding in profiles.
-        let earliest = |a: Option<Time>, b: Option<Time>| match (a, b) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
+        // The deadlines as integers with `u64::MAX` for none, and apart whether any is set (a deadline
+        // may itself be `Time::MAX`): the minimum without a branch per pair of `Option`s. The source's
+        // and the handshake's are asked only while they may have one (a bulk flow has neither).
+        let at = |d: Option<Time>| d.map_or(u64::MAX, |t| t.0);
+        let mut earliest = at(self.loss_deadline).min(at(self.blocked_until));
+        let mut any = self.loss_deadline.is_some() | self.blocked_until.is_some();
+        let mut add = |d: Option<Time>| {
+            earliest = earliest.min(at(d));
+            any |= d.is_some();
         };
-        let handshake = self.handshake.as_deref().and_then(|h| h.client.next_wake());
-        let wake = earliest(
-            earliest(self.loss_deadline, self.source.next_event()),
-            self.blocked_until,
-        );
-        earliest(wake, handshake).map(|t| self.clock.fire_time(t))
+        if !self.source_closed {
+            add(self.source.next_event());
+        }
+        if let Some(h) = self.handshake.as_deref() {
+            add(h.client.next_wake());
+        }
+        any.then(|| self.clock.fire_time(Time(earliest)))
     }
 
     /// The handshake completed at clock reading `t`, before any data left. RFC 5681 §3.1 and
@@ -590,6 +604,7 @@ mod tests {
             span!(app_limited: bool),
             span!(ecn: Ecn),
             span!(af_resend: bool),
+            span!(source_closed: bool),
             span!(sent: SentPackets),
             span!(rtt, crate::recovery::rtt::SEND_BYTES),
             span!(loss, crate::recovery::loss::SEND_BYTES),
