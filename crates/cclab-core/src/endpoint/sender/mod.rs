@@ -401,9 +401,16 @@ impl Sender {
     fn pump_source(&mut self, t: Time) {
         // A closed source writes nothing more, and the stream already has its final size: every send
         // attempt and timer of a bulk flow would hand the stream the same two values again.
-        if self.source_closed {
-            return;
+        if !self.source_closed {
+            self.pump_open_source(t);
         }
+    }
+
+    /// `pump_source` while the source may still write. Out of line, like the other parts of a send
+    /// attempt and a timeout that a bulk flow never reaches: inline, their registers made every
+    /// `poll_timeout` and `handle_timeout` save and restore six.
+    #[inline(never)]
+    fn pump_open_source(&mut self, t: Time) {
         if self.source.poll(t) > 0 || self.source.is_finished() {
             self.stream.on_written(self.source.written(), self.source.is_finished());
             self.source_closed = self.source.is_finished();
@@ -433,12 +440,24 @@ impl Sender {
             any |= d.is_some();
         };
         if !self.source_closed {
-            add(self.source.next_event());
+            add(self.source_wake());
         }
         if let Some(h) = self.handshake.as_deref() {
-            add(h.client.next_wake());
+            add(Self::handshake_wake(h));
         }
         any.then(|| self.clock.fire_time(Time(earliest)))
+    }
+
+    /// The source's next write or close while it is open (out of line: see `pump_open_source`).
+    #[inline(never)]
+    fn source_wake(&self) -> Option<Time> {
+        self.source.next_event()
+    }
+
+    /// The handshake's next timer (out of line: see `pump_open_source`).
+    #[inline(never)]
+    fn handshake_wake(h: &Opening) -> Option<Time> {
+        h.client.next_wake()
     }
 
     /// The handshake completed at clock reading `t`, before any data left. RFC 5681 §3.1 and
@@ -464,6 +483,12 @@ impl Sender {
             self.cc_state = self.cc.state();
             self.stats.cwnd_max_bytes = self.cc.window();
         }
+    }
+
+    /// The handshake's timers at clock reading `t` (out of line: see `pump_open_source`).
+    #[inline(never)]
+    fn handshake_timeout(h: &mut Opening, t: Time) {
+        h.client.on_timeout(t);
     }
 
     fn trace(&mut self, ev: impl FnOnce() -> TraceEvent) {
@@ -506,8 +531,8 @@ impl Endpoint for Sender {
     }
 
     fn handle_timeout(&mut self, now: Time) {
-        if let Some(h) = self.handshake.as_mut() {
-            h.client.on_timeout(self.clock.read(now));
+        if let Some(h) = self.handshake.as_deref_mut() {
+            Self::handshake_timeout(h, self.clock.read(now));
         }
         self.on_timeout(now);
     }
