@@ -5,6 +5,7 @@ use super::stream::NextChunk;
 use super::{Sender, TsoView};
 use crate::cc::CcState;
 use crate::endpoint::TraceEvent;
+use crate::recovery::pacer::Bucket;
 use crate::recovery::sent::SentPacket;
 use crate::time::Time;
 use crate::wire::packet::{AckFrame, AckFrequencyFrame, DataChunk, Datagram, Ecn, Packet, RareFrames, MAX_VARINT};
@@ -153,15 +154,14 @@ impl Sender {
         }
         if self.pacing.enabled {
             let rate = self.pacing_rate_from(gate.pacing_rate, gate.window);
-            // A controller that asks for a back-to-back train after its pause (picoquic's
-            // `bandwidth_pause`) gets a bucket that can hold the whole train.
-            let train = gate.burst_allowance.unwrap_or(0) as f64;
-            let cap = self
-                .pacer
-                .capacity(&self.pacing, self.mss, rate, bytes, gate.max_burst)
-                .max(train);
+            let bucket = Bucket {
+                cfg: &self.pacing,
+                mss: self.mss,
+                max_burst: gate.max_burst,
+                train: gate.burst_allowance,
+            };
             self.pacer.set_quantum(gate.send_quantum);
-            if let Some(at) = self.pacer.delay(t, bytes, rate, cap) {
+            if let Some(at) = self.pacer.delay(t, bytes, rate, bucket) {
                 // §7.8: a pacing delay alone does not make the sender application limited.
                 self.blocked_until = Some(at);
                 self.app_limited = false;
