@@ -119,8 +119,8 @@ impl Pacer {
             // `Dur::as_secs_f64`, with the conversion of a small count done as a signed one.
             self.tokens += rate * (to_f64(elapsed_ns) * 1e-9);
         }
-        // At most the packet, the bucket is within its capacity (and NaN tokens still meet it).
-        if !(self.tokens <= to_f64(bytes)) {
+        // At most the packet, the bucket is within its capacity (NaN tokens still meet it).
+        if self.tokens > to_f64(bytes) || self.tokens.is_nan() {
             let cap = self.capacity(bucket.cfg, bucket.mss, rate, bytes, bucket.max_burst);
             self.tokens = self.tokens.min(cap.max(bucket.train.unwrap_or(0) as f64));
         }
@@ -289,7 +289,7 @@ mod tests {
             reference.set_quantum(quantum);
             let mut now = Time(0);
             for _ in 0..20_000 {
-                now = now + Dur(next(4) * next(400_000));
+                now += Dur(next(4) * next(400_000));
                 let bytes = 40 + next(1461);
                 let rate = [0.0, 1e3, 1.5e6, 1.25e9, 1e12][next(5) as usize];
                 let b = Bucket {
