@@ -38,6 +38,21 @@ impl Default for PacingConfig {
     }
 }
 
+/// What a pacer's bucket capacity is worked out from besides the rate and the packet
+/// ([`Pacer::capacity`]), for [`Pacer::delay`].
+#[derive(Clone, Copy, Debug)]
+pub struct Bucket<'a> {
+    /// The sender's pacing parameters.
+    pub cfg: &'a PacingConfig,
+    /// Bytes in flight of a full-sized packet.
+    pub mss: u64,
+    /// The controller's bound on the bucket, bytes (`CongestionController::max_burst`).
+    pub max_burst: Option<u64>,
+    /// Bytes of a back-to-back train the bucket must hold after a pause (picoquic's
+    /// `bandwidth_pause`, `CongestionController::burst_allowance`); it wins over `max_burst`.
+    pub train: Option<u64>,
+}
+
 /// Token-bucket state.
 #[derive(Clone, Debug)]
 pub struct Pacer {
@@ -70,6 +85,7 @@ impl Pacer {
 
     /// Bucket capacity in bytes: `burst_packets · mss` (at most the controller's `max_burst`), and
     /// at least one clock step at `rate` (bytes/s) and one packet of `bytes`.
+    #[inline(always)]
     pub fn capacity(&self, cfg: &PacingConfig, mss: u64, rate: f64, bytes: u64, max_burst: Option<u64>) -> f64 {
         let burst = (cfg.burst_packets * mss).min(max_burst.unwrap_or(u64::MAX)) as f64;
         burst.max(rate * self.step_secs).max(bytes as f64)
@@ -84,22 +100,35 @@ impl Pacer {
     }
 
     /// Refills to `now` and returns `None` if a packet of `bytes` may leave now, or the clock
-    /// reading at which it may. `rate` in bytes/s, `capacity` in bytes. With a send quantum, a
-    /// packet that fits in the aggregate started at `now` leaves whatever the tokens.
+    /// reading at which it may. `rate` in bytes/s; the bucket's capacity is worked out from `bucket`
+    /// (never below `bytes`) only when the bucket holds more than the packet: a pacer-bound sender's
+    /// mostly holds less, and the capacity's conversions and maxima cost ~20 instructions. With a
+    /// send quantum, a packet that fits in the aggregate started at `now` leaves whatever the tokens.
     /// Always inlined into the sender's one send attempt: as a call (which `#[inline]` left it), its
     /// prologue, epilogue and argument moves cost each data packet ~20 instructions.
     #[inline(always)]
-    pub fn delay(&mut self, now: Time, bytes: u64, rate: f64, capacity: f64) -> Option<Time> {
-        let elapsed = now.saturating_since(self.last).as_secs_f64();
-        if elapsed > 0.0 {
-            self.tokens += rate * elapsed;
+    pub fn delay(
+        &mut self,
+        now: Time,
+        bytes: u64,
+        rate: f64,
+        bucket: Bucket<'_>,
+    ) -> Option<Time> {
+        let elapsed_ns = now.0.saturating_sub(self.last.0);
+        if elapsed_ns > 0 {
+            // `Dur::as_secs_f64`, with the conversion of a small count done as a signed one.
+            self.tokens += rate * (to_f64(elapsed_ns) * 1e-9);
         }
-        self.tokens = self.tokens.min(capacity);
+        // At most the packet, the bucket is within its capacity (NaN tokens still meet it).
+        if self.tokens > to_f64(bytes) || self.tokens.is_nan() {
+            let cap = self.capacity(bucket.cfg, bucket.mss, rate, bytes, bucket.max_burst);
+            self.tokens = self.tokens.min(cap.max(bucket.train.unwrap_or(0) as f64));
+        }
         self.last = self.last.max(now);
         if self.aggregate.is_some_and(|(at, left)| at == now && left >= bytes) {
             return None;
         }
-        let missing = bytes as f64 - self.tokens;
+        let missing = to_f64(bytes) - self.tokens;
         if missing <= EPSILON_BYTES {
             self.aggregate = (self.quantum > 0).then_some((now, self.quantum));
             return None;
@@ -124,11 +153,31 @@ impl Pacer {
     }
 }
 
+/// `x as f64`: on the baseline x86-64 target a `u64` converts in six instructions and an `i64` in
+/// one, and the counts the pacer converts (bytes, nanoseconds since its last refill) are far below
+/// 2^63, where both conversions round alike.
+#[inline(always)]
+fn to_f64(x: u64) -> f64 {
+    if x <= i64::MAX as u64 {
+        x as i64 as f64
+    } else {
+        x as f64
+    }
+}
+
 /// `x.ceil() as u64`, bit for bit (NaN and negatives give 0, values past `u64::MAX` saturate), without
 /// the call: on the baseline x86-64 target `f64::ceil` is a libm routine of ~23 instructions, and a
 /// pacer-bound sender (any large window) works out a release time on most send attempts.
 #[inline(always)]
 fn ceil_u64(x: f64) -> u64 {
+    // A release delay in nanoseconds is below 2^63 unless the rate is absurd: there a truncating
+    // signed conversion is one instruction, where `as u64` saturates, tests NaN and converts
+    // unsigned both ways (~24 instructions a refusal).
+    if (0.0..I64_BOUND).contains(&x) {
+        // SAFETY: `x` is neither NaN nor infinite, and truncated it lies in 0..2^63.
+        let n = unsafe { x.to_int_unchecked::<i64>() };
+        return n as u64 + ((n as f64) < x) as u64;
+    }
     let n = x as u64;
     // `n` truncates toward zero; below 2^53 it is exact, and from 2^52 on every f64 is an integer,
     // so `x` is above `n` exactly when it has a fraction to round up.
@@ -138,6 +187,9 @@ fn ceil_u64(x: f64) -> u64 {
         n
     }
 }
+
+/// 2^63, the first `f64` past `i64::MAX`.
+const I64_BOUND: f64 = 9_223_372_036_854_775_808.0;
 
 #[cfg(test)]
 mod tests {
@@ -158,6 +210,9 @@ mod tests {
             (1u64 << 52) as f64 + 0.5,
             (1u64 << 53) as f64,
             (1u64 << 53) as f64 + 2.0,
+            I64_BOUND,
+            9_223_372_036_854_774_784.0,
+            -f64::MIN_POSITIVE,
             u64::MAX as f64,
             u64::MAX as f64 * 2.0,
             f64::INFINITY,
@@ -176,6 +231,86 @@ mod tests {
     }
 
     #[test]
+    fn pacer_to_f64_matches_the_unsigned_conversion() {
+        let mut edges = vec![0, 1, (1 << 53) + 1, i64::MAX as u64 - 1, i64::MAX as u64, 1 << 63, u64::MAX];
+        edges.extend((0..64).flat_map(|k| [(1u64 << k) - 1, 1 << k, (1u64 << k) + 1]));
+        for x in edges {
+            assert_eq!(to_f64(x).to_bits(), (x as f64).to_bits(), "{x}");
+        }
+    }
+
+    /// A bucket of `cfg` for packets of `mss` bytes, with no bound or train from a controller.
+    fn bucket(cfg: &PacingConfig, mss: u64) -> Bucket<'_> {
+        Bucket {
+            cfg,
+            mss,
+            max_burst: None,
+            train: None,
+        }
+    }
+
+    #[test]
+    fn pacer_delay_matches_a_bucket_capped_on_every_attempt() {
+        // `delay` as it was before the capacity was worked out lazily: capped on every attempt.
+        fn eager(p: &mut Pacer, now: Time, bytes: u64, rate: f64, cap: f64) -> Option<Time> {
+            let elapsed = now.saturating_since(p.last).as_secs_f64();
+            if elapsed > 0.0 {
+                p.tokens += rate * elapsed;
+            }
+            p.tokens = p.tokens.min(cap);
+            p.last = p.last.max(now);
+            if p.aggregate.is_some_and(|(at, left)| at == now && left >= bytes) {
+                return None;
+            }
+            let missing = bytes as f64 - p.tokens;
+            if missing <= EPSILON_BYTES {
+                p.aggregate = (p.quantum > 0).then_some((now, p.quantum));
+                return None;
+            }
+            if rate <= 0.0 {
+                return Some(Time::MAX);
+            }
+            Some(now + Dur(ceil_u64(missing / rate * 1e9)))
+        }
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let cfg = PacingConfig {
+            burst_packets: 3,
+            ..Default::default()
+        };
+        for quantum in [None, Some(4500)] {
+            let (mut lazy, mut reference) = (Pacer::new(Time(0), Dur(1000)), Pacer::new(Time(0), Dur(1000)));
+            lazy.set_quantum(quantum);
+            reference.set_quantum(quantum);
+            let mut now = Time(0);
+            for _ in 0..20_000 {
+                now += Dur(next(4) * next(400_000));
+                let bytes = 40 + next(1461);
+                let rate = [0.0, 1e3, 1.5e6, 1.25e9, 1e12][next(5) as usize];
+                let b = Bucket {
+                    cfg: &cfg,
+                    mss: 1500,
+                    max_burst: [None, Some(2000), Some(0)][next(3) as usize],
+                    train: [None, Some(30_000)][next(2) as usize],
+                };
+                let cap = reference.capacity(b.cfg, b.mss, rate, bytes, b.max_burst).max(b.train.unwrap_or(0) as f64);
+                let got = lazy.delay(now, bytes, rate, b);
+                assert_eq!(got, eager(&mut reference, now, bytes, rate, cap), "at {now:?}");
+                assert_eq!(lazy.tokens.to_bits(), reference.tokens.to_bits(), "at {now:?}");
+                if got.is_none() {
+                    lazy.on_sent(bytes);
+                    reference.on_sent(bytes);
+                }
+            }
+        }
+    }
+
+    #[test]
     fn pacer_allows_burst_then_spaces_at_rate() {
         let cfg = PacingConfig {
             burst_packets: 2,
@@ -185,6 +320,7 @@ mod tests {
         // 1000 B packets at 1e6 B/s: one per 1 ms after a 2-packet burst.
         let cap = p.capacity(&cfg, 1000, 1e6, 1000, None);
         assert_eq!(cap, 2000.0);
+        let cap = bucket(&cfg, 1000);
         for _ in 0..2 {
             assert_eq!(p.delay(Time(0), 1000, 1e6, cap), None);
             p.on_sent(1000);
@@ -203,7 +339,7 @@ mod tests {
         let mut p = Pacer::new(Time(0), Dur(1));
         p.set_quantum(Some(4000));
         let (rate, ms) = (1e6, 1_000_000);
-        let cap = p.capacity(&cfg, 1000, rate, 1000, None);
+        let cap = bucket(&cfg, 1000);
         // At 1e6 B/s, 4 packets of 1000 B leave together every 4 ms.
         let mut sent = Vec::new();
         let mut now = Time(0);

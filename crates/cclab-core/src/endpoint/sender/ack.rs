@@ -102,6 +102,14 @@ impl Sender {
         if self.loss_deadline.is_none_or(|d| d > t) {
             return;
         }
+        self.on_loss_timer(now, t);
+    }
+
+    /// `on_timeout` once the loss-detection timer is due at clock reading `t`. Out of line: the pacer's
+    /// wake-ups (one per packet at large BDPs) end before it, and with it inline each saved and restored
+    /// the registers it needs.
+    #[inline(never)]
+    fn on_loss_timer(&mut self, now: Time, t: Time) {
         let Some((deadline, kind)) = self.loss.timer(&self.sent, &self.rtt, self.pto_max_ack_delay()) else {
             return;
         };

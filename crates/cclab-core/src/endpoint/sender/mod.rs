@@ -154,6 +154,8 @@ pub struct Sender {
     ecn: Ecn,
     /// The newest ACK_FREQUENCY frame's packet was lost: resend the frame.
     af_resend: bool,
+    /// The source is finished and the stream has its final size (`pump_source` has nothing to do).
+    source_closed: bool,
     sent: SentPackets,
     rtt: RttEstimator,
     loss: LossDetection,
@@ -303,6 +305,7 @@ impl Sender {
                     })
                 }),
             probes: 0,
+            source_closed: false,
             app_limited: false,
             blocked_until: None,
             ecn_ce_count: 0,
@@ -396,8 +399,21 @@ impl Sender {
     /// Hands the application's writes due at clock reading `t` to the stream.
     #[inline]
     fn pump_source(&mut self, t: Time) {
+        // A closed source writes nothing more, and the stream already has its final size: every send
+        // attempt and timer of a bulk flow would hand the stream the same two values again.
+        if !self.source_closed {
+            self.pump_open_source(t);
+        }
+    }
+
+    /// `pump_source` while the source may still write. Out of line, like the other parts of a send
+    /// attempt and a timeout that a bulk flow never reaches: inline, their registers made every
+    /// `poll_timeout` and `handle_timeout` save and restore six.
+    #[inline(never)]
+    fn pump_open_source(&mut self, t: Time) {
         if self.source.poll(t) > 0 || self.source.is_finished() {
             self.stream.on_written(self.source.written(), self.source.is_finished());
+            self.source_closed = self.source.is_finished();
         }
     }
 
@@ -412,19 +428,35 @@ impl Sender {
     /// controller's) hold and the handshake's timer, as a true time. Worked out when asked, not
     /// after every input and poll: the host asks once per touched endpoint and event, while an
     /// event may poll an endpoint twice and feed it too.
+    #[inline]
     fn next_timeout(&self) -> Option<Time> {
-        // Pairwise rather than through an iterator over an array: that went through the stack and stalled on
-        // store forwarding in profiles.
-        let earliest = |a: Option<Time>, b: Option<Time>| match (a, b) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
+        // The deadlines as integers with `u64::MAX` for none, and apart whether any is set (a deadline
+        // may itself be `Time::MAX`): the minimum without a branch per pair of `Option`s.
+        let at = |d: Option<Time>| d.map_or(u64::MAX, |t| t.0);
+        let earliest = at(self.loss_deadline).min(at(self.blocked_until));
+        let any = self.loss_deadline.is_some() | self.blocked_until.is_some();
+        if self.source_closed && self.handshake.is_none() {
+            // A bulk flow's: no call on this path, so it saves and restores no register.
+            return any.then(|| self.clock.fire_time(Time(earliest)));
+        }
+        self.next_timeout_with(earliest, any)
+    }
+
+    /// `next_timeout` with the source's next write (while it is open) and the handshake's timer
+    /// joined to the minimum `earliest` of the others (`any`: whether one was set).
+    #[inline(never)]
+    fn next_timeout_with(&self, mut earliest: u64, mut any: bool) -> Option<Time> {
+        let mut add = |d: Option<Time>| {
+            earliest = earliest.min(d.map_or(u64::MAX, |t| t.0));
+            any |= d.is_some();
         };
-        let handshake = self.handshake.as_deref().and_then(|h| h.client.next_wake());
-        let wake = earliest(
-            earliest(self.loss_deadline, self.source.next_event()),
-            self.blocked_until,
-        );
-        earliest(wake, handshake).map(|t| self.clock.fire_time(t))
+        if !self.source_closed {
+            add(self.source.next_event());
+        }
+        if let Some(h) = self.handshake.as_deref() {
+            add(h.client.next_wake());
+        }
+        any.then(|| self.clock.fire_time(Time(earliest)))
     }
 
     /// The handshake completed at clock reading `t`, before any data left. RFC 5681 §3.1 and
@@ -450,6 +482,15 @@ impl Sender {
             self.cc_state = self.cc.state();
             self.stats.cwnd_max_bytes = self.cc.window();
         }
+    }
+
+    /// `handle_timeout` with a timer that may be due: the handshake's, the source's or the loss timer.
+    #[inline(never)]
+    fn handle_due_timeout(&mut self, now: Time) {
+        if let Some(h) = self.handshake.as_mut() {
+            h.client.on_timeout(self.clock.read(now));
+        }
+        self.on_timeout(now);
     }
 
     fn trace(&mut self, ev: impl FnOnce() -> TraceEvent) {
@@ -492,10 +533,15 @@ impl Endpoint for Sender {
     }
 
     fn handle_timeout(&mut self, now: Time) {
-        if let Some(h) = self.handshake.as_mut() {
-            h.client.on_timeout(self.clock.read(now));
+        // A bulk flow's pacing wake-up (one per packet at large BDPs) has nothing to do here: no
+        // handshake, a closed source, the loss timer not due. Tested first, so that its path makes
+        // no call and saves no register.
+        let idle = self.handshake.is_none()
+            && self.source_closed
+            && self.loss_deadline.is_none_or(|d| d > self.clock.read(now));
+        if !idle {
+            self.handle_due_timeout(now);
         }
-        self.on_timeout(now);
     }
 
     fn poll_transmit(&mut self, now: Time) -> Option<Datagram> {
@@ -590,6 +636,7 @@ mod tests {
             span!(app_limited: bool),
             span!(ecn: Ecn),
             span!(af_resend: bool),
+            span!(source_closed: bool),
             span!(sent: SentPackets),
             span!(rtt, crate::recovery::rtt::SEND_BYTES),
             span!(loss, crate::recovery::loss::SEND_BYTES),

@@ -5,6 +5,7 @@ use super::stream::NextChunk;
 use super::{Sender, TsoView};
 use crate::cc::CcState;
 use crate::endpoint::TraceEvent;
+use crate::recovery::pacer::Bucket;
 use crate::recovery::sent::SentPacket;
 use crate::time::Time;
 use crate::wire::packet::{AckFrame, AckFrequencyFrame, DataChunk, Datagram, Ecn, Packet, RareFrames, MAX_VARINT};
@@ -74,27 +75,13 @@ impl Sender {
         let t = self.clock.read(now);
         self.blocked_until = None;
         self.pump_source(t);
-        if let Some(h) = self.handshake.as_mut() {
-            if let Some((packet, size)) = h.client.poll(t, &self.rtt) {
-                return Some(self.emit_handshake(now, packet, size));
-            }
-            if !h.client.is_open() {
-                return None;
+        if self.handshake.is_some() {
+            if let Some(answer) = self.handshake_transmit(now, t) {
+                return answer;
             }
         }
         if self.probes > 0 {
-            // RFC 9002 §6.2.4, §7.5: probes bypass the window and the pacer.
-            self.probes -= 1;
-            let mut next = self.stream.peek();
-            if next.is_none() && matches!(self.profile, Profile::Tcp(_)) {
-                // TCP has no PING: with no new data its probe retransmits the most recent segment
-                // (tail loss probe, RFC 8985 §7.3).
-                if let Some(c) = self.sent.iter().filter_map(|(_, p)| p.data).last() {
-                    self.stream.queue_retransmission(c);
-                    next = self.stream.peek();
-                }
-            }
-            return Some(self.send(now, t, next, None));
+            return Some(self.probe(now, t));
         }
         let Some(next) = self.stream.peek() else {
             let in_flight = self.sent.bytes_in_flight();
@@ -143,25 +130,21 @@ impl Sender {
             self.app_limited = false;
             return None;
         }
-        if self.tso.is_some() {
-            let v = self.tso_view(t, &next, gate.window);
-            if !self.tso.as_deref_mut().is_some_and(|tso| tso.admits(&v)) {
-                // Linux's deferral waits for the next ACK: window limited, not application limited.
-                self.app_limited = false;
-                return None;
-            }
+        if self.tso.is_some() && !self.tso_admits(t, &next, gate.window) {
+            // Linux's deferral waits for the next ACK: window limited, not application limited.
+            self.app_limited = false;
+            return None;
         }
         if self.pacing.enabled {
             let rate = self.pacing_rate_from(gate.pacing_rate, gate.window);
-            // A controller that asks for a back-to-back train after its pause (picoquic's
-            // `bandwidth_pause`) gets a bucket that can hold the whole train.
-            let train = gate.burst_allowance.unwrap_or(0) as f64;
-            let cap = self
-                .pacer
-                .capacity(&self.pacing, self.mss, rate, bytes, gate.max_burst)
-                .max(train);
+            let bucket = Bucket {
+                cfg: &self.pacing,
+                mss: self.mss,
+                max_burst: gate.max_burst,
+                train: gate.burst_allowance,
+            };
             self.pacer.set_quantum(gate.send_quantum);
-            if let Some(at) = self.pacer.delay(t, bytes, rate, cap) {
+            if let Some(at) = self.pacer.delay(t, bytes, rate, bucket) {
                 // §7.8: a pacing delay alone does not make the sender application limited.
                 self.blocked_until = Some(at);
                 self.app_limited = false;
@@ -169,6 +152,44 @@ impl Sender {
             }
         }
         Some(self.send(now, t, Some(next), Some(plan)))
+    }
+
+    /// The handshake's part of `transmit`: `Some` with the answer while the handshake sends or
+    /// holds data back, `None` once data may go. Out of line, like the other parts of a send
+    /// attempt that a bulk flow's do not reach (the probes, TSO): inline, their registers made
+    /// every attempt save and restore more.
+    #[inline(never)]
+    fn handshake_transmit(&mut self, now: Time, t: Time) -> Option<Option<Datagram>> {
+        let h = self.handshake.as_mut()?;
+        if let Some((packet, size)) = h.client.poll(t, &self.rtt) {
+            return Some(Some(self.emit_handshake(now, packet, size)));
+        }
+        (!h.client.is_open()).then_some(None)
+    }
+
+    /// A PTO's probe (out of line: see `handshake_transmit`).
+    #[inline(never)]
+    fn probe(&mut self, now: Time, t: Time) -> Datagram {
+        // RFC 9002 §6.2.4, §7.5: probes bypass the window and the pacer.
+        self.probes -= 1;
+        let mut next = self.stream.peek();
+        if next.is_none() && matches!(self.profile, Profile::Tcp(_)) {
+            // TCP has no PING: with no new data its probe retransmits the most recent segment
+            // (tail loss probe, RFC 8985 §7.3).
+            if let Some(c) = self.sent.iter().filter_map(|(_, p)| p.data).last() {
+                self.stream.queue_retransmission(c);
+                next = self.stream.peek();
+            }
+        }
+        self.send(now, t, next, None)
+    }
+
+    /// Whether Linux's TSO deferral lets the data packet carrying `next` leave under `window`
+    /// (out of line: see `handshake_transmit`).
+    #[inline(never)]
+    fn tso_admits(&mut self, t: Time, next: &NextChunk, window: u64) -> bool {
+        let v = self.tso_view(t, next, window);
+        self.tso.as_deref_mut().is_some_and(|tso| tso.admits(&v))
     }
 
     /// What Linux's TSO deferral looks at for the data packet carrying `next` (`tso.rs`).
