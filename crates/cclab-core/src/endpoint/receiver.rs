@@ -216,6 +216,15 @@ impl Receiver {
         self.first_unacked.map(|t| self.deadline_after(t))
     }
 
+    /// An ACK is to be sent at `now`: something is unacknowledged and the policy asked for an ACK
+    /// at once or its delay ran out. The deadline only matters when the policy did not ask for an
+    /// ACK at once (half the polls of a receiver that acknowledges every other packet).
+    #[inline(always)]
+    fn ack_due(&self, now: Time) -> bool {
+        self.first_unacked
+            .is_some_and(|first| self.ack_now || now >= self.deadline_after(first))
+    }
+
     /// True time at which the delayed-ACK timer armed at clock reading `first_unacked` fires.
     fn deadline_after(&self, first_unacked: Time) -> Time {
         self.clock.fire_time(first_unacked + self.policy.max_ack_delay())
@@ -492,13 +501,21 @@ impl Endpoint for Receiver {
                 return Some(d);
             }
         }
-        let first_unacked = self.first_unacked?;
-        // The deadline only matters when the policy did not ask for an ACK at once (half the polls
-        // of a receiver that acknowledges every other packet).
-        if !self.ack_now && now < self.deadline_after(first_unacked) {
+        if !self.ack_due(now) {
             return None;
         }
         Some(self.send_ack(now))
+    }
+
+    /// `poll_transmit`'s refusals without a handshake: nothing to acknowledge, or an ACK whose delay
+    /// has not run out; a refusal sets `last_now` as the poll does.
+    #[inline]
+    fn may_transmit(&mut self, now: Time) -> bool {
+        if self.handshake.is_some() || self.ack_due(now) {
+            return true;
+        }
+        self.last_now = now;
+        false
     }
 
     fn poll_timeout(&self) -> Option<Time> {

@@ -665,7 +665,9 @@ impl Host {
     #[inline(always)]
     fn poll_slot(s: &mut Slot, now: Time, max_tx: u32, leaves: bool, out: &mut impl Outbox) -> bool {
         let mut sent = 0;
-        while sent < max_tx {
+        // A poll the endpoint says it would refuse is skipped (`Endpoint::may_transmit` has made
+        // its changes): a receiver's after each datagram it does not yet acknowledge and after each ACK.
+        while sent < max_tx && s.endpoint.may_transmit(now) {
             match s.endpoint.poll_transmit(now) {
                 Some(dgram) => {
                     let p = InFlight::new(dgram, s.route, 0, now);
