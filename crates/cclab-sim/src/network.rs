@@ -106,7 +106,7 @@ const _: () = assert!(size_of::<Route>() == 32);
 ///
 /// Built for every host run, and a host run sends a datagram about as often as it runs: the vectors
 /// are held by reference, one word each, not as slices of two (an address and a length each on the
-/// stack at every run: 17 stores a run, for 0.8 sends).
+/// stack at every run: 17 stores a run, for about one datagram sent).
 struct ToLinks<'a> {
     now: Time,
     links: &'a mut Vec<Link>,
