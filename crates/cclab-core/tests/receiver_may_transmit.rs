@@ -83,7 +83,7 @@ fn quic_packets() -> Vec<(Time, Packet)> {
     for pn in (0..12).chain([14, 13, 12]).chain(15..20) {
         v.push((t, data(pn)));
         // Every fifth packet is followed by a pause past the 25 ms delayed-ACK deadline.
-        t = t + if pn % 5 == 4 {
+        t += if pn % 5 == 4 {
             Dur::from_millis(40)
         } else {
             Dur::from_micros(10)
