@@ -103,12 +103,16 @@ struct Route {
 const _: () = assert!(size_of::<Route>() == 32);
 
 /// A host's datagrams onto the first link of their routes as they leave it (see `Network::act_host`).
+///
+/// Built for every host run, and a host run sends a datagram about as often as it runs: the vectors
+/// are held by reference, one word each, not as slices of two (an address and a length each on the
+/// stack at every run: 17 stores a run, for about one datagram sent).
 struct ToLinks<'a> {
     now: Time,
-    links: &'a mut [Link],
+    links: &'a mut Vec<Link>,
     sched: &'a mut Scheduler,
-    routes: &'a [Route],
-    route_links: &'a [u32],
+    routes: &'a Vec<Route>,
+    route_links: &'a Vec<u32>,
     /// Datagrams of a route without links, and every one after the first of them (`act_host`).
     later: &'a mut Vec<InFlight>,
 }

@@ -69,6 +69,16 @@ pub trait Endpoint: Send {
     fn handle_timeout(&mut self, now: Time);
     /// The next datagram to send now, if any.
     fn poll_transmit(&mut self, now: Time) -> Option<Datagram>;
+    /// Whether `poll_transmit(now)` may return a datagram. `false` is exact, never a guess: that
+    /// poll would return `None`, and this call has made every change to the endpoint that the
+    /// refused poll would have made, so a caller may skip the poll. A caller that polls until
+    /// `None` asks this first (a simulated host does): a bulk receiver refuses two polls in three,
+    /// after every datagram it does not yet acknowledge and after every ACK it sends, and this
+    /// answer can be inlined where a poll is a call. The default, `true`, is always right.
+    #[inline]
+    fn may_transmit(&mut self, _now: Time) -> bool {
+        true
+    }
     /// The true time at which `handle_timeout` or `poll_transmit` next has work (timers and
     /// pacing), `None` if nothing is pending.
     fn poll_timeout(&self) -> Option<Time>;

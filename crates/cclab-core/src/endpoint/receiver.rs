@@ -221,6 +221,16 @@ impl Receiver {
         &*self.policy
     }
 
+    /// An ACK is to be sent at `now`: something is unacknowledged (the delayed-ACK timer is armed)
+    /// and the policy asked for an ACK at once or its delay ran out. The deadline only matters when
+    /// the policy did not ask for an ACK at once (half the polls of a receiver that acknowledges
+    /// every other packet).
+    #[inline(always)]
+    fn ack_due(&self, now: Time) -> bool {
+        self.ack_deadline
+            .is_some_and(|deadline| self.ack_now || now >= deadline)
+    }
+
     /// True time at which the delayed-ACK timer armed at clock reading `first_unacked` fires.
     fn deadline_after(&self, first_unacked: Time) -> Time {
         self.clock.fire_time(first_unacked + self.policy.max_ack_delay())
@@ -558,13 +568,21 @@ impl Endpoint for Receiver {
                 return Some(d);
             }
         }
-        let deadline = self.ack_deadline?;
-        // The deadline only matters when the policy did not ask for an ACK at once (half the polls
-        // of a receiver that acknowledges every other packet).
-        if !self.ack_now && now < deadline {
+        if !self.ack_due(now) {
             return None;
         }
         Some(self.send_ack(now))
+    }
+
+    /// `poll_transmit`'s refusals without a handshake: nothing to acknowledge, or an ACK whose delay
+    /// has not run out; a refusal sets `last_now` as the poll does.
+    #[inline]
+    fn may_transmit(&mut self, now: Time) -> bool {
+        if self.handshake.is_some() || self.ack_due(now) {
+            return true;
+        }
+        self.last_now = now;
+        false
     }
 
     #[inline(never)]

@@ -640,24 +640,20 @@ impl Host {
     /// dumbbell's): the same calls without the round-robin search, which cost more than the
     /// poll of an endpoint with nothing to send. True if it sent.
     #[inline]
+    ///
+    /// Its ready bit is not read: the endpoint stays ready after a poll that sent nothing (the host
+    /// acts only on its events, and on its CPU's, which cost nothing to poll for), so only a poll
+    /// before its start ever cleared it, and the start test below refuses those; the start's timer
+    /// fires before any poll from then on. (`next_slot` stays 0.)
     fn poll_send_one(&mut self, now: Time, leaves: bool, out: &mut impl Outbox) -> bool {
-        if self.wake.next_ready(0, 1).is_none() {
-            return false;
-        }
         let s = &mut self.slots[0];
         if s.start > now {
-            self.wake.unready(0);
             return false;
         }
         let sent = Self::poll_slot(s, now, self.max_tx, leaves, out);
         Self::collect_events(&mut self.traced, 0, s);
         self.touched(0);
-        if sent {
-            self.next_slot = 0;
-            return true;
-        }
-        // It stays ready: the host acts only on its events (and on its CPU's, which cost nothing to poll for).
-        false
+        sent
     }
 
     /// Hands up to `max_tx` datagrams that `s`'s endpoint sends at `now` to `out`; true if it sent any.
@@ -665,7 +661,9 @@ impl Host {
     #[inline(always)]
     fn poll_slot(s: &mut Slot, now: Time, max_tx: u32, leaves: bool, out: &mut impl Outbox) -> bool {
         let mut sent = 0;
-        while sent < max_tx {
+        // A poll the endpoint says it would refuse is skipped (`Endpoint::may_transmit` has made
+        // its changes): a receiver's after each datagram it does not yet acknowledge and after each ACK.
+        while sent < max_tx && s.endpoint.may_transmit(now) {
             match s.endpoint.poll_transmit(now) {
                 Some(dgram) => {
                     let p = InFlight::new(dgram, s.route, 0, now);
