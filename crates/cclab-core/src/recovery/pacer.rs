@@ -107,13 +107,7 @@ impl Pacer {
     /// Always inlined into the sender's one send attempt: as a call (which `#[inline]` left it), its
     /// prologue, epilogue and argument moves cost each data packet ~20 instructions.
     #[inline(always)]
-    pub fn delay(
-        &mut self,
-        now: Time,
-        bytes: u64,
-        rate: f64,
-        bucket: Bucket<'_>,
-    ) -> Option<Time> {
+    pub fn delay(&mut self, now: Time, bytes: u64, rate: f64, bucket: Bucket<'_>) -> Option<Time> {
         let elapsed_ns = now.0.saturating_sub(self.last.0);
         if elapsed_ns > 0 {
             // `Dur::as_secs_f64`, with the conversion of a small count done as a signed one.
@@ -232,7 +226,15 @@ mod tests {
 
     #[test]
     fn pacer_to_f64_matches_the_unsigned_conversion() {
-        let mut edges = vec![0, 1, (1 << 53) + 1, i64::MAX as u64 - 1, i64::MAX as u64, 1 << 63, u64::MAX];
+        let mut edges = vec![
+            0,
+            1,
+            (1 << 53) + 1,
+            i64::MAX as u64 - 1,
+            i64::MAX as u64,
+            1 << 63,
+            u64::MAX,
+        ];
         edges.extend((0..64).flat_map(|k| [(1u64 << k) - 1, 1 << k, (1u64 << k) + 1]));
         for x in edges {
             assert_eq!(to_f64(x).to_bits(), (x as f64).to_bits(), "{x}");
@@ -298,7 +300,9 @@ mod tests {
                     max_burst: [None, Some(2000), Some(0)][next(3) as usize],
                     train: [None, Some(30_000)][next(2) as usize],
                 };
-                let cap = reference.capacity(b.cfg, b.mss, rate, bytes, b.max_burst).max(b.train.unwrap_or(0) as f64);
+                let cap = reference
+                    .capacity(b.cfg, b.mss, rate, bytes, b.max_burst)
+                    .max(b.train.unwrap_or(0) as f64);
                 let got = lazy.delay(now, bytes, rate, b);
                 assert_eq!(got, eager(&mut reference, now, bytes, rate, cap), "at {now:?}");
                 assert_eq!(lazy.tokens.to_bits(), reference.tokens.to_bits(), "at {now:?}");
