@@ -48,13 +48,7 @@ impl AnyAckPolicy {
     /// place stayed a call: a closure cannot be marked `inline`.)
     #[inline(always)]
     pub fn on_arrival<'a>(&mut self, facts: impl ArrivalFacts<'a>) -> bool {
-        match self {
-            AnyAckPolicy::Rfc9000(p) => p.on_packet(&facts.arrival()),
-            AnyAckPolicy::Ratio(p) => p.on_packet(&facts.arrival()),
-            AnyAckPolicy::RatioAfter(p) => p.on_packet(&facts.arrival()),
-            AnyAckPolicy::TcpDelayed(p) => p.on_packet(&facts.arrival()),
-            AnyAckPolicy::AckFrequency(p) => p.on_packet(&facts.arrival()),
-        }
+        each!(self, p => p.on_packet(&facts.arrival()))
     }
 }
 

@@ -6,7 +6,7 @@
 //! its policy whether to ACK at once; otherwise the delayed-ACK timer, armed when the first
 //! unacknowledged ack-eliciting packet arrived, fires `max_ack_delay()` later (through the
 //! receiver's clock model). Adding a policy = its file here + one variant and one arm in
-//! [`AckPolicyConfig`], and one variant and its arms in [`AnyAckPolicy`].
+//! [`AckPolicyConfig`], and one variant in [`AnyAckPolicy`] and its `each!` macro.
 
 use core::fmt::Debug;
 
