@@ -331,6 +331,8 @@ impl Receiver {
             // most `max_ack_ranges` ranges (quinn's limit, 32 by default).
             _ => self.acked_acks.clip(&self.received, self.max_ack_ranges, v),
         }
+        // Taken highest first from the set of received packet numbers: ordered by construction.
+        frame.ranges.vouch_ordered();
         frame
     }
 
