@@ -55,6 +55,21 @@ impl ByteRanges {
     /// an ACK on one flow).
     #[inline(never)]
     fn insert_general(&mut self, lo: u64, hi: u64) -> u64 {
+        // An acknowledged retransmission mostly fills the oldest hole, from the end of the first range to at
+        // most the end of the second: their ends say what changes, without the two searches, the sum over
+        // the ranges covered and the merge (~250 instructions a call at 100,000 packets of BDP).
+        if let (Some(&(a0, b0)), Some(&(a1, b1))) = (self.ranges.front(), self.ranges.get(1)) {
+            if a0 <= lo && lo <= b0 && hi <= b1 {
+                if hi < a1 {
+                    self.ranges[0].1 = b0.max(hi);
+                    return hi.saturating_sub(b0);
+                }
+                // The hole `b0..a1` is filled: the first two ranges become one.
+                self.ranges.pop_front();
+                self.ranges[0].0 = a0;
+                return a1 - b0;
+            }
+        }
         let first = self.partition_point(|r| r.1 < lo);
         let end = first + self.partition_point_from(first, |r| r.0 <= hi);
         let covered: u64 = self
@@ -82,15 +97,20 @@ impl ByteRanges {
     /// The first sub-range of `lo..hi` not in the set, found from `hint`'s last answer when it still holds.
     fn first_gap(&mut self, hint: GapHint, lo: u64, hi: u64) -> Option<(u64, u64)> {
         // `partition_point(|r| r.1 <= lo)`: the hinted index itself when the range before it ends at or below
-        // `lo` and its own does not (the next hole of a burst), a search from it when the answer lies past
-        // it, else a search of the whole set.
+        // `lo` and its own does not (the next hole of a burst), or the one after it, a search past them when
+        // the answer lies further, else a search of the whole set.
         let n = self.ranges.len();
         let h = (self.hints[hint as usize] as usize).min(n);
         let mut i = if h > 0 && self.ranges[h - 1].1 <= lo {
             if h == n || self.ranges[h].1 > lo {
                 h
+            } else if h + 1 == n || self.ranges[h + 1].1 > lo {
+                // The next hole when losses alternate with acknowledged packets (slow start's overshoot into
+                // a full queue): the range above the last hole ends where this one starts. Half the calls at
+                // 100,000 packets of BDP, each a search of ~85 instructions from the hint before.
+                h + 1
             } else {
-                h + self.partition_point_from(h, |r| r.1 <= lo)
+                h + 1 + self.partition_point_from(h + 1, |r| r.1 <= lo)
             }
         } else {
             self.partition_point(|r| r.1 <= lo)
@@ -396,6 +416,35 @@ mod tests {
         assert_eq!(r.first_gap(GapHint::Lost, 0, 450), Some((300, 400)));
         assert_eq!(r.first_gap(GapHint::Resend, 420, 450), None);
         assert_eq!(r.first_gap(GapHint::Lost, 450, 600), Some((500, 600)));
+    }
+
+    #[test]
+    fn byte_ranges_inserts_at_the_front_match_a_bitmap() {
+        // Every insert of a sub-range of 0..60 into ranges 0..5, 8..9, 12..20, 23..25, 30..40, 50..52 (at the
+        // front and anywhere else) leaves the set and counts the new bytes as a bitmap of acknowledged bytes.
+        let start = [(0, 5), (8, 9), (12, 20), (23, 25), (30, 40), (50, 52)];
+        for lo in 0..60u64 {
+            for hi in lo + 1..=60 {
+                let mut r = ByteRanges::default();
+                let mut bits = [false; 60];
+                for &(a, b) in &start {
+                    r.ranges.push_back((a, b));
+                    bits[a as usize..b as usize].fill(true);
+                }
+                let new = bits[lo as usize..hi as usize].iter().filter(|&&b| !b).count() as u64;
+                bits[lo as usize..hi as usize].fill(true);
+                let mut want = Vec::new();
+                for (i, &b) in bits.iter().enumerate() {
+                    match want.last_mut() {
+                        Some((_, end)) if b && *end == i as u64 => *end += 1,
+                        _ if b => want.push((i as u64, i as u64 + 1)),
+                        _ => {}
+                    }
+                }
+                assert_eq!(r.insert(lo, hi), new, "{lo}..{hi}");
+                assert_eq!(r.ranges, want, "{lo}..{hi}");
+            }
+        }
     }
 
     #[test]
