@@ -221,8 +221,10 @@ impl LossDetection {
     ) -> bool {
         let end = largest.min(sent.next_pn());
         let loss_delay = self.loss_delay(rtt);
-        // §7.6.1: (smoothed_rtt + max(4·rttvar, kGranularity) + max_ack_delay) · 3.
-        let pc_duration = rtt.pto_base(max_ack_delay, GRANULARITY) * PERSISTENT_CONGESTION_THRESHOLD;
+        // §7.6.1: (smoothed_rtt + max(4·rttvar, kGranularity) + max_ack_delay) · 3. Worked out when two lost
+        // packets without a hole between first ask for it: losses after a burst alternate with acknowledged
+        // packets, and most calls never do.
+        let pc_duration = || rtt.pto_base(max_ack_delay, GRANULARITY) * PERSISTENT_CONGESTION_THRESHOLD;
         let mut pc_start: Option<Time> = None;
         let mut persistent = false;
         // Packets are declared lost from the front of the record, which then starts at the next
@@ -245,7 +247,7 @@ impl LossDetection {
             if p.ack_eliciting && self.pc_first_pn.is_some_and(|f| pn >= f) {
                 match pc_start {
                     None => pc_start = Some(p.time_sent),
-                    Some(s) => persistent |= p.time_sent.saturating_since(s) > pc_duration,
+                    Some(s) => persistent = persistent || p.time_sent.saturating_since(s) > pc_duration(),
                 }
             }
             lost(pn, p, trigger);
