@@ -63,7 +63,7 @@ fn ack(
     };
     bbr.on_congestion_event(&CongestionEvent {
         now,
-        ticks: 0,
+        true_now: now,
         tick: cclab_core::time::NonZeroDur::from_millis(1),
         acked: a,
         lost: l,

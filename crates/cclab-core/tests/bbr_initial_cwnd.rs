@@ -32,7 +32,7 @@ fn windows_from_one_segment(cc: CcConfig, n: u64) -> Vec<u64> {
             }];
             let ev = CongestionEvent {
                 now,
-                ticks: 0,
+                true_now: now,
                 tick: NonZeroDur::from_millis(1),
                 acked: &acked,
                 lost: &[],

@@ -64,8 +64,9 @@ pub struct RateSample {
 pub struct CongestionEvent<'a> {
     /// Clock reading of the endpoint.
     pub now: Time,
-    /// Tick counter of the endpoint clock (FreeBSD `ticks`).
-    pub ticks: u64,
+    /// True time of the event, from which [`CongestionEvent::ticks`] counts the endpoint clock's ticks:
+    /// a division that only CUBIC's FreeBSD time source reads, so not worked out for every ACK.
+    pub true_now: Time,
     /// Length of one tick.
     pub tick: NonZeroDur,
     /// Newly acknowledged packets, in packet-number order.
@@ -93,6 +94,11 @@ pub struct CongestionEvent<'a> {
 }
 
 impl CongestionEvent<'_> {
+    /// Tick counter of the endpoint clock (FreeBSD `ticks`): whole ticks since the start.
+    pub fn ticks(&self) -> u64 {
+        crate::clock::ticks(self.true_now, self.tick)
+    }
+
     /// Sum of newly acked bytes.
     pub fn acked_bytes(&self) -> u64 {
         self.acked.iter().map(|p| p.bytes).sum()

@@ -18,7 +18,7 @@ pub(crate) fn event<'a>(
 ) -> CongestionEvent<'a> {
     CongestionEvent {
         now,
-        ticks: now.as_nanos() / TICK.as_nanos(),
+        true_now: now,
         tick: TICK,
         acked,
         lost,

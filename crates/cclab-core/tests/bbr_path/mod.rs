@@ -229,7 +229,7 @@ impl Path {
         let app_limited = matches!(self.app, App::Periodic { next, .. } if next > self.now);
         let ev = CongestionEvent {
             now: self.now,
-            ticks: 0,
+            true_now: self.now,
             tick: cclab_core::time::NonZeroDur::from_millis(1),
             acked: &acked,
             lost: &[],

@@ -2,7 +2,7 @@
 //! semantics (RFC 9002 §7.3.2) and a pluggable slow start (HyStart++ by default, §4.10).
 //!
 //! Every time CUBIC reads comes from the event: the clock reading `ev.now` or the tick counter
-//! `ev.ticks · ev.tick`, chosen by [`TimeSource`]; the RTT comes from the estimator, smoothed or
+//! `ev.ticks() · ev.tick`, chosen by [`TimeSource`]; the RTT comes from the estimator, smoothed or
 //! quantised to ticks ([`RttSource`]). With ticks for both and the time-based Reno-friendly
 //! estimate, this is FreeBSD's cc_cubic before commit a3aa6f6 (seed 001, digest §10).
 

@@ -47,7 +47,7 @@ impl EpochStart {
     pub(super) fn at(ev: &CongestionEvent<'_>) -> EpochStart {
         EpochStart {
             time: ev.now,
-            ticks: ev.ticks,
+            ticks: ev.ticks(),
         }
     }
 
@@ -55,7 +55,7 @@ impl EpochStart {
     /// period (RFC 9438 §4.2, §5.8).
     pub(super) fn skip(&mut self, since: EpochStart, ev: &CongestionEvent<'_>) {
         self.time += ev.now.saturating_since(since.time);
-        self.ticks += ev.ticks.saturating_sub(since.ticks);
+        self.ticks += ev.ticks().saturating_sub(since.ticks);
     }
 
     /// t = t_current − t_epoch in seconds, read from the chosen source.
@@ -64,7 +64,7 @@ impl EpochStart {
             TimeSource::Clock => ev.now.saturating_since(self.time).as_secs_f64(),
             // FreeBSD cc_cubic: usecs_since_epoch = (ticks − t_epoch) · tick (transport digest
             // §10), even after commit a3aa6f6 moved its RTTs to µs: t advances once per tick.
-            TimeSource::Ticks => (ev.tick.get() * ev.ticks.saturating_sub(self.ticks)).as_secs_f64(),
+            TimeSource::Ticks => (ev.tick.get() * ev.ticks().saturating_sub(self.ticks)).as_secs_f64(),
         }
     }
 }

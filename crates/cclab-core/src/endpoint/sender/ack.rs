@@ -289,7 +289,7 @@ impl Sender {
         }
         let ev = CongestionEvent {
             now: t,
-            ticks: self.clock.ticks(now),
+            true_now: now,
             tick: self.clock.tick(),
             acked,
             lost,
