@@ -437,6 +437,16 @@ impl Link {
         }
     }
 
+    /// The packet marked by [`Link::advance`] when it is the only one ([`Link::pop_arrived`]
+    /// takes it next; cross traffic included).
+    #[inline(always)]
+    pub fn only_arrival(&self) -> Option<&InFlight> {
+        match self.ring() {
+            Some(ring) => ring.only_arrival(),
+            None => self.prop.only_arrival(),
+        }
+    }
+
     /// The next packet marked by [`Link::advance`] (in arrival order); cross traffic leaves the
     /// network here.
     #[inline(always)]
