@@ -529,11 +529,10 @@ impl Network {
     fn act_link(&mut self, l: u32) {
         self.links[l as usize].advance(self.now);
         self.reschedule_link(l);
-        while !self.hand_straight(l) {
-            let Some(p) = self.links[l as usize].pop_arrived() else {
-                break;
-            };
-            self.forward(p);
+        if !self.hand_straight(l) {
+            while let Some(p) = self.links[l as usize].pop_arrived() {
+                self.forward(p);
+            }
         }
         if self.warming {
             self.warm_ahead(l);
@@ -565,8 +564,8 @@ impl Network {
         }
     }
 
-    /// Leaves link `l`'s next arrival in its ring for its host to take straight into the endpoint,
-    /// when it is the event's last, ends its route, and finds its host free and its socket buffer
+    /// Leaves link `l`'s arrival in its ring for its host to take straight into the endpoint,
+    /// when it is the event's only one, ends its route, and finds its host free and its socket buffer
     /// empty with no host handed off yet: [`Network::arrive`] would put it in that buffer and hand
     /// the host off, and the host's run, next, would take it out again as the only datagram there
     /// (`Host::act`'s `arrival` makes the same calls in the same order). The datagram then moves
