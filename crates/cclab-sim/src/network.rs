@@ -10,14 +10,14 @@
 
 use crate::endpoint::AnyEndpoint;
 use crate::engine::{ActorId, Scheduler};
-use crate::host::{Host, HostConfig, Outbox, Side, HOT_BYTES as HOST_HOT_BYTES};
+use crate::host::{Host, HostConfig, Inbox, Outbox, Side, HOT_BYTES as HOST_HOT_BYTES};
 use crate::link::{Link, LinkConfig};
 use crate::packet::{InFlight, CROSS_TRAFFIC};
 use crate::summary::AckIntervalStats;
 use cclab_core::endpoint::{TraceEvent, TraceSink};
 use cclab_core::prefetch::{prefetch, prefetch_bytes};
 use cclab_core::time::{Dur, Time};
-use cclab_core::wire::packet::{Ecn, FlowId};
+use cclab_core::wire::packet::{Datagram, Ecn, FlowId};
 
 /// Index of a link in a network.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -115,6 +115,8 @@ struct ToLinks<'a> {
     route_links: &'a Vec<u32>,
     /// Datagrams of a route without links, and every one after the first of them (`act_host`).
     later: &'a mut Vec<InFlight>,
+    /// The link whose last arrival the host takes straight from its ring, if [`Host::act`] is given one.
+    arrival_link: u32,
 }
 
 impl Outbox for ToLinks<'_> {
@@ -129,6 +131,17 @@ impl Outbox for ToLinks<'_> {
         if let Some(t) = self.links[l as usize].push(self.now, p) {
             self.sched.schedule(l, t);
         }
+    }
+}
+
+impl Inbox for ToLinks<'_> {
+    /// The arrival [`Network::hand_straight`] left in its link's ring: moved once, ring to endpoint.
+    #[inline(always)]
+    fn take(&mut self) -> Datagram {
+        self.links[self.arrival_link as usize]
+            .pop_arrived()
+            .expect("a link holds the arrival it handed straight to a host")
+            .into_datagram()
     }
 }
 
@@ -170,6 +183,9 @@ pub struct Network {
     /// (others the event delivered to wake up as usual, after it: one is the common case and
     /// costs less to keep than a list).
     handed_off: Option<u32>,
+    /// The handed-off host takes its datagram straight from this link's ring, for this slot
+    /// ([`Network::hand_straight`]), rather than from its socket buffer.
+    straight: Option<(u32, u16)>,
     events: u64,
     done: usize,
     tick: Option<Dur>,
@@ -199,6 +215,7 @@ impl Network {
             scratch: Vec::new(),
             hand_off: true,
             handed_off: None,
+            straight: None,
             events: 0,
             done: 0,
             tick: None,
@@ -512,8 +529,10 @@ impl Network {
     fn act_link(&mut self, l: u32) {
         self.links[l as usize].advance(self.now);
         self.reschedule_link(l);
-        while let Some(p) = self.links[l as usize].pop_arrived() {
-            self.forward(p);
+        if !self.hand_straight(l) {
+            while let Some(p) = self.links[l as usize].pop_arrived() {
+                self.forward(p);
+            }
         }
         if self.warming {
             self.warm_ahead(l);
@@ -545,6 +564,37 @@ impl Network {
         }
     }
 
+    /// Leaves link `l`'s arrival in its ring for its host to take straight into the endpoint,
+    /// when it is the event's only one, ends its route, and finds its host free and its socket buffer
+    /// empty with no host handed off yet: [`Network::arrive`] would put it in that buffer and hand
+    /// the host off, and the host's run, next, would take it out again as the only datagram there
+    /// (`Host::act`'s `arrival` makes the same calls in the same order). The datagram then moves
+    /// once, from the ring into the endpoint's call, instead of through `arrive`, the socket buffer
+    /// and back. Not on an event after which the observer is asked whether to go on
+    /// (`Network::run`), which must find the datagram in the buffer as before.
+    #[inline(always)]
+    fn hand_straight(&mut self, l: u32) -> bool {
+        if !self.hand_off || self.handed_off.is_some() || self.events & 0xffff == 0 {
+            return false;
+        }
+        let Some(p) = self.links[l as usize].only_arrival() else {
+            return false;
+        };
+        if p.route == CROSS_TRAFFIC {
+            return false;
+        }
+        let r = &self.routes[p.route as usize];
+        if (p.hop as usize) + 1 < r.len as usize || !self.hosts[r.host as usize].takes_straight() {
+            return false;
+        }
+        if r.from == Side::Sender && p.ecn == Ecn::Ce {
+            self.flows[p.flow().0 as usize].ce_marks += 1;
+        }
+        self.handed_off = Some(r.host);
+        self.straight = Some((l, r.slot));
+        true
+    }
+
     /// Both endpoints of every flow are done.
     fn all_done(&self) -> bool {
         !self.flows.is_empty() && self.done == 2 * self.flows.len()
@@ -553,6 +603,7 @@ impl Network {
     /// Runs host `h` at now; returns whether every flow is done after it.
     fn act_host(&mut self, h: u32, observer: &mut dyn Observer) -> bool {
         let now = self.now;
+        let straight = self.straight.take();
         // Datagrams go onto their first link as the host sends them, not through a list: the
         // links' and scheduler's calls come in the same order either way. One whose route has no
         // link arrives at a host, maybe this one, so it waits in `later` with every one after it
@@ -564,9 +615,10 @@ impl Network {
             routes: &self.routes,
             route_links: &self.route_links,
             later: &mut self.scratch,
+            arrival_link: straight.map_or(0, |(l, _)| l),
         };
         let host = &mut self.hosts[h as usize];
-        let finished = host.act(now, &mut out);
+        let finished = host.act(now, &mut out, straight.map(|(_, slot)| slot));
         self.done += finished;
         host.drain_events(|flow, side, ev| observer.on_trace(flow, side, ev));
         if !self.scratch.is_empty() {

@@ -55,6 +55,13 @@ pub trait Outbox {
     fn put(&mut self, p: InFlight);
 }
 
+/// Where a host takes the datagram handed to it straight from the link that delivered it
+/// ([`Host::act`]'s `arrival`), without the socket buffer.
+pub trait Inbox {
+    /// The datagram handed straight to the host.
+    fn take(&mut self) -> Datagram;
+}
+
 /// A send job's datagrams, held until the job's cost is spent.
 impl Outbox for Vec<InFlight> {
     #[inline]
@@ -356,12 +363,33 @@ impl Host {
         self.hand_off
     }
 
+    /// A datagram arriving now may skip the socket buffer, taken by the host's next run straight
+    /// from where it is ([`Host::act`]'s `arrival`): the host allows hand-offs, its CPU costs
+    /// nothing (no job holds it, so a delivery would ask for a run at once) and its buffer is
+    /// empty (so the datagram would be the only one there).
+    #[inline]
+    pub fn takes_straight(&self) -> bool {
+        self.free && self.hand_off && self.rx.is_empty()
+    }
+
     /// Runs the event loop at `now`; each sent datagram is handed to `out` as it leaves the host,
     /// in the order they leave. Returns the number of endpoints that became done.
-    pub fn act(&mut self, now: Time, out: &mut impl Outbox) -> usize {
+    ///
+    /// With `arrival`, a datagram for that slot waits in `out` ([`Inbox::take`]), handed straight
+    /// from its link to a host that [`Host::takes_straight`]: the run makes the calls it would make
+    /// with that datagram alone in the socket buffer.
+    ///
+    /// Inlined where the network runs a host, its one caller: as a call of its own (LLVM's choice
+    /// once the arrival's path was added) it cost 3.7 M instructions more on 100 MB at 10 Gbit/s.
+    #[inline(always)]
+    pub fn act(&mut self, now: Time, out: &mut (impl Outbox + Inbox), arrival: Option<u16>) -> usize {
         let finished = if self.free {
-            self.run_free(now, out)
+            self.run_free(now, out, arrival)
         } else {
+            debug_assert!(
+                arrival.is_none(),
+                "a host whose CPU costs time takes datagrams from its socket buffer"
+            );
             self.run(now, out)
         };
         self.refresh_stale(now);
@@ -504,7 +532,7 @@ impl Host {
 
     /// [`Host::receive_oldest`] from the backlog behind the first place.
     #[inline(never)]
-    fn receive_backlog(&mut self, now: Time, count: bool) -> usize {
+    pub(super) fn receive_backlog(&mut self, now: Time, count: bool) -> usize {
         let (slot, d) = self.rx.pop_front().expect("the socket buffer holds a datagram");
         if count {
             self.rx_bytes -= d.size as u64;
@@ -514,7 +542,7 @@ impl Host {
 
     /// Hands datagram `d` to `slot`'s endpoint at `now`; returns 1 if the endpoint became done.
     #[inline(always)]
-    fn receive(&mut self, now: Time, slot: u16, d: Datagram) -> usize {
+    pub(super) fn receive(&mut self, now: Time, slot: u16, d: Datagram) -> usize {
         let s = &mut self.slots[slot as usize];
         s.endpoint.handle_datagram(now, d);
         Self::collect_events(&mut self.traced, slot, s);

@@ -437,6 +437,16 @@ impl Link {
         }
     }
 
+    /// The packet marked by [`Link::advance`] when it is the only one ([`Link::pop_arrived`]
+    /// takes it next; cross traffic included).
+    #[inline(always)]
+    pub fn only_arrival(&self) -> Option<&InFlight> {
+        match self.ring() {
+            Some(ring) => ring.only_arrival(),
+            None => self.prop.only_arrival(),
+        }
+    }
+
     /// The next packet marked by [`Link::advance`] (in arrival order); cross traffic leaves the
     /// network here.
     #[inline(always)]
@@ -497,11 +507,19 @@ impl Link {
     /// a pending FIFO arrival (the packet being serialised, or the last one a trace link
     /// finished) comes first; but a packet held back by reordering is outside that order, and a
     /// trace link's first waiting packet has nothing ahead of it.
-    #[inline]
+    #[inline(always)]
     fn waiting_bound(&self) -> Option<Time> {
         if self.trace.is_none() && !self.prop.reorders() {
             return None; // the common case, on every push and wake-up: one test
         }
+        self.waiting_bound_impaired()
+    }
+
+    /// [`Link::waiting_bound`] on a link with a trace or reordering (out of line: LLVM kept the
+    /// whole function a call of its own, the common case's one test included, on every push
+    /// that queues a packet).
+    #[inline(never)]
+    fn waiting_bound_impaired(&self) -> Option<Time> {
         match (&self.trace, self.trace_next) {
             (None, _) if self.prop.reorders() && self.queue.packets() > 0 => Some(self.busy_until + self.prop.delay()),
             (Some(trace), Some(k)) if self.prop.reorders() || self.prop.next_arrival().is_none() => {

@@ -123,6 +123,15 @@ impl Propagation {
         }
     }
 
+    /// The marked packet, if it is the only one (FIFO or held back).
+    pub(super) fn only_arrival(&self) -> Option<&InFlight> {
+        match (self.fifo_arrived, self.held_arrived) {
+            (1, 0) => self.fifo.front(),
+            (0, 1) => self.held.last().map(|(_, _, p)| p),
+            _ => None,
+        }
+    }
+
     /// The next marked packet, FIFO ones first, stamped with its arrival time in `enqueued` (a
     /// real-time driver releases it then). Taken one at a time, straight into the next link or
     /// host: no intermediate list to copy through.

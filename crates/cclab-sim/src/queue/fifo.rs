@@ -92,6 +92,15 @@ impl Fifo {
             self.arrived += 1;
         }
     }
+    /// The marked packet, if it is the only one.
+    #[inline]
+    pub(crate) fn only_arrival(&self) -> Option<&InFlight> {
+        if self.arrived == 1 {
+            self.q.front()
+        } else {
+            None
+        }
+    }
     /// The next marked packet, stamped with its arrival time in `enqueued`.
     #[inline]
     pub(crate) fn pop_arrived(&mut self) -> Option<InFlight> {
