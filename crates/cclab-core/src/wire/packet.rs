@@ -124,28 +124,29 @@ impl AckRanges {
 }
 
 impl AckRanges {
-    /// Appends `lowest_first` highest first: one copy, without a per-range capacity check once on the heap.
-    /// Inlined: a receiver's ACK frame copies one or two short runs of ranges into the inline storage.
+    /// Sets the ranges of an empty frame to `first` and then `rest`, highest first: one copy, into the heap
+    /// buffer at once when they do not fit inline (a receiver's frame after a loss burst: up to 32).
     #[inline]
-    pub fn extend_rev(&mut self, lowest_first: &[(u64, u64)]) {
-        let n = self.len as usize;
-        if self.len != SPILLED && n + lowest_first.len() <= INLINE_RANGES {
-            for (slot, &r) in self.inline[n..].iter_mut().zip(lowest_first.iter().rev()) {
-                *slot = r;
-            }
-            self.len += lowest_first.len() as u32;
+    pub fn set_first_and_rest(&mut self, first: (u64, u64), rest: &[(u64, u64)]) {
+        debug_assert!(self.is_empty(), "set_first_and_rest on a frame holding ranges");
+        let n = 1 + rest.len();
+        if n <= INLINE_RANGES {
+            self.inline[0] = first;
+            self.inline[1..n].copy_from_slice(rest);
+            self.len = n as u32;
             return;
         }
-        self.extend_rev_spill(lowest_first);
+        self.set_spilled(first, rest);
     }
 
-    /// `extend_rev` past the inline storage, out of line as it is rare.
+    /// `set_first_and_rest` past the inline storage (out of line: most frames carry one range).
     #[inline(never)]
-    fn extend_rev_spill(&mut self, lowest_first: &[(u64, u64)]) {
-        if self.len != SPILLED {
-            self.spill((self.len as usize + lowest_first.len()).max(8 * INLINE_RANGES));
-        }
-        self.heap.extend(lowest_first.iter().rev().copied());
+    fn set_spilled(&mut self, first: (u64, u64), rest: &[(u64, u64)]) {
+        self.heap.clear();
+        self.heap.reserve((1 + rest.len()).max(8 * INLINE_RANGES));
+        self.heap.push(first);
+        self.heap.extend_from_slice(rest);
+        self.len = SPILLED;
     }
 }
 
