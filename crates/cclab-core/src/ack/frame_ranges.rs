@@ -30,7 +30,7 @@ pub struct FrameRanges {
     /// Smallest value of the range above `buf[start]` (the set's top range when they were last brought up
     /// to date): the Gap field of the highest kept range is measured from it.
     above: u64,
-    /// Sum of [`fields_len`] over the kept ranges.
+    /// Sum of `fields_len` over the kept ranges.
     fields_len: u32,
     /// `RangeSet::revision` of the set when last brought up to date.
     revision: u64,
