@@ -155,11 +155,13 @@ fn receiver_tcp_sack_blocks_follow_byte_holes_not_packet_numbers() {
 }
 
 #[test]
-fn receiver_quic_ack_sizes_match_a_fresh_sizing_under_loss_reordering_and_acked_acks() {
-    // The receiver sizes an ACK frame's lower ranges once and reuses that while its packet-number set
-    // changes only at the top and the floor stays (RFC 9000 §13.2.4): every size must still be what a
-    // fresh sizing of the packet gives, as holes open, late packets fill them, old ranges are trimmed
-    // and the sender's acknowledgements of PING-carrying ACKs raise the floor.
+fn receiver_quic_ack_ranges_and_sizes_match_a_fresh_walk_under_loss_reordering_and_acked_acks() {
+    // The receiver keeps an ACK frame's lower ranges and their fields' size from one ACK to the next,
+    // following the changes at the ends of its packet-number set (a new top range, a trim) and of the
+    // floor (RFC 9000 §13.2.4), and rebuilds them after a late packet: every frame must still report the
+    // newest ranges above the floor, the lowest clipped to it, and every size be what a fresh sizing of
+    // the packet gives, as holes open, late packets fill them, old ranges are trimmed and the sender's
+    // acknowledgements of PING-carrying ACKs raise the floor.
     use cclab_core::endpoint::receiver::Receiver;
     use cclab_core::wire::packet::{AckFrame, Datagram, FlowId};
     let profile = quic();
@@ -209,6 +211,18 @@ fn receiver_quic_ack_sizes_match_a_fresh_sizing_under_loss_reordering_and_acked_
                 d.packet.pn
             );
             let ack = d.packet.ack.as_ref().unwrap();
+            let floor = r.ack_floor();
+            let mut want: Vec<(u64, u64)> = r
+                .received()
+                .iter_desc()
+                .filter(|r| floor.is_none_or(|f| r.1 > f))
+                .map(|(lo, hi)| (floor.map_or(lo, |f| lo.max(f + 1)), hi))
+                .take(32)
+                .collect();
+            if want.is_empty() {
+                want.extend(r.received().iter_desc().next());
+            }
+            assert_eq!(ack.ranges, want, "ACK {} at pn {pn}, floor {floor:?}", d.packet.pn);
             many_ranges += usize::from(ack.ranges.len() >= 16);
             acks += 1;
             if d.packet.ping {

@@ -21,8 +21,7 @@
 
 use std::collections::VecDeque;
 
-use super::RangeSet;
-use crate::wire::packet::{AckFrame, AckRanges};
+use crate::wire::packet::AckFrame;
 
 /// ACK packets sent after an unacknowledged PING before the next ACK packet carries one again.
 pub const PING_RETRY_ACKS: u64 = 64;
@@ -84,73 +83,22 @@ impl AckOfAck {
             self.ping = None;
         }
     }
-
-    /// Appends to `kept` the newest `max` ranges of `received` (highest first) without the packets at or
-    /// below the floor. When nothing is left the highest range stays: an ACK frame always reports something.
-    /// This runs for every ACK, and after a burst loss the receiver holds up to `max` ranges above the floor:
-    /// they are counted, then copied in one pass per part of the set (its top range, its deque's halves).
-    #[inline]
-    pub fn clip(&self, received: &RangeSet, max: usize, kept: &mut AckRanges) {
-        // The common frame: one range, as every range below the highest lies at or below the floor (the
-        // ranges left by old losses, once the peer acknowledged an ACK above them) or there is none. It is
-        // the highest range clipped to the floor, or all of it when nothing is above the floor (as below).
-        if let Some(top) = received.highest().filter(|_| max > 0) {
-            let below = received.below_highest_max();
-            if below.is_none() || below <= self.floor {
-                kept.push(match self.floor {
-                    Some(f) if top.1 > f => (top.0.max(f + 1), top.1),
-                    _ => top,
-                });
-                return;
-            }
-        }
-        let (front, back, top) = received.as_slices();
-        // Highest part first.
-        let parts = [top, back, front];
-        let mut n = match self.floor {
-            None => received.len(),
-            Some(f) => {
-                let mut n = 0;
-                for part in parts {
-                    let above = part.iter().rev().take_while(|r| r.1 > f).count();
-                    n += above;
-                    if above < part.len() {
-                        break;
-                    }
-                }
-                n
-            }
-        }
-        .min(max);
-        if n == 0 {
-            if self.floor.is_some() {
-                kept.extend(received.highest());
-            }
-            return;
-        }
-        for part in parts {
-            let take = n.min(part.len());
-            kept.extend_rev(&part[part.len() - take..]);
-            n -= take;
-        }
-        // Ranges are disjoint and highest first: only the lowest one kept can reach down to the floor.
-        if let (Some(f), Some(last)) = (self.floor, kept.last_mut()) {
-            last.0 = last.0.max(f + 1);
-        }
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ack::{FrameRanges, RangeSet};
+    use crate::wire::packet::AckRanges;
 
+    /// The ranges of an ACK frame for a receiver that got `ranges`, with `a`'s floor.
     fn clipped(a: &AckOfAck, ranges: &[(u64, u64)], max: usize) -> AckRanges {
         let mut kept = AckRanges::default();
         let mut set = RangeSet::new();
         for &(lo, hi) in ranges {
             set.insert(lo, hi);
         }
-        a.clip(&set, max, &mut kept);
+        FrameRanges::default().fill(&set, a.floor(), max, &mut kept);
         kept
     }
 
@@ -178,47 +126,6 @@ mod tests {
         assert_eq!(clipped(&a, &[(25, 40), (0, 22)], 1), vec![(25, 40)]);
         // A range entirely below the floor is dropped; with nothing left the top range stays.
         assert_eq!(clipped(&a, &[(5, 15)], 32), vec![(5, 15)]);
-    }
-
-    #[test]
-    fn clip_matches_a_walk_of_every_range_as_the_receivers_deque_wraps() {
-        // A receiver's set: one new range per packet, trimmed to 32, so the deque's start cycles through its
-        // buffer and the ranges sit in two parts; every floor and limit must give what a plain walk gives.
-        let mut set = RangeSet::new();
-        for k in 0..500u64 {
-            set.insert(3 * k, 3 * k + k % 2);
-            set.trim(32);
-            // The last two floors lie above every range below the top one, so `clip` answers with the top
-            // range alone, clipped when it reaches down to the floor (odd `k`, floor `3k`).
-            let floors = [
-                None,
-                Some(3 * k / 2),
-                Some(3 * k.saturating_sub(5)),
-                Some(3 * k + 7),
-                Some((3 * k).saturating_sub(1)),
-                Some(3 * k),
-            ];
-            for floor in floors {
-                for max in [1, 3, 4, 5, 32] {
-                    let a = AckOfAck {
-                        floor,
-                        ..Default::default()
-                    };
-                    let mut want: Vec<(u64, u64)> = set
-                        .iter_desc()
-                        .filter(|r| floor.is_none_or(|f| r.1 > f))
-                        .map(|(lo, hi)| (floor.map_or(lo, |f| lo.max(f + 1)), hi))
-                        .take(max)
-                        .collect();
-                    if want.is_empty() && floor.is_some() {
-                        want.extend(set.iter_desc().next());
-                    }
-                    let mut kept = AckRanges::default();
-                    a.clip(&set, max, &mut kept);
-                    assert_eq!(kept, want, "k {k} floor {floor:?} max {max}");
-                }
-            }
-        }
     }
 
     #[test]

@@ -152,21 +152,23 @@ impl CcState {
 }
 
 /// The controller's answers a sender needs before each data packet, read in one call
-/// ([`CongestionController::send_gate`]): the fields mean what the getters of the same name say.
+/// ([`CongestionController::send_gate`]): the fields mean what the getters of the same name say, the
+/// rarely set ones with the value that means "none" in place of `None` (a pacer-bound sender reads the
+/// gate on every send attempt, about two per packet, and each `Option` was a tag to write and test).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SendGate {
     /// Congestion window in bytes.
     pub window: u64,
-    /// Until this instant the sender must not send, if any.
-    pub pause_until: Option<Time>,
-    /// Bytes the pacer's bucket may hold for a train after the pause, if any.
-    pub burst_allowance: Option<u64>,
-    /// Most bytes of one back-to-back aggregate, if any.
-    pub send_quantum: Option<u64>,
-    /// Most bytes the pacer's bucket may hold, if the controller bounds its bursts.
-    pub max_burst: Option<u64>,
     /// Pacing rate in bytes/s, if the controller sets it.
     pub pacing_rate: Option<f64>,
+    /// Until this instant the sender must not send; `Time::ZERO` (no instant is before it): no pause.
+    pub pause_until: Time,
+    /// Bytes the pacer's bucket may hold for a train after the pause; 0: none.
+    pub burst_allowance: u64,
+    /// Most bytes of one back-to-back aggregate; 0: one packet at a time.
+    pub send_quantum: u64,
+    /// Most bytes the pacer's bucket may hold; `u64::MAX`: the controller does not bound its bursts.
+    pub max_burst: u64,
 }
 
 /// The initial window in bytes: `configured`, else RFC 9002 §7.2's
@@ -231,11 +233,11 @@ pub trait CongestionController: Send {
     fn send_gate(&self) -> SendGate {
         SendGate {
             window: self.window(),
-            pause_until: self.pause_until(),
-            burst_allowance: self.burst_allowance(),
-            send_quantum: self.send_quantum(),
-            max_burst: self.max_burst(),
             pacing_rate: self.pacing_rate(),
+            pause_until: self.pause_until().unwrap_or(Time::ZERO),
+            burst_allowance: self.burst_allowance().unwrap_or(0),
+            send_quantum: self.send_quantum().unwrap_or(0),
+            max_burst: self.max_burst().unwrap_or(u64::MAX),
         }
     }
     /// Current state, for traces.

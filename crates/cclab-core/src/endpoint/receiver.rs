@@ -18,12 +18,12 @@ use serde::Deserialize;
 
 use super::handshake::{HandshakeConfig, HandshakeServer};
 use super::{Endpoint, EndpointStats, TraceEvent, TraceLog};
-use crate::ack::{AckOfAck, AckPolicy, AckPolicyConfig, AnyAckPolicy, Arrival, ArrivalFacts, RangeSet};
+use crate::ack::{AckOfAck, AckPolicy, AckPolicyConfig, AnyAckPolicy, Arrival, ArrivalFacts, FrameRanges, RangeSet};
 use crate::clock::{Clock, ClockConfig};
 use crate::time::Time;
 use crate::units::Bytes;
 use crate::wire::packet::{AckFrame, Datagram, Ecn, FlowId, Packet, PnLen, MAX_VARINT};
-use crate::wire::size::{ack_ranges_len, Profile};
+use crate::wire::size::Profile;
 
 /// Most packet-number ranges a TCP receiver tracks. Its ACKs report only the cumulative range and
 /// the newest SACK blocks (RFC 2018 §3), and in this model a retransmission never fills a
@@ -134,9 +134,10 @@ pub struct Receiver {
     prev_ce: bool,
     pn_len: u8,
     // Below: fields read per ACK sent, at the end of the stream, with ECN, or in the handshake.
-    /// QUIC: `((received.revision(), acked_acks.floor()), bytes)` of the last ACK frame's ranges below the
-    /// first: while neither changed, the next frame's lower ranges are the same (the top range only grows).
-    ack_ranges_len: Option<((u64, Option<u64>), u32)>,
+    /// QUIC: the ACK frames' ranges below the first, kept between ACKs with their fields' bytes.
+    frame_ranges: FrameRanges,
+    /// QUIC: bytes of the Gap and ACK Range Length fields of the frame `ack_frame` built last.
+    lower_ranges_len: u32,
     /// Stream length, once the FIN arrived.
     fin_offset: Option<u64>,
     /// ECT(0), ECT(1), CE packets received.
@@ -169,7 +170,8 @@ impl Receiver {
             pn_len: cfg.pn_len.get(),
             received: RangeSet::new(),
             acked_acks: AckOfAck::default(),
-            ack_ranges_len: None,
+            frame_ranges: FrameRanges::default(),
+            lower_ranges_len: 0,
             largest_time: Time::ZERO,
             largest_unacked: 0,
             first_unacked: Time::ZERO,
@@ -203,6 +205,12 @@ impl Receiver {
     /// Packet numbers received (bounded by `max_ack_ranges` ranges for QUIC).
     pub fn received(&self) -> &RangeSet {
         &self.received
+    }
+
+    /// Packets up to and including this number are no longer reported: the sender acknowledged an ACK
+    /// that reported them (RFC 9000 §13.2.4).
+    pub fn ack_floor(&self) -> Option<u64> {
+        self.acked_acks.floor()
     }
 
     /// Stream bytes received, as inclusive offset ranges: within the receive window past the contiguous
@@ -300,7 +308,7 @@ impl Receiver {
     /// The ACK frame for the current state (RFC 9000 §19.3; TCP cumulative + SACK).
     /// Built in its box (a reused one, `wire::ack_box`), where the ranges are written directly (the frame
     /// holds the first few inline).
-    fn ack_frame(&self, now: Time) -> Box<AckFrame> {
+    fn ack_frame(&mut self, now: Time) -> Box<AckFrame> {
         let mut frame = AckFrame::boxed(
             // RFC 9000 §13.2.5: the delay since the largest acknowledged packet arrived. TCP has
             // no such field (RFC 9293 §3.1): its sender's RTT samples include the ACK delay.
@@ -329,7 +337,10 @@ impl Receiver {
             }
             // RFC 9000 §13.2.4: nothing at or below what the sender knows we acknowledged, and at
             // most `max_ack_ranges` ranges (quinn's limit, 32 by default).
-            _ => self.acked_acks.clip(&self.received, self.max_ack_ranges, v),
+            _ => {
+                let floor = self.acked_acks.floor();
+                self.lower_ranges_len = self.frame_ranges.fill(&self.received, floor, self.max_ack_ranges, v);
+            }
         }
         // Taken highest first from the set of received packet numbers: ordered by construction.
         frame.ranges.vouch_ordered();
@@ -357,20 +368,6 @@ impl Receiver {
         })
     }
 
-    /// Bytes of the ranges below the first of `frame`, just built ([`ack_ranges_len`]): the last frame's
-    /// while neither the ranges received nor the floor changed, as the lower ranges are then the same.
-    fn lower_ranges_len(&mut self, frame: &AckFrame) -> u32 {
-        let key = (self.received.revision(), self.acked_acks.floor());
-        match self.ack_ranges_len {
-            Some((k, n)) if k == key => n,
-            _ => {
-                let n = ack_ranges_len(&frame.ranges);
-                self.ack_ranges_len = Some((key, n));
-                n
-            }
-        }
-    }
-
     /// Builds and sends the ACK that is due. Out of line: `poll_transmit` is asked about twice per
     /// ACK sent, and its "nothing due" answer should not pay for this body's saved registers.
     #[inline(never)]
@@ -393,13 +390,7 @@ impl Receiver {
         self.next_pn += 1;
         let size = match (self.profile, packet.ack.as_deref()) {
             (Profile::Quic(q), Some(frame)) => {
-                // One range (the common frame) has nothing below its first.
-                let ranges_len = if frame.ranges.len() > 1 {
-                    self.lower_ranges_len(frame)
-                } else {
-                    0
-                };
-                q.ack_packet_size(packet.pn_len, frame, ranges_len, packet.ping)
+                q.ack_packet_size(packet.pn_len, frame, self.lower_ranges_len, packet.ping)
             }
             _ => self.profile.datagram_size(&packet),
         };
@@ -457,6 +448,10 @@ impl Receiver {
         }
         if largest_before.is_none_or(|l| p.pn > l) {
             self.largest_time = reading;
+        } else {
+            // Below the largest: a hole filled or split, or the top range extended downwards, not a change
+            // at the set's ends that the kept frame ranges follow.
+            self.frame_ranges.on_reshape();
         }
         // Bounded against a peer that opens a new range with every datagram (each insert below the top
         // range costs O(ranges)): QUIC forgets the oldest ranges (RFC 9000 §13.2.4); TCP must keep its

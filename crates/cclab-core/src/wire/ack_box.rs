@@ -190,11 +190,12 @@ mod tests {
         let buffer = held.ranges.as_ptr();
         AckFrame::recycle(held);
         let mut b = AckFrame::boxed(0, None);
-        let lowest_first: Vec<(u64, u64)> = (0..40u64).map(|k| (10 * k, 10 * k + 5)).collect();
-        // Highest first, as a receiver builds a frame: the top two, then the rest.
-        b.ranges.extend_rev(&lowest_first[38..]);
+        let highest_first: Vec<(u64, u64)> = (0..40u64).rev().map(|k| (10 * k, 10 * k + 5)).collect();
+        // As a receiver builds a frame: the top range, then the rest; two ranges stay inline.
+        b.ranges.set_first_and_rest(highest_first[0], &highest_first[1..2]);
         assert_ne!(b.ranges.as_ptr(), buffer, "two ranges stay inline");
-        b.ranges.extend_rev(&lowest_first[..38]);
+        b.ranges.clear();
+        b.ranges.set_first_and_rest(highest_first[0], &highest_first[1..]);
         assert_eq!(b.ranges.as_ptr(), buffer);
         assert_eq!(*b.ranges, *full(40).ranges);
         // Cleared again, it starts inline, as a new frame does.

@@ -143,29 +143,30 @@ impl AckRanges {
 }
 
 impl AckRanges {
-    /// Appends `lowest_first` highest first: one copy, without a per-range capacity check once on the heap.
-    /// Inlined: a receiver's ACK frame copies one or two short runs of ranges into the inline storage.
+    /// Sets the ranges of an empty frame to `first` and then `rest`, highest first: one copy, into the heap
+    /// buffer at once when they do not fit inline (a receiver's frame after a loss burst: up to 32).
     #[inline]
-    pub fn extend_rev(&mut self, lowest_first: &[(u64, u64)]) {
+    pub fn set_first_and_rest(&mut self, first: (u64, u64), rest: &[(u64, u64)]) {
+        debug_assert!(self.is_empty(), "set_first_and_rest on a frame holding ranges");
         self.vouched = false;
-        let n = self.len as usize;
-        if self.len != SPILLED && n + lowest_first.len() <= INLINE_RANGES {
-            for (slot, &r) in self.inline[n..].iter_mut().zip(lowest_first.iter().rev()) {
-                *slot = r;
-            }
-            self.len += lowest_first.len() as u32;
+        let n = 1 + rest.len();
+        if n <= INLINE_RANGES {
+            self.inline[0] = first;
+            self.inline[1..n].copy_from_slice(rest);
+            self.len = n as u32;
             return;
         }
-        self.extend_rev_spill(lowest_first);
+        self.set_spilled(first, rest);
     }
 
-    /// `extend_rev` past the inline storage, out of line as it is rare.
+    /// `set_first_and_rest` past the inline storage (out of line: most frames carry one range).
     #[inline(never)]
-    fn extend_rev_spill(&mut self, lowest_first: &[(u64, u64)]) {
-        if self.len != SPILLED {
-            self.spill((self.len as usize + lowest_first.len()).max(8 * INLINE_RANGES));
-        }
-        self.heap.extend(lowest_first.iter().rev().copied());
+    fn set_spilled(&mut self, first: (u64, u64), rest: &[(u64, u64)]) {
+        self.heap.clear();
+        self.heap.reserve((1 + rest.len()).max(8 * INLINE_RANGES));
+        self.heap.push(first);
+        self.heap.extend_from_slice(rest);
+        self.len = SPILLED;
     }
 }
 
@@ -541,7 +542,7 @@ mod tests {
     fn ack_ranges_vouched_for_skip_the_order_walk_until_changed() {
         let valid = || {
             let mut f = AckFrame::default();
-            f.ranges.extend_rev(&[(0, 2), (4, 9)]);
+            f.ranges.set_first_and_rest((4, 9), &[(0, 2)]);
             f.ranges.vouch_ordered();
             f
         };
@@ -554,23 +555,29 @@ mod tests {
         f.ranges.push((1, 1));
         assert_eq!(f.check(10), order);
         let mut f = valid();
-        f.ranges.extend_rev(&[(1, 1)]);
-        assert_eq!(f.check(10), order);
-        let mut f = valid();
         f.ranges[1] = (3, 2);
         assert_eq!(f.check(10), Err("ACK range with smallest above largest"));
         let mut f = valid();
         f.ranges.clear();
-        f.ranges.extend_rev(&[(5, 6), (0, 9)]);
+        f.ranges.vouch_ordered();
+        f.ranges.set_first_and_rest((5, 6), &[(0, 9)]);
         assert_eq!(f.check(10), order);
         // Past the inline storage too, and a copy keeps the vouch of what it copies.
-        let many: Vec<(u64, u64)> = (0..40u64).map(|k| (10 * k, 10 * k + 5)).collect();
+        let many: Vec<(u64, u64)> = (1..40u64).rev().map(|k| (10 * k, 10 * k + 5)).collect();
         let mut f = AckFrame::default();
-        f.ranges.extend_rev(&many);
+        f.ranges.set_first_and_rest((400, 405), &many);
         f.ranges.vouch_ordered();
         assert!(f.clone().ranges.vouched);
         f.ranges.push((0, 1));
-        assert_eq!(f.check(400), order);
+        f.ranges.push((0, 1));
+        assert_eq!(f.check(406), order);
+        let mut f = AckFrame::default();
+        f.ranges.set_first_and_rest((400, 405), &many);
+        f.ranges.vouch_ordered();
+        f.ranges.clear();
+        f.ranges.vouch_ordered();
+        f.ranges.set_first_and_rest((0, 405), &many);
+        assert_eq!(f.check(406), order);
     }
 
     #[test]

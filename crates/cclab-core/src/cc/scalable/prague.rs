@@ -410,7 +410,7 @@ mod tests {
         assert_eq!(c.window(), 5500);
         assert!((c.pacing_rate().unwrap() - 5.5e5).abs() < 1e-6);
         let gate = c.send_gate();
-        assert_eq!((gate.pacing_rate, gate.max_burst), (c.pacing_rate(), Some(134)));
+        assert_eq!((gate.pacing_rate, gate.max_burst), (c.pacing_rate(), 134));
     }
 
     #[test]

@@ -392,7 +392,7 @@ impl Sender {
     fn pacing_rate_from(&self, cc_rate: Option<f64>, window: u64) -> f64 {
         cc_rate.unwrap_or_else(|| {
             let srtt = self.rtt.smoothed().max(Dur(1)).as_secs_f64();
-            self.pacing.gain * window as f64 / srtt
+            self.pacing.gain * crate::time::u64_to_f64(window) / srtt
         })
     }
 

@@ -125,8 +125,8 @@ impl Sender {
             self.rate.on_app_limited(self.sent.bytes_in_flight());
             return None;
         }
-        if let Some(until) = gate.pause_until.filter(|&p| p > t) {
-            self.blocked_until = Some(until);
+        if gate.pause_until > t {
+            self.blocked_until = Some(gate.pause_until);
             self.app_limited = false;
             return None;
         }
@@ -140,10 +140,11 @@ impl Sender {
             let bucket = Bucket {
                 cfg: &self.pacing,
                 mss: self.mss,
-                max_burst: gate.max_burst,
-                train: gate.burst_allowance,
+                // The gate's "none" values are the ones these fields' `None` stands for.
+                max_burst: Some(gate.max_burst),
+                train: Some(gate.burst_allowance),
             };
-            self.pacer.set_quantum(gate.send_quantum);
+            self.pacer.set_quantum(Some(gate.send_quantum));
             if let Some(at) = self.pacer.delay(t, bytes, rate, bucket) {
                 // §7.8: a pacing delay alone does not make the sender application limited.
                 self.blocked_until = Some(at);
