@@ -36,7 +36,7 @@ const TOP_PAD: usize = 32 << 20;
 const TRIM_THRESHOLD: usize = 64 << 20;
 
 /// The smallest block, in bytes, that glibc maps on its own while the switch is on.
-const MMAP_MIN: usize = 1 << 20;
+pub(crate) const MMAP_MIN: usize = 1 << 20;
 
 /// glibc's defaults for the three parameters (mallopt(3)), restored when the switch turns off.
 const GLIBC_DEFAULT: usize = 128 << 10;

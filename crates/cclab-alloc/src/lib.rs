@@ -8,9 +8,12 @@
 //! one-flow runs with large buffers (BDP 100k: ~80 MB of sent records) and short runs slower whenever the policy
 //! was process-wide. With the switch never turned on, the allocator is `System` plus one load and compare per
 //! allocation: glibc's parameters are not touched and nothing is advised. Without transparent huge pages (`never`,
-//! or a kernel without them) the advice is ignored. All `unsafe` code of the workspace's allocator is here.
+//! or a kernel without them) the advice is ignored. Blocks of 128 KiB and more aligned past glibc's 16 bytes (a link's
+//! ring of cache-line packets) are mapped on their own and grow by `mremap` (`mapped`), as glibc's own large blocks
+//! do, rather than by a copy into a new block. All `unsafe` code of the workspace's allocator is here.
 
 mod heap;
+mod mapped;
 
 pub use heap::{huge_pages_on, HugePages};
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -19,11 +22,18 @@ use std::alloc::{GlobalAlloc, Layout, System};
 #[derive(Debug, Default, Clone, Copy)]
 pub struct HugePageAlloc;
 
-// SAFETY: every call is forwarded unchanged to `System`, which upholds the `GlobalAlloc` contract; `heap::note`
-// only reads the returned pointer's address (null included) and never touches the block.
+// SAFETY: every call is forwarded unchanged to `System`, which upholds the `GlobalAlloc` contract, except for
+// layouts `mapped` serves: whole anonymous mappings, aligned to a page (at least the layout's alignment, which
+// `mapped::is_mapped` bounds), zeroed when new, freed and resized by the same layout test, so a block never
+// changes hands between the two. `heap::note` only reads the returned pointer's address (null included) and
+// never touches the block.
 unsafe impl GlobalAlloc for HugePageAlloc {
     #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if mapped::layout_mapped(layout) {
+            // SAFETY: the layout's size is non-zero (past the mapped threshold).
+            return unsafe { mapped::map(layout.size()) };
+        }
         // SAFETY: the caller's contract (non-zero size) is `System`'s.
         let block = unsafe { System.alloc(layout) };
         heap::note(block);
@@ -32,6 +42,10 @@ unsafe impl GlobalAlloc for HugePageAlloc {
 
     #[inline]
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        if mapped::layout_mapped(layout) {
+            // SAFETY: as in `alloc`; a new anonymous mapping reads as zeros.
+            return unsafe { mapped::map(layout.size()) };
+        }
         // SAFETY: as in `alloc`.
         let block = unsafe { System.alloc_zeroed(layout) };
         heap::note(block);
@@ -40,15 +54,42 @@ unsafe impl GlobalAlloc for HugePageAlloc {
 
     #[inline]
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: `ptr` came from `System` with `layout` (every block of this allocator does).
+        if mapped::layout_mapped(layout) {
+            // SAFETY: a block of this layout came from `mapped::map` or `mapped::remap` with its size.
+            return unsafe { mapped::unmap(ptr, layout.size()) };
+        }
+        // SAFETY: `ptr` came from `System` with `layout` (every other block of this allocator does).
         unsafe { System.dealloc(ptr, layout) }
     }
 
     #[inline]
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        // SAFETY: `ptr` came from `System` with `layout`; the caller's contract on `new_size` is `System`'s.
-        let block = unsafe { System.realloc(ptr, layout, new_size) };
-        heap::note(block);
+        let (was, will) = (
+            mapped::layout_mapped(layout),
+            mapped::is_mapped(new_size, layout.align()),
+        );
+        if !was && !will {
+            // SAFETY: `ptr` came from `System` with `layout`; the caller's contract on `new_size` is `System`'s.
+            let block = unsafe { System.realloc(ptr, layout, new_size) };
+            heap::note(block);
+            return block;
+        }
+        if was && will {
+            // SAFETY: `ptr` came from `mapped` with `layout`'s size; `new_size` is past the threshold, so non-zero.
+            return unsafe { mapped::remap(ptr, layout.size(), new_size) };
+        }
+        // Across the threshold: a block from the other side, the contents copied, the old block freed.
+        // SAFETY: the caller guarantees `new_size`, rounded up to `layout.align()`, fits an `isize`.
+        let new_layout = unsafe { Layout::from_size_align_unchecked(new_size, layout.align()) };
+        // SAFETY: `new_size` is non-zero (the caller's contract).
+        let block = unsafe { self.alloc(new_layout) };
+        if !block.is_null() {
+            // SAFETY: both blocks are valid for the shorter length and distinct; `ptr` was allocated with `layout`.
+            unsafe {
+                std::ptr::copy_nonoverlapping(ptr, block, layout.size().min(new_size));
+                self.dealloc(ptr, layout);
+            }
+        }
         block
     }
 }

@@ -9,7 +9,7 @@
 
 use crate::recovery::delivery_rate::PacketDelivery;
 use crate::time::Time;
-use crate::wire::packet::DataChunk;
+use crate::wire::packet::{DataChunk, INLINE_RANGES};
 use core::mem::MaybeUninit;
 use std::collections::VecDeque;
 
@@ -65,6 +65,12 @@ impl AckFrequencySent {
 /// A slot of the ring: initialised while its packet number is in use (`SentPackets::live`).
 type Slot = MaybeUninit<Option<SentPacket>>;
 
+/// The smallest new half, in bytes, whose pages a growth faults in at once ([`crate::pages`]): at 100,000
+/// packets of BDP the ring's last doublings add 10-20 MB, ~10,000 pages that faulted in one by one took ~0.03 s
+/// of a 1 GB run's ~0.4 s. Smaller rings (a few thousand records, and every ring of a many-flow run) lie in
+/// pages already faulted in, or fault in a few, where the call would cost about what it saves.
+const POPULATE_MIN: usize = 256 << 10;
+
 /// The outstanding packets of one packet-number space, with bytes-in-flight accounting.
 ///
 /// A ring of its own rather than a `VecDeque`: packet `pn`'s slot is `ring[(head + pn - base) & mask]`
@@ -75,9 +81,9 @@ pub struct SentPackets {
     /// Packet number of the slot at `head`.
     base: u64,
     /// `cap` slots, the `len` from `head` on (wrapping) in use. Only those are initialised (`live`): a slot
-    /// is written when a send reaches it, not when the ring grows, so a ring that never fills its last
-    /// doubling never touches (or faults in) the pages of the rest, and a send writes its slot with no
-    /// test of whether the ring was ever that long.
+    /// is written when a send reaches it, not when the ring grows, so a send writes its slot with no test
+    /// of whether the ring was ever that long (a large ring's new half is faulted in at its growth,
+    /// [`POPULATE_MIN`], but not written).
     ring: Vec<Slot>,
     /// Slots in the ring: 0 or a power of two. This and the count below are 32 bits so that the record
     /// stays 64 bytes, which the sender's layout counts on (its layout test); 2^31 records would be 160 GiB.
@@ -166,7 +172,7 @@ impl SentPackets {
 
     /// Doubles the ring (4 slots at first) where it lies. Growing the buffer by `realloc` lets glibc move a
     /// large one's pages (`mremap`) rather than copy them, and the new half stays unwritten until sends reach
-    /// it: copying the records into a fresh ring filled with `None` (`vec![None; 2 * cap]`) wrote pages the
+    /// it (a large one faulted in, [`POPULATE_MIN`]): copying the records into a fresh ring filled with `None` (`vec![None; 2 * cap]`) wrote pages the
     /// flow never used and copied the rest, 10,000 more page faults at BDP 100k's last doublings in a 1 GB
     /// run (30,720 against 20,517). A full ring's slots run from `head` to the old end, then from 0 to `head`;
     /// the shorter of the two parts moves so that the slots in use stay consecutive modulo the new length:
@@ -186,6 +192,12 @@ impl SentPackets {
         self.ring.reserve_exact(cap as usize - old);
         // SAFETY: the capacity is reserved just above, and a `MaybeUninit` slot needs no initialisation.
         unsafe { self.ring.set_len(cap as usize) };
+        if (cap as usize - old) * size_of::<Slot>() >= POPULATE_MIN {
+            // The new half's pages in one call rather than a fault per page (`pages`): the move below and the
+            // sends write all of it before the ring can grow again (the write position passes every slot once
+            // per lap), unless the flow stops within a lap.
+            let _ = crate::pages::populate_for_write(&mut self.ring[old..]);
+        }
         if self.head <= old - self.head {
             self.ring.copy_within(..self.head, old);
         } else {
@@ -276,6 +288,14 @@ impl SentPackets {
         newest: impl FnOnce(u64, &SentPacket, u64),
     ) {
         let (base, end) = (self.base, self.next_pn());
+        if ranges.len() > INLINE_RANGES {
+            // A frame of more ranges than its box holds (the box the simulator's return link loads ahead;
+            // after a loss burst up to 32 ranges, 512 bytes in a buffer of their own) was written by the
+            // receiver a one-way delay ago, and the bisection below reads its lines one after another, each
+            // load's address waiting for the last load: at BDP 100k a fifth of the sender's ACK samples
+            // (perf) sat on that chain. Asked for at once, the lines arrive together.
+            crate::prefetch::prefetch_bytes(ranges.as_ptr() as usize, size_of_val(ranges));
+        }
         // ACKs keep repeating old ranges (up to the receiver's limit, 32 after a loss burst): bisect for the
         // trailing ones wholly below `base` (descending ranges, as `AckFrame::check` ensures) rather than step
         // over them one by one.
@@ -453,6 +473,44 @@ mod tests {
         assert_eq!(s.iter().map(|(pn, _)| pn).collect::<Vec<_>>(), vec![5, 6, 7, 8, 11]);
         assert_eq!((s.first_pn(), s.bytes_in_flight()), (5, 105 + 106 + 107 + 108 + 111));
         assert_eq!(s.get(8).map(|p| p.bytes), Some(108));
+    }
+
+    /// Minor page faults of this thread so far.
+    #[cfg(target_os = "linux")]
+    fn page_faults() -> i64 {
+        // SAFETY: getrusage only writes the struct it is given.
+        let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: as above.
+        assert_eq!(unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut u) }, 0);
+        u.ru_minflt
+    }
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn sent_ring_growth_faults_a_large_new_half_in_at_once() {
+        // 8,192 records (640 KiB) fill the ring; the next send doubles it, and the sends that fill the new
+        // half (160 pages) find its pages faulted in already, where each page used to fault on its first
+        // record. The records keep their order and contents. A kernel without the hint (before Linux 5.14)
+        // faults them in one by one, so only the order is checked there.
+        let supported = crate::pages::populate_for_write(&mut [0u8; 64]);
+        let mut s = SentPackets::new();
+        for i in 0..8193 {
+            s.push(pkt(i, 1 + (i % 1000) as u32));
+        }
+        assert_eq!(s.cap, 16_384);
+        let before = page_faults();
+        for i in 8193..16_384 {
+            s.push(pkt(i, 1 + (i % 1000) as u32));
+        }
+        let faults = page_faults() - before;
+        assert!(
+            faults < 16 || !supported,
+            "{faults} page faults filling the ring's new half of 160 pages"
+        );
+        assert!(s
+            .iter()
+            .enumerate()
+            .all(|(k, (pn, p))| pn == k as u64 && p.time_sent.0 == pn && p.bytes == 1 + (k % 1000) as u32));
     }
 
     #[test]

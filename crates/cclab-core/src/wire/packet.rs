@@ -69,7 +69,7 @@ pub struct DataChunk {
 }
 
 /// Ranges an [`AckRanges`] holds inside the frame: an ACK of a flow without recent loss carries one or two.
-const INLINE_RANGES: usize = 4;
+pub(crate) const INLINE_RANGES: usize = 4;
 
 /// `AckRanges::len` once the ranges live in `heap`.
 const SPILLED: u32 = u32::MAX;
