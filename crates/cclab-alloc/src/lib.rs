@@ -8,7 +8,7 @@
 //! one-flow runs with large buffers (BDP 100k: ~80 MB of sent records) and short runs slower whenever the policy
 //! was process-wide. With the switch never turned on, the allocator is `System` plus one load and compare per
 //! allocation: glibc's parameters are not touched and nothing is advised. Without transparent huge pages (`never`,
-//! or a kernel without them) the advice is ignored. Blocks of 128 KiB and more aligned past glibc's 16 bytes (a link's
+//! or a kernel without them) the advice is ignored. Blocks of 1 MiB and more aligned past glibc's 16 bytes (a link's
 //! ring of cache-line packets) are mapped on their own and grow by `mremap` (`mapped`), as glibc's own large blocks
 //! do, rather than by a copy into a new block. All `unsafe` code of the workspace's allocator is here.
 
