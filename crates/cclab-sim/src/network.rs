@@ -18,7 +18,6 @@ use cclab_core::endpoint::{TraceEvent, TraceSink};
 use cclab_core::prefetch::{prefetch, prefetch_bytes};
 use cclab_core::time::{Dur, Time};
 use cclab_core::wire::packet::{Datagram, Ecn, FlowId};
-use std::mem::MaybeUninit;
 
 /// Index of a link in a network.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -123,43 +122,15 @@ struct ToLinks<'a> {
 impl Outbox for ToLinks<'_> {
     #[inline(always)]
     fn put(&mut self, p: InFlight) {
-        let Some(l) = self.first_link(p.route) else {
+        let r = &self.routes[p.route as usize];
+        if r.len == 0 || !self.later.is_empty() {
             self.later.push(p);
             return;
-        };
+        }
+        let l = self.route_links[r.first as usize];
         if let Some(t) = self.links[l as usize].push(self.now, p) {
             self.sched.schedule(l, t);
         }
-    }
-
-    /// The packet is written in whole pieces where the link's push reads it ([`InFlight::take_into`]),
-    /// and moved on whole.
-    #[inline(always)]
-    fn send(&mut self, d: &mut Option<Datagram>, route: u16, now: Time) {
-        let Some(l) = self.first_link(route) else {
-            if let Some(d) = d.take() {
-                self.later.push(InFlight::new(d, route, 0, now));
-            }
-            return;
-        };
-        if d.is_none() {
-            return;
-        }
-        let mut p = MaybeUninit::uninit();
-        InFlight::take_into(&mut p, d, route, 0, now);
-        // SAFETY: `take_into` initialised it, as `d` held a datagram.
-        if let Some(t) = self.links[l as usize].push(self.now, unsafe { p.assume_init() }) {
-            self.sched.schedule(l, t);
-        }
-    }
-}
-
-impl ToLinks<'_> {
-    /// The first link of `route`, unless a datagram must wait in `later` (see `Network::act_host`).
-    #[inline(always)]
-    fn first_link(&self, route: u16) -> Option<u32> {
-        let r = &self.routes[route as usize];
-        (r.len != 0 && self.later.is_empty()).then(|| self.route_links[r.first as usize])
     }
 }
 

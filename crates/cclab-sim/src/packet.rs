@@ -3,9 +3,6 @@
 use cclab_core::prefetch::prefetch;
 use cclab_core::time::Time;
 use cclab_core::wire::packet::{Datagram, Ecn, FlowId, Packet};
-use std::mem::MaybeUninit;
-#[cfg(target_arch = "x86_64")]
-use std::mem::offset_of;
 
 /// Route index of cross-traffic packets: they leave the network at the end of their link.
 pub const CROSS_TRAFFIC: u16 = u16::MAX;
@@ -66,66 +63,6 @@ impl InFlight {
         }
     }
 
-    /// [`InFlight::new`] of the datagram in `src`, moved out of it (it is left `None`; nothing
-    /// happens when it is already), written into `dst` in four aligned 16-byte stores: the packet's
-    /// three pieces as the sender's `poll_transmit` stores them, and the fields after it as one.
-    ///
-    /// A load that spans two earlier stores cannot take its bytes from the store buffer and waits
-    /// until every older store has reached the cache. Moved field by field, the packet was read back
-    /// from the endpoint's answer in pieces that crossed its 16-byte stores, and `Link::push` read
-    /// the new value in 16- and 4-byte loads across narrow ones; with many flows the stores still
-    /// draining then were the send's writes to cold lines (the sent record, the controller), and that
-    /// wait took 7 % of the 1,000-flow dumbbell's time (`perf`, docs/performance.md). One `asm!`
-    /// block copies it, which the optimiser cannot split back into fields, from where the answer
-    /// was returned (a `Datagram` moved by value first would be split on the way); `dst` must then
-    /// be moved on whole, as `Network`'s hand-over to a link does.
-    #[inline(always)]
-    pub fn take_into(dst: &mut MaybeUninit<InFlight>, src: &mut Option<Datagram>, route: u16, hop: u8, now: Time) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            let Some(dgram) = src.as_ref() else {
-                return;
-            };
-            debug_assert!(
-                route == CROSS_TRAFFIC || dgram.flow.0 == route as u32 / 2,
-                "flow {} on route {route}: flow f's routes are 2f and 2f + 1",
-                dgram.flow.0
-            );
-            let low = dgram.size as u64 | (dgram.ecn as u64) << 32 | (hop as u64) << 40 | (route as u64) << 48;
-            // SAFETY: copies the packet's 48 bytes (padding too, as bytes: a `memcpy`) from the
-            // datagram, 8-aligned, into `dst`, 64-aligned, then the fields after it as two words; the
-            // layout is asserted below (`Ecn` is a fieldless enum stored as its discriminant: a test
-            // checks every codepoint). Every byte of `dst` is written. The packet's owned boxes then
-            // belong to `dst` alone: `src` is overwritten with `None` without dropping them.
-            unsafe {
-                std::arch::asm!(
-                    "movups {t}, [{src}]",
-                    "movaps [{dst}], {t}",
-                    "movups {t}, [{src} + 16]",
-                    "movaps [{dst} + 16], {t}",
-                    "movups {t}, [{src} + 32]",
-                    "movaps [{dst} + 32], {t}",
-                    "movq {t}, {low}",
-                    "movq {u}, {now}",
-                    "punpcklqdq {t}, {u}",
-                    "movaps [{dst} + 48], {t}",
-                    src = in(reg) &dgram.packet as *const Packet,
-                    dst = in(reg) dst.as_mut_ptr(),
-                    low = in(reg) low,
-                    now = in(reg) now.0,
-                    t = out(xmm_reg) _,
-                    u = out(xmm_reg) _,
-                    options(nostack, preserves_flags),
-                );
-                std::ptr::write(src, None);
-            }
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        if let Some(dgram) = src.take() {
-            dst.write(InFlight::new(dgram, route, hop, now));
-        }
-    }
-
     /// The flow it belongs to: its route's (cross traffic: `u32::MAX`).
     #[inline(always)]
     pub fn flow(&self) -> FlowId {
@@ -155,7 +92,8 @@ impl InFlight {
 
     /// A pure acknowledgement: carries an ACK (or TFRC feedback) and no data.
     pub fn is_pure_ack(&self) -> bool {
-        is_pure_ack(&self.packet)
+        let p = &self.packet;
+        p.data.is_none() && (p.ack.is_some() || p.tfrc().is_some())
     }
 
     /// Gives the packet the bytes a real-time driver moves through the model (they ride in the
@@ -187,27 +125,6 @@ impl InFlight {
     }
 }
 
-/// A pure acknowledgement: carries an ACK (or TFRC feedback) and no data.
-#[inline(always)]
-pub(crate) fn is_pure_ack(p: &Packet) -> bool {
-    p.data.is_none() && (p.ack.is_some() || p.tfrc().is_some())
-}
-
-// The layout `InFlight::take_into` copies: the packet's three 16-byte pieces first in both structs, then
-// the fields after it in one (little-endian).
-#[cfg(target_arch = "x86_64")]
-const _: () = assert!(
-    offset_of!(Datagram, packet) == 0
-        && offset_of!(InFlight, packet) == 0
-        && size_of::<Packet>() == 48
-        && offset_of!(InFlight, size) == 48
-        && offset_of!(InFlight, ecn) == 52
-        && offset_of!(InFlight, hop) == 53
-        && offset_of!(InFlight, route) == 54
-        && offset_of!(InFlight, enqueued) == 56
-        && size_of::<Ecn>() == 1
-);
-
 // Every queue, link and socket buffer moves this by value: within 128 bytes the compiler moves it with
 // inline vector stores; above, each move was a memcpy call (a tenth of the CPU time at 10 Gbit/s). Below
 // that, time per packet still follows the size: the real-time bytes' 8 bytes out of it (into the packet's
@@ -219,7 +136,7 @@ const _: () = assert!(size_of::<InFlight>() == 64 && align_of::<InFlight>() == 6
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cclab_core::wire::packet::{DataChunk, Ecn, FlowId, Packet};
+    use cclab_core::wire::packet::{Ecn, FlowId, Packet};
 
     fn packet() -> InFlight {
         InFlight::new(
@@ -247,52 +164,6 @@ mod tests {
         assert_eq!(p.take_bytes(), [1, 2, 3]);
         assert_eq!(dup.take_bytes(), [1, 2, 3]);
         assert!(p.take_bytes().is_empty(), "taken once");
-    }
-
-    #[test]
-    fn in_flight_written_in_pieces_keeps_every_field() {
-        // `InFlight::take_into` copies raw pieces: every field, each ECN codepoint's byte and the boxes
-        // must come out as `InFlight::new` builds them, and the datagram as it went in.
-        let mut packet = Packet {
-            pn: 0x0123_4567_89ab_cdef,
-            pn_len: 3,
-            data: Some(DataChunk {
-                offset: u64::MAX - 5,
-                len: 1_200,
-                fin: true,
-            }),
-            ack: Some(Box::default()),
-            immediate_ack: true,
-            ping: false,
-            ccval: 15,
-            rare: None,
-        };
-        packet.rare_mut().bytes = vec![9, 8, 7];
-        for (i, ecn) in [Ecn::NotEct, Ecn::Ect0, Ecn::Ect1, Ecn::Ce].into_iter().enumerate() {
-            let d = Datagram {
-                flow: FlowId(0x7ffe),
-                size: 0xfedc_ba98 - i as u32,
-                ecn,
-                packet: packet.clone(),
-            };
-            // High bits set in every field after the packet, so that a shift or a width that is off shows.
-            let route = [CROSS_TRAFFIC, 0xfffc, 0xfffd, 0xfffd][i];
-            let (hop, now) = (0xa5 + i as u8, Time(u64::MAX - i as u64));
-            let (mut slot, mut src) = (MaybeUninit::uninit(), Some(d.clone()));
-            InFlight::take_into(&mut slot, &mut src, route, hop, now);
-            assert!(src.is_none(), "moved out");
-            // SAFETY: `take_into` initialises the whole value when it finds a datagram.
-            let p = unsafe { slot.assume_init() };
-            let q = InFlight::new(d.clone(), route, hop, now);
-            assert_eq!(
-                (p.size(), p.ecn, p.hop, p.route, p.enqueued, &p.packet),
-                (q.size(), q.ecn, q.hop, q.route, q.enqueued, &q.packet)
-            );
-            assert_eq!((p.size(), p.ecn, p.hop, p.route, p.enqueued), (d.size as u64, ecn, hop, route, now));
-            if route != CROSS_TRAFFIC {
-                assert_eq!(p.into_datagram(), d);
-            }
-        }
     }
 
     #[test]

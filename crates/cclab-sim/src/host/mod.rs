@@ -26,10 +26,10 @@ pub use config::{BatchConfig, CpuConfig, HostConfig, IdleStateConfig, StallConfi
 use crate::ack_intervals::AckIntervalStats;
 use crate::endpoint::AnyEndpoint;
 use crate::engine::Rng;
-use crate::packet::{is_pure_ack, InFlight};
+use crate::packet::InFlight;
 use cclab_core::endpoint::{Endpoint, TraceEvent, TraceSink};
 use cclab_core::time::{Dur, Time};
-use cclab_core::wire::packet::{Datagram, FlowId, Packet};
+use cclab_core::wire::packet::{Datagram, FlowId};
 use idle::IdleStates;
 use rx::RxQueue;
 use slot_set::SlotSet;
@@ -53,15 +53,6 @@ pub enum Side {
 pub trait Outbox {
     /// `p` leaves the host now.
     fn put(&mut self, p: InFlight);
-
-    /// The datagram in `d`, just sent by an endpoint, leaves the host now on route `route` (its
-    /// first hop), moved out of `d`.
-    #[inline(always)]
-    fn send(&mut self, d: &mut Option<Datagram>, route: u16, now: Time) {
-        if let Some(d) = d.take() {
-            self.put(InFlight::new(d, route, 0, now));
-        }
-    }
 }
 
 /// Where a host takes the datagram handed to it straight from the link that delivered it
@@ -108,8 +99,8 @@ pub struct Slot {
 impl Slot {
     /// `p` leaves the host at `now`: a receiver's ACK-only packet counts in its ACK intervals.
     #[inline(always)]
-    fn note_sent(&mut self, p: &Packet, now: Time) {
-        if self.side == Side::Receiver && is_pure_ack(p) {
+    fn note_sent(&mut self, p: &InFlight, now: Time) {
+        if self.side == Side::Receiver && p.is_pure_ack() {
             self.ack_intervals.record(now);
         }
     }
@@ -573,7 +564,7 @@ impl Host {
                 let s = &mut self.slots[self.job_tx_slot];
                 for mut p in self.job_tx.drain(..) {
                     p.enqueued = now;
-                    s.note_sent(&p.packet, now);
+                    s.note_sent(&p, now);
                     out.put(p);
                 }
                 // An endpoint may be done once its last datagram is out (nothing left to wait for).
@@ -701,16 +692,15 @@ impl Host {
         // A poll the endpoint says it would refuse is skipped (`Endpoint::may_transmit` has made
         // its changes): a receiver's after each datagram it does not yet acknowledge and after each ACK.
         while sent < max_tx && s.endpoint.may_transmit(now) {
-            // Moved out from where the endpoint returned it (see `Outbox::send`).
-            let mut dgram = s.endpoint.poll_transmit(now);
-            let Some(d) = &dgram else {
-                break;
-            };
-            if leaves {
-                s.note_sent(&d.packet, now);
-                out.send(&mut dgram, s.route, now);
-            } else if let Some(d) = dgram {
-                out.put(InFlight::new(d, s.route, 0, now));
+            match s.endpoint.poll_transmit(now) {
+                Some(dgram) => {
+                    let p = InFlight::new(dgram, s.route, 0, now);
+                    if leaves {
+                        s.note_sent(&p, now);
+                    }
+                    out.put(p)
+                }
+                None => break,
             }
             sent += 1;
         }
