@@ -373,10 +373,12 @@ impl Receiver {
     #[inline(never)]
     fn send_ack(&mut self, now: Time) -> Datagram {
         let frame = self.ack_frame(now);
-        self.largest_acked = self.largest_acked.max(frame.largest());
+        // Read once: the frame's ranges are inline or spilled, and each read tells which.
+        let largest = frame.largest();
+        self.largest_acked = self.largest_acked.max(largest);
         // §13.2.4: about once per round trip a PING makes an ACK packet ack-eliciting, so the
         // sender's acknowledgement tells us which ranges it no longer needs.
-        let ping = match (self.profile, frame.largest()) {
+        let ping = match (self.profile, largest) {
             (Profile::Quic(_), Some(largest)) => self.acked_acks.on_ack_sent(self.next_pn, largest),
             _ => false,
         };

@@ -271,6 +271,10 @@ pub struct AckFrame {
     pub sack_blocks: Option<u8>,
 }
 
+/// An ACK frame's ranges, highest first, with the largest packet number they acknowledge
+/// ([`AckFrame::checked_ranges`]).
+pub type CheckedRanges<'a> = (&'a [(u64, u64)], u64);
+
 impl AckFrame {
     /// The largest acknowledged packet number.
     pub fn largest(&self) -> Option<u64> {
@@ -283,16 +287,24 @@ impl AckFrame {
     /// PROTOCOL_VIOLATION (RFC 9000 §13.1). Returns the largest acknowledged; O(ranges), O(1) for ranges
     /// their builder vouched for ([`AckRanges::vouch_ordered`]); the error says which rule was broken.
     pub fn check(&self, next_pn: u64) -> Result<u64, &'static str> {
-        let Some(largest) = self.largest() else {
+        self.checked_ranges(next_pn).map(|(_, largest)| largest)
+    }
+
+    /// [`AckFrame::check`] that also hands back the ranges, for a caller that walks them next: taken as a
+    /// slice once, as each deref of [`AckRanges`] tests whether they are inline or spilled.
+    #[inline]
+    pub fn checked_ranges(&self, next_pn: u64) -> Result<CheckedRanges<'_>, &'static str> {
+        let ranges: &[(u64, u64)] = &self.ranges;
+        let Some(&(_, largest)) = ranges.first() else {
             return Err("ACK frame without a range");
         };
         if largest >= next_pn {
             return Err("ACK of a packet number never sent");
         }
         if !self.ranges.vouched {
-            ordered(&self.ranges)?;
+            ordered(ranges)?;
         }
-        Ok(largest)
+        Ok((ranges, largest))
     }
 }
 

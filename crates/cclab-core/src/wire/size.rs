@@ -163,14 +163,16 @@ pub fn quic_ack_frame_len(ack: &AckFrame) -> u32 {
 /// ACK paid ~20 instructions of call, saved registers and reloads for the ~40 of its work.
 #[inline]
 pub fn quic_ack_frame_len_with(ack: &AckFrame, ranges_len: u32) -> u32 {
-    let Some(&(first_lo, largest)) = ack.ranges.first() else {
+    // The slice taken once: each deref of the ranges tests whether they are inline or spilled.
+    let ranges: &[(u64, u64)] = &ack.ranges;
+    let Some(&(first_lo, largest)) = ranges.first() else {
         return 0;
     };
     let delay = (ack.ack_delay_ns / 1000) >> ACK_DELAY_EXPONENT;
     let mut n = 1
         + varint_len(largest)
         + varint_len(delay)
-        + varint_len(ack.ranges.len() as u64 - 1)
+        + varint_len(ranges.len() as u64 - 1)
         + varint_len(largest.saturating_sub(first_lo));
     n += ranges_len;
     if let Some(c) = &ack.ecn {

@@ -14,7 +14,7 @@ impl Sender {
     /// RFC 9002 §A.7 `OnAckReceived` for an ACK frame arriving at true time `now`.
     pub(super) fn on_ack_frame(&mut self, now: Time, ack: &AckFrame) {
         // Checked before anything is iterated: a range reaching 2^62 must cost O(ranges), not O(2^62).
-        let Ok(largest) = ack.check(self.sent.next_pn()) else {
+        let Ok((ranges, largest)) = ack.checked_ranges(self.sent.next_pn()) else {
             self.stats.protocol_violations += 1;
             return;
         };
@@ -31,7 +31,7 @@ impl Sender {
         let mut any_eliciting = false;
         let mut stream_run = None;
         self.sent.on_ack(
-            &ack.ranges,
+            ranges,
             |pn, p| {
                 any_eliciting |= p.ack_eliciting;
                 if let Some(c) = p.data {
