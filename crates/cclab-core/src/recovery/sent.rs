@@ -14,12 +14,12 @@ use core::mem::MaybeUninit;
 use std::collections::VecDeque;
 
 /// One packet awaiting acknowledgement (RFC 9002 §A.1.1), in 64 bytes: its fields are private so that
-/// [`SentPacket::new`] is the one place a record is made, where its two 16-bit sizes are checked.
+/// [`SentPacket::new`] is the one place a record is made, which says what keeps its sizes within 16 bits.
 ///
 /// Eight bytes for each time and count, two for each size, one for each flag, no padding: the ring's
 /// slots are then one cache line each (`Slot`), where 80-byte records straddled two lines, so that a send
 /// writes one line, not two, and an ACK reads one line a record, not 1.25; at 100,000 packets of BDP the
-/// ring's ~350,000 records take a fifth fewer pages (each first touched by a page fault) than at 80 bytes.
+/// ring's ~350,000 records take a fifth fewer pages to fault in than at 80 bytes.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SentPacket {
     /// Clock reading when it was sent.
