@@ -195,8 +195,8 @@ pub struct SentPackets {
     /// of whether the ring was ever that long (a large ring's new half is faulted in at its growth,
     /// [`POPULATE_MIN`], but not written).
     ring: Vec<Slot>,
-    /// Slots in the ring: 0 or a power of two. This and the count below are 32 bits so that the record
-    /// stays 64 bytes, which the sender's layout counts on (its layout test); 2^31 records would be 160 GiB.
+    /// Slots in the ring: 0 or a power of two. This and the count below are 32 bits so that this struct (not
+    /// a slot) stays 64 bytes, which the sender's layout counts on (its layout test); 2^31 slots would be 128 GiB.
     cap: u32,
     ack_eliciting_in_flight: u32,
     head: usize,
