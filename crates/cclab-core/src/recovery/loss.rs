@@ -237,17 +237,17 @@ impl LossDetection {
             }
             let trigger = if pn + self.packet_threshold <= largest {
                 LossTrigger::PacketThreshold
-            } else if now.saturating_since(p.time_sent) >= loss_delay {
+            } else if now.saturating_since(p.time_sent()) >= loss_delay {
                 LossTrigger::TimeThreshold
             } else {
-                self.loss_time = Some(p.time_sent + loss_delay);
+                self.loss_time = Some(p.time_sent() + loss_delay);
                 break;
             };
             sent.pop_oldest();
-            if p.ack_eliciting && self.pc_first_pn.is_some_and(|f| pn >= f) {
+            if p.ack_eliciting() && self.pc_first_pn.is_some_and(|f| pn >= f) {
                 match pc_start {
-                    None => pc_start = Some(p.time_sent),
-                    Some(s) => persistent = persistent || p.time_sent.saturating_since(s) > pc_duration(),
+                    None => pc_start = Some(p.time_sent()),
+                    Some(s) => persistent = persistent || p.time_sent().saturating_since(s) > pc_duration(),
                 }
             }
             lost(pn, p, trigger);
@@ -268,13 +268,7 @@ mod tests {
 
     fn push(s: &mut SentPackets, t: Time) -> u64 {
         let delivery = PacketDelivery::default();
-        s.push(SentPacket {
-            time_sent: t,
-            bytes: 1000,
-            ack_eliciting: true,
-            data: None,
-            delivery,
-        })
+        s.push(SentPacket::new(t, 1000, true, None, delivery))
     }
 
     #[test]

@@ -33,8 +33,8 @@ impl Sender {
         self.sent.on_ack(
             ranges,
             |pn, p| {
-                any_eliciting |= p.ack_eliciting;
-                if let Some(c) = p.data {
+                any_eliciting |= p.ack_eliciting();
+                if let Some(c) = p.data() {
                     self.stream.join_acked(&mut stream_run, c);
                 }
                 if let (Some(seq), Some(af)) = (self.af_sent.take(pn), self.ack_frequency.as_mut()) {
@@ -42,16 +42,16 @@ impl Sender {
                 }
                 self.acked_buf.push(AckedPacket {
                     pn,
-                    bytes: p.bytes as u64,
-                    time_sent: p.time_sent,
+                    bytes: p.bytes(),
+                    time_sent: p.time_sent(),
                 });
             },
             |pn, p, bytes| {
                 // The newest packet newly acknowledged is the largest acknowledged if that one is.
                 if pn == largest {
-                    largest_newly = Some(p.time_sent);
+                    largest_newly = Some(p.time_sent());
                 }
-                self.rate.on_ack(t, bytes, p.time_sent, p.bytes as u64, &p.delivery);
+                self.rate.on_ack(t, bytes, p.time_sent(), p.bytes(), &p.delivery());
             },
         );
         if let Some(run) = stream_run {
@@ -140,7 +140,7 @@ impl Sender {
                     // chunks: earlier probes may have copied it already).
                     let mut chunks: [Option<DataChunk>; PTO_PROBES as usize] = [None; PTO_PROBES as usize];
                     let mut n = 0;
-                    for c in self.sent.iter().filter_map(|(_, p)| p.data) {
+                    for c in self.sent.iter().filter_map(|(_, p)| p.data()) {
                         if n == chunks.len() {
                             break;
                         }
@@ -232,16 +232,17 @@ impl Sender {
         let persistent = self
             .loss
             .detect_lost(t, &mut self.sent, &self.rtt, max_ack_delay, |pn, p, trigger| {
-                self.rate.on_packet_lost(p.bytes as u64);
+                self.rate.on_packet_lost(p.bytes());
+                let delivery = p.delivery();
                 lost.push(LostPacket {
                     pn,
-                    bytes: p.bytes as u64,
-                    time_sent: p.time_sent,
-                    tx_in_flight: p.delivery.in_flight_before + p.bytes as u64,
-                    lost_since_sent: self.rate.lost() - p.delivery.lost,
-                    is_app_limited: p.delivery.is_app_limited,
+                    bytes: p.bytes(),
+                    time_sent: p.time_sent(),
+                    tx_in_flight: delivery.in_flight_before + p.bytes(),
+                    lost_since_sent: self.rate.lost() - delivery.lost,
+                    is_app_limited: delivery.is_app_limited,
                 });
-                if let Some(c) = p.data {
+                if let Some(c) = p.data() {
                     self.stream.queue_retransmission(c);
                 }
                 let seq = self.af_sent.take(pn);

@@ -245,6 +245,10 @@ impl Sender {
     /// A sender driven by a controller built elsewhere (a plug-in or a test double), for
     /// full-sized packets of `profile.mss()` bytes in flight. Such a controller keeps its initial
     /// window after a TCP handshake that lost its SYN (only a `CcConfig` can be built again).
+    ///
+    /// # Panics
+    /// If a full-sized packet, `profile.mss()`, exceeds 65,535 bytes, which no IP packet holds: the sent
+    /// record keeps a packet's sizes in 16 bits (`SentPacket::new`).
     pub fn with_controller(
         flow: FlowId,
         profile: Profile,
@@ -253,6 +257,11 @@ impl Sender {
         source: &SourceConfig,
         now: Time,
     ) -> Sender {
+        assert!(
+            profile.mss() <= u16::MAX.into(),
+            "a full-sized packet of at most 65,535 bytes, an IP packet's limit, got {}",
+            profile.mss()
+        );
         let clock = Clock::new(cfg.clock);
         let t = clock.read(now);
         let mss = profile.mss() as u64;
@@ -666,6 +675,19 @@ mod tests {
         );
         assert!(offset_of!(Sender, last_af_frame) < offset_of!(Sender, last_delivery_rate));
         assert_eq!(size_of::<Sender>(), 20 * 64);
+    }
+
+    #[test]
+    #[should_panic(expected = "at most 65,535 bytes")]
+    fn sender_refuses_packets_larger_than_an_ip_packet() {
+        // The sent record keeps sizes in 16 bits; a scenario cannot ask for more (cclab-sim's `ip_limit`).
+        let profile = Profile::Quic(crate::wire::size::QuicProfile {
+            max_udp_payload: 65_536,
+            ..Default::default()
+        });
+        let cc = CcConfig::NewReno(crate::cc::NewRenoConfig::default());
+        let source = SourceConfig::Bulk { size: Bytes(1 << 20) };
+        Sender::new(FlowId(0), profile, &SenderConfig::default(), &cc, &source, Time(0));
     }
 
     #[test]

@@ -177,7 +177,7 @@ impl Sender {
         if next.is_none() && matches!(self.profile, Profile::Tcp(_)) {
             // TCP has no PING: with no new data its probe retransmits the most recent segment
             // (tail loss probe, RFC 8985 §7.3).
-            if let Some(c) = self.sent.iter().filter_map(|(_, p)| p.data).last() {
+            if let Some(c) = self.sent.iter().filter_map(|(_, p)| p.data()).last() {
                 self.stream.queue_retransmission(c);
                 next = self.stream.peek();
             }
@@ -205,7 +205,7 @@ impl Sender {
             mss: self.mss,
             srtt: sampled.then(|| self.rtt.smoothed()),
             min_rtt: sampled.then(|| self.rtt.min()),
-            oldest_sent: self.sent.iter().next().map(|(_, p)| p.time_sent),
+            oldest_sent: self.sent.iter().next().map(|(_, p)| p.time_sent()),
             in_recovery: self.cc.state() == CcState::Recovery,
             retransmission: next.retransmission,
             send_window: self
@@ -359,13 +359,7 @@ impl Sender {
         };
         let in_flight_before = self.sent.bytes_in_flight();
         let delivery = self.rate.on_packet_sent(t, in_flight_before);
-        self.sent.push(SentPacket {
-            time_sent: t,
-            bytes,
-            ack_eliciting: true,
-            data: p.data,
-            delivery,
-        });
+        self.sent.push(SentPacket::new(t, bytes, true, p.data, delivery));
         if let Some(f) = p.ack_frequency() {
             self.af_sent.push(pn, f.sequence);
         }
