@@ -285,12 +285,14 @@ impl Scheduler {
         self.pos[gone.actor() as usize] = NONE;
         let last = self.heap.pop().expect("a pending actor is in the heap");
         if i < self.heap.len() {
-            // The last entry fills the hole and moves whichever way restores the order.
+            // The last entry fills the hole and moves the way its order against the entry gone
+            // says: the hole's parent is before that entry, and its children after it.
             self.heap[i] = last;
-            self.pos[last.actor() as usize] = i as u64;
-            self.sift_up(i);
-            let j = self.pos[last.actor() as usize] as usize;
-            self.sift_down(j);
+            if last < gone {
+                self.sift_up(i);
+            } else {
+                self.sift_down(i);
+            }
         }
     }
 
