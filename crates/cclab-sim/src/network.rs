@@ -464,8 +464,9 @@ impl Network {
             // inlined here.
             let handed_off = self.handed_off.take();
             let (t, actor) = if let Some(h) = handed_off {
-                // A wake-up it had pending is taken by this run, as if popped.
-                self.sched.cancel(self.host_actor(h));
+                // A wake-up it had pending is taken by this run, as if popped; its entry stays for
+                // the host's next request to replace in place.
+                self.sched.withdraw(self.host_actor(h));
                 (self.now, n_links + h)
             } else {
                 let (t, actor) = match self.sched.pop_until(end) {

@@ -21,6 +21,10 @@
 //! popped actor's own next request (a link asks for its next departure at once), the new entry
 //! replaces the root and sinks to its place, one walk instead of a pop's walk down and an
 //! insert's walk up.
+//!
+//! A wake-up withdrawn because its actor runs without it (a host handed datagrams within a link's
+//! event) stays in the heap in the same way until the actor's next request, which replaces it where
+//! it is: one walk from there, not a removal's walk and an insertion's.
 
 use cclab_core::time::Time;
 use std::collections::VecDeque;
@@ -84,6 +88,10 @@ pub struct Scheduler {
     now: u64,
     /// The heap's root is the entry just popped (its actor has nothing pending).
     root_popped: bool,
+    /// Actor whose heap entry was withdrawn ([`Scheduler::withdraw`]): it has nothing pending, but its
+    /// entry (at `pos`, which moves keep current) stays until its next request replaces it or a pop
+    /// removes it. Never set while `root_popped` is.
+    withdrawn: Option<ActorId>,
     flat: bool,
     seq: u64,
 }
@@ -109,6 +117,7 @@ impl Scheduler {
             lane_time: 0,
             now: 0,
             root_popped: false,
+            withdrawn: None,
             flat,
             seq: 0,
         }
@@ -144,6 +153,22 @@ impl Scheduler {
                 return;
             }
             self.settle();
+        }
+        if self.withdrawn == Some(actor) {
+            self.withdrawn = None;
+            let i = self.pos[actor as usize] as usize;
+            if !self.for_lane(t) {
+                // The new entry moves the way its order against the old one says.
+                let (old, e) = (self.heap[i], self.entry(actor, t));
+                self.heap[i] = e;
+                if e < old {
+                    self.sift_up(i);
+                } else {
+                    self.sift_down(i);
+                }
+                return;
+            }
+            self.remove(i);
         }
         match self.pos[actor as usize] {
             NONE => {}
@@ -192,6 +217,42 @@ impl Scheduler {
         }
     }
 
+    /// Removes the withdrawn entry, if any, from the heap.
+    fn drop_withdrawn(&mut self) {
+        if let Some(a) = self.withdrawn.take() {
+            self.remove(self.pos[a as usize] as usize);
+        }
+    }
+
+    /// [`Scheduler::cancel`] for an actor that is about to run without being popped and will most
+    /// likely ask again when done: its heap entry stays, as if gone, for that request to replace in
+    /// place (see the module doc).
+    #[inline]
+    pub fn withdraw(&mut self, actor: ActorId) {
+        if self.flat {
+            self.heap[actor as usize].time = u64::MAX;
+            return;
+        }
+        self.withdraw_heap(actor);
+    }
+
+    /// [`Scheduler::withdraw`] in heap mode.
+    fn withdraw_heap(&mut self, actor: ActorId) {
+        if self.root_popped && self.heap[0].actor() == actor {
+            return; // nothing pending, and its next request may still replace the root
+        }
+        self.settle();
+        match self.pos[actor as usize] {
+            NONE => {}
+            p if p & IN_LANE != 0 => self.pos[actor as usize] = NONE,
+            _ if self.withdrawn == Some(actor) => {}
+            _ => {
+                self.drop_withdrawn();
+                self.withdrawn = Some(actor);
+            }
+        }
+    }
+
     /// Drops `actor`'s pending wake-up, if any, so that a later request can replace it.
     #[inline]
     pub fn cancel(&mut self, actor: ActorId) {
@@ -208,6 +269,9 @@ impl Scheduler {
             return; // nothing pending, and its next request may still replace the root
         }
         self.settle();
+        if self.withdrawn == Some(actor) {
+            return;
+        }
         match self.pos[actor as usize] {
             NONE => {}
             p if p & IN_LANE != 0 => self.pos[actor as usize] = NONE,
@@ -221,12 +285,14 @@ impl Scheduler {
         self.pos[gone.actor() as usize] = NONE;
         let last = self.heap.pop().expect("a pending actor is in the heap");
         if i < self.heap.len() {
-            // The last entry fills the hole and moves whichever way restores the order.
+            // The last entry fills the hole and moves the way its order against the entry gone
+            // says: the hole's parent is before that entry, and its children after it.
             self.heap[i] = last;
-            self.pos[last.actor() as usize] = i as u64;
-            self.sift_up(i);
-            let j = self.pos[last.actor() as usize] as usize;
-            self.sift_down(j);
+            if last < gone {
+                self.sift_up(i);
+            } else {
+                self.sift_down(i);
+            }
         }
     }
 
@@ -260,6 +326,7 @@ impl Scheduler {
         }
         match self.pos[actor as usize] {
             NONE => None,
+            _ if self.withdrawn == Some(actor) => None,
             p if p & IN_LANE != 0 => Some(Time(self.lane_time)),
             i => Some(Time(self.heap[i as usize].time)),
         }
@@ -291,8 +358,9 @@ impl Scheduler {
     /// The earliest entry, and whether it is the lane's front (heap mode).
     fn first(&self) -> Option<(Entry, bool)> {
         let lane = self.lane.iter().find(|e| self.live(e)).copied();
-        // Below a popped root, the smaller of its children is the heap's least entry.
-        let heap = if self.root_popped {
+        // Below a popped or withdrawn root, the smaller of its children is the heap's least entry.
+        let root_gone = self.root_popped || self.withdrawn.is_some_and(|a| self.pos[a as usize] == 0);
+        let heap = if root_gone {
             self.heap
                 .get(1..3)
                 .map_or(self.heap.get(1), |c| c.iter().min())
@@ -344,6 +412,7 @@ impl Scheduler {
     /// [`Scheduler::pop_until`] in heap mode.
     fn pop_until_heap(&mut self, end: Time) -> Result<(Time, ActorId), Option<Time>> {
         self.settle();
+        self.drop_withdrawn();
         // Stale lane entries at the front go first, so the front is live when there is one.
         while self.lane.front().is_some_and(|e| !self.live(e)) {
             self.lane.pop_front();
@@ -504,6 +573,35 @@ mod tests {
     }
 
     #[test]
+    fn scheduler_withdrawn_wakeup_is_replaced_in_place() {
+        let mut s = Scheduler::new(64);
+        for a in 0..40 {
+            s.schedule(a, Time(100 + 10 * a as u64));
+        }
+        let (len, at) = (s.heap.len(), s.pos[20]);
+        s.withdraw(20);
+        assert_eq!(s.pending(20), None);
+        // Other requests move entries around the withdrawn one, which keeps its place up to date.
+        s.schedule(41, Time(1));
+        s.schedule(42, Time(2));
+        assert_eq!(
+            s.heap.len(),
+            len + 2,
+            "the withdrawn entry stays until its actor asks again"
+        );
+        s.schedule(20, Time(3));
+        assert_eq!(s.heap.len(), len + 2, "its request replaced it, not added another");
+        assert_ne!(s.pos[20], at);
+        let order: Vec<_> = std::iter::from_fn(|| s.pop()).take(4).collect();
+        assert_eq!(order, vec![(Time(1), 41), (Time(2), 42), (Time(3), 20), (Time(100), 0)]);
+        // Withdrawn and never asked again: gone at the next pop.
+        s.withdraw(1);
+        assert_eq!(s.pop(), Some((Time(120), 2)));
+        assert_eq!(s.heap.len(), len - 3);
+        assert_eq!(s.pending(1), None);
+    }
+
+    #[test]
     fn scheduler_heap_order_survives_many_moves() {
         for n in [5, FLAT_MAX_ACTORS, FLAT_MAX_ACTORS + 1, 64] {
             random_requests_match_reference(n, false);
@@ -538,6 +636,10 @@ mod tests {
             };
             if x % 7 == 1 {
                 s.cancel(actor as u32);
+                reference[actor] = None;
+            } else if x % 13 == 4 {
+                // A withdrawn wake-up is gone as a cancelled one is.
+                s.withdraw(actor as u32);
                 reference[actor] = None;
             } else if x % 11 == 5 {
                 // `set` replaces any pending wake-up, earlier or later.
