@@ -201,9 +201,8 @@ fn relay(
         c
     };
     while !stop.load(Ordering::Relaxed) {
-        let now = clock.now();
         for (side, io) in [(0usize, &mut front), (1, &mut back)] {
-            let r = io.recv(|addr, bytes, ecn| {
+            let r = io.recv(&clock, |now, addr, bytes, ecn| {
                 let from_peer = if side == 0 {
                     *report.client.get_or_insert(addr) == addr
                 } else {

@@ -147,7 +147,7 @@ pub fn drive(
             break;
         }
         let peer = cfg.peer;
-        let recv = io.recv(|from, bytes, ecn| {
+        let recv = io.recv(&clock, |at, from, bytes, ecn| {
             if from != peer {
                 c.unexpected += 1;
                 return;
@@ -155,7 +155,7 @@ pub fn drive(
             match codec.decode(bytes, ecn) {
                 Ok(d) => {
                     c.ce_received += (ecn == Ecn::Ce && d.packet.data.is_some()) as u64;
-                    endpoint.handle_datagram(now, d)
+                    endpoint.handle_datagram(at, d)
                 }
                 Err(e) => {
                     c.decode_errors += 1;
@@ -167,6 +167,9 @@ pub fn drive(
             c.error.get_or_insert_with(|| format!("receive: {e}"));
             break;
         }
+        // Read again: the datagrams above may have been stamped later than the loop's first reading, and
+        // an endpoint's time never goes back.
+        let now = clock.now();
         endpoint.handle_timeout(now);
         if cfg.role == Role::Receiver {
             shared

@@ -2,6 +2,8 @@
 //! ECN read and written. Batches are split into datagrams here, before they meet an endpoint or
 //! a link model (style: "batches at the socket, not in the model").
 
+use crate::clock::WallClock;
+use cclab_core::time::Time;
 use cclab_core::wire::packet::Ecn;
 use quinn_udp::{EcnCodepoint, RecvMeta, Transmit, UdpSocketState, BATCH_SIZE};
 use std::io::{self, IoSliceMut};
@@ -80,9 +82,15 @@ impl UdpIo {
         }
     }
 
-    /// Hands every datagram waiting (up to a bounded number of batches) to `f` with its source
-    /// address and ECN codepoint; returns how many there were.
-    pub fn recv(&mut self, mut f: impl FnMut(SocketAddr, &[u8], Ecn)) -> io::Result<usize> {
+    /// Hands every datagram waiting (up to a bounded number of batches) to `f` with the time it
+    /// was received, its source address and ECN codepoint; returns how many there were.
+    ///
+    /// The time is read from `clock` after the batch's syscall returned, so it is never before the
+    /// datagram reached the socket. A reading taken before the call could be: a thread preempted
+    /// between the two (milliseconds on a loaded machine) stamped datagrams that arrived meanwhile
+    /// too early, and a relay then released them early and an endpoint sampled an RTT shorter than
+    /// the path's propagation delay.
+    pub fn recv(&mut self, clock: &WallClock, mut f: impl FnMut(Time, SocketAddr, &[u8], Ecn)) -> io::Result<usize> {
         let mut n = 0;
         for _ in 0..RX_BATCHES_PER_CALL {
             let mut chunks = self.rx.chunks_mut(RX_BUF);
@@ -96,11 +104,12 @@ impl UdpIo {
                 Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => continue,
                 Err(e) => return Err(e),
             };
+            let at = clock.now();
             for (meta, buf) in self.metas.iter().zip(self.rx.chunks(RX_BUF)).take(got) {
                 let ecn = from_codepoint(meta.ecn);
                 // A GRO batch: `len` bytes of `stride`-sized datagrams, the last possibly shorter.
                 for d in buf[..meta.len].chunks(meta.stride.max(1)) {
-                    f(meta.addr, d, ecn);
+                    f(at, meta.addr, d, ecn);
                     n += 1;
                 }
             }

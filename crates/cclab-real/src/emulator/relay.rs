@@ -132,12 +132,11 @@ impl Relay {
         let mut next_sample = sample_every.map(|_| Time::ZERO);
         let fds = [self.toward_senders.fd(), self.toward_receivers.fd()];
         while !stop.load(Ordering::Relaxed) {
-            let now = clock.now();
             for (io, table) in [
                 (&mut self.toward_senders, &from_sender),
                 (&mut self.toward_receivers, &from_receiver),
             ] {
-                let r = io.recv(|addr, bytes, ecn| {
+                let r = io.recv(&clock, |now, addr, bytes, ecn| {
                     let Some(&route) = table.get(&addr) else {
                         unexpected += 1;
                         return;
