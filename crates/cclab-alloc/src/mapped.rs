@@ -8,7 +8,7 @@
 //! wrote the first half of each new block: 2,350 of the run's 20,500 page faults, each ~2.5-3 µs of kernel time on
 //! the VM this was measured on, and as many pages freed again with the old blocks. A mapping is aligned to a page,
 //! so such blocks are mapped here and grow by `mremap`: the old part's pages move, and only the new part is faulted
-//! in, when first written (docs/performance.md, session 24).
+//! in, at once (`populate`; docs/performance.md, sessions 24 and 26).
 
 use std::alloc::Layout;
 
@@ -18,10 +18,10 @@ use std::alloc::Layout;
 const MAPPED_MIN: usize = crate::heap::MMAP_MIN;
 
 /// The alignment glibc's `malloc` gives every block on x86-64 and AArch64 (and Rust's `System` relies on).
-const GLIBC_ALIGN: usize = 16;
+pub(crate) const GLIBC_ALIGN: usize = 16;
 
 /// The alignment a mapping is sure to have: the smallest page size of the targets this runs on.
-const PAGE: usize = 4096;
+pub(crate) const PAGE: usize = 4096;
 
 /// Whether a block of this layout lives in a mapping of its own.
 #[inline]
@@ -77,10 +77,13 @@ pub(crate) unsafe fn remap(ptr: *mut u8, old: usize, new: usize) -> *mut u8 {
     // kernel picks a free range if it must move it, and leaves the old mapping untouched when it fails.
     let p = unsafe { libc::mremap(ptr.cast(), mapping_len(old), mapping_len(new), libc::MREMAP_MAYMOVE) };
     if p == libc::MAP_FAILED {
-        std::ptr::null_mut()
-    } else {
-        p.cast()
+        return std::ptr::null_mut();
     }
+    if crate::populate::grown_past(old, new) {
+        // The new part's pages at once (`populate`): a ring laps all of it.
+        crate::populate::populate(p as usize + mapping_len(old), p as usize + mapping_len(new));
+    }
+    p.cast()
 }
 
 /// Whether `layout`'s block is mapped here (the same test for a block's allocation and its release).

@@ -9,7 +9,6 @@
 //! - [`cc`]: the congestion-controller trait and its algorithms.
 //! - [`ack`]: receiver ACK policies and sender-side ACK-frequency policies.
 //! - [`endpoint`]: the `Endpoint` trait, QUIC/TCP sender and receiver, TFRC/CCID-3, sources.
-//! - [`pages`]: page hints, for large buffers written in order (the sent ring's growth).
 //! - [`prefetch`]: cache prefetch hints, for drivers that know which endpoint runs next.
 #![warn(missing_docs)]
 
@@ -17,7 +16,6 @@ pub mod ack;
 pub mod cc;
 pub mod clock;
 pub mod endpoint;
-pub mod pages;
 pub mod prefetch;
 pub mod recovery;
 pub mod time;

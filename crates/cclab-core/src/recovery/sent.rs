@@ -175,12 +175,6 @@ struct Slot(MaybeUninit<Option<SentPacket>>);
 // send writes and an ACK reads, never two.
 const _: () = assert!(size_of::<Slot>() == 64 && align_of::<Slot>() == 64);
 
-/// The smallest new half, in bytes, whose pages a growth faults in at once ([`crate::pages`]): at 100,000
-/// packets of BDP the ring's last doublings add 10-20 MB, ~10,000 pages that faulted in one by one took ~0.03 s
-/// of a 1 GB run's ~0.4 s. Smaller rings (a few thousand records, and every ring of a many-flow run) lie in
-/// pages already faulted in, or fault in a few, where the call would cost about what it saves.
-const POPULATE_MIN: usize = 256 << 10;
-
 /// The outstanding packets of one packet-number space, with bytes-in-flight accounting.
 ///
 /// A ring of its own rather than a `VecDeque`: packet `pn`'s slot is `ring[(head + pn - base) & mask]`
@@ -192,8 +186,8 @@ pub struct SentPackets {
     base: u64,
     /// `cap` slots, the `len` from `head` on (wrapping) in use. Only those are initialised (`live`): a slot
     /// is written when a send reaches it, not when the ring grows, so a send writes its slot with no test
-    /// of whether the ring was ever that long (a large ring's new half is faulted in at its growth,
-    /// [`POPULATE_MIN`], but not written).
+    /// of whether the ring was ever that long (a large ring's new half is faulted in at its growth by the
+    /// simulator's allocator, `cclab-alloc`, but not written).
     ring: Vec<Slot>,
     /// Slots in the ring: 0 or a power of two. This and the count below are 32 bits so that this struct (not
     /// a slot) stays 64 bytes, which the sender's layout counts on (its layout test); 2^31 slots would be 128 GiB.
@@ -282,7 +276,7 @@ impl SentPackets {
 
     /// Doubles the ring (4 slots at first) where it lies. Growing the buffer by `realloc` lets glibc move a
     /// large one's pages (`mremap`) rather than copy them, and the new half stays unwritten until sends reach
-    /// it (a large one faulted in, [`POPULATE_MIN`]): copying the records into a fresh ring filled with `None` (`vec![None; 2 * cap]`) wrote pages the
+    /// it (a large one faulted in at once by `cclab-alloc`): copying the records into a fresh ring filled with `None` (`vec![None; 2 * cap]`) wrote pages the
     /// flow never used and copied the rest, 10,000 more page faults at BDP 100k's last doublings in a 1 GB
     /// run (30,720 against 20,517). A full ring's slots run from `head` to the old end, then from 0 to `head`;
     /// the shorter of the two parts moves so that the slots in use stay consecutive modulo the new length:
@@ -302,12 +296,6 @@ impl SentPackets {
         self.ring.reserve_exact(cap as usize - old);
         // SAFETY: the capacity is reserved just above, and a `MaybeUninit` slot needs no initialisation.
         unsafe { self.ring.set_len(cap as usize) };
-        if (cap as usize - old) * size_of::<Slot>() >= POPULATE_MIN {
-            // The new half's pages in one call rather than a fault per page (`pages`): the move below and the
-            // sends write all of it before the ring can grow again (the write position passes every slot once
-            // per lap), unless the flow stops within a lap.
-            let _ = crate::pages::populate_for_write(&mut self.ring[old..]);
-        }
         if self.head <= old - self.head {
             self.ring.copy_within(..self.head, old);
         } else {
@@ -627,38 +615,16 @@ mod tests {
         assert_eq!(s.get(8).map(|p| p.bytes()), Some(108));
     }
 
-    /// Minor page faults of this thread so far.
-    #[cfg(target_os = "linux")]
-    fn page_faults() -> i64 {
-        // SAFETY: getrusage only writes the struct it is given.
-        let mut u: libc::rusage = unsafe { std::mem::zeroed() };
-        // SAFETY: as above.
-        assert_eq!(unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut u) }, 0);
-        u.ru_minflt
-    }
-
     #[test]
-    #[cfg(target_os = "linux")]
-    fn sent_ring_growth_faults_a_large_new_half_in_at_once() {
-        // 8,192 records (512 KiB) fill the ring; the next send doubles it, and the sends that fill the new
-        // half (128 pages) find its pages faulted in already, where each page used to fault on its first
-        // record. The records keep their order and contents. A kernel without the hint (before Linux 5.14)
-        // faults them in one by one, so only the order is checked there.
-        let supported = crate::pages::populate_for_write(&mut [0u8; 64]);
+    fn sent_ring_growth_of_a_large_ring_keeps_its_records() {
+        // 8,192 records (512 KiB) fill the ring; the next send doubles it (its new half's pages are populated by
+        // the allocator of cclab-bench and cclab._core, `cclab-alloc`), and the sends fill the new half. The
+        // records keep their order and contents.
         let mut s = SentPackets::new();
-        for i in 0..8193 {
+        for i in 0..16_384 {
             s.push(pkt(i, 1 + (i % 1000) as u32));
         }
         assert_eq!(s.cap, 16_384);
-        let before = page_faults();
-        for i in 8193..16_384 {
-            s.push(pkt(i, 1 + (i % 1000) as u32));
-        }
-        let faults = page_faults() - before;
-        assert!(
-            faults < 16 || !supported,
-            "{faults} page faults filling the ring's new half of 128 pages"
-        );
         assert!(s
             .iter()
             .enumerate()
