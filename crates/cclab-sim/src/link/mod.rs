@@ -203,6 +203,13 @@ impl Link {
         if self.ring_push {
             return self.push_to_ring(now, p);
         }
+        self.push_general(now, p)
+    }
+
+    /// [`Link::push`] on any other link. Out of line: inlined, its path through the other queues,
+    /// which moves packets through 64-byte-aligned values, gave every push an aligned stack frame.
+    #[inline(never)]
+    fn push_general(&mut self, now: Time, p: InFlight) -> Option<Time> {
         self.catch_up(now);
         if self.warm_tail {
             if let Some(ring) = self.ring() {
