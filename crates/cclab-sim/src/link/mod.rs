@@ -242,7 +242,7 @@ impl Link {
         // Departures due by `now` are done: a packet queued means a busy serialiser.
         if self.busy_until <= now && q.packets() == 0 {
             self.stats.dequeued_packets += 1;
-            return Some(self.transmit(now, p));
+            return Some(self.transmit_in_ring(now, p));
         }
         // Queued behind the packet being serialised, which arrives no later than it will: no new
         // wake-up (a shared ring has no trace and no reordering, `Link::waiting_bound`).
@@ -351,6 +351,21 @@ impl Link {
             }
             None => self.prop.push(self.busy_until, p),
         }
+    }
+
+    /// [`Link::transmit`] on a shared ring: without the propagation stage's path, never taken here,
+    /// which moved the packet through a 64-byte-aligned value and gave every push an aligned frame.
+    #[inline(always)]
+    fn transmit_in_ring(&mut self, t: Time, p: InFlight) -> Time {
+        let d = self.service_time(p.size());
+        self.stats.busy += d;
+        self.busy_until = t + d;
+        let arrival = self.busy_until + self.prop.delay();
+        let AnyQueue::DropTail(q) = &mut self.queue else {
+            unreachable!("a shared ring is a drop-tail queue's");
+        };
+        q.ring_mut().push_departed(p, arrival);
+        arrival
     }
 
     /// Packets in the queue: drop-tail's count read directly (the dispatch over every discipline is a
