@@ -584,7 +584,9 @@ impl Endpoint for Receiver {
         false
     }
 
-    #[inline(never)]
+    // Inlined into the simulator's endpoint dispatch, itself a call from the host's loop: kept out of
+    // line when that dispatch was inlined there, it was a second call for a few loads.
+    #[inline]
     fn poll_timeout(&self) -> Option<Time> {
         let handshake = self.handshake.as_ref().is_some_and(HandshakeServer::wants_to_send);
         if handshake || (self.ack_now && self.ack_deadline.is_some()) {
