@@ -368,9 +368,10 @@ impl Receiver {
         })
     }
 
-    /// Builds and sends the ACK that is due. Out of line: `poll_transmit` is asked about twice per
-    /// ACK sent, and its "nothing due" answer should not pay for this body's saved registers.
-    #[inline(never)]
+    /// Builds and sends the ACK that is due. Inlined into `poll_transmit`, which hosts ask only when
+    /// `may_transmit` found an ACK due (it was out of line while they asked about twice per ACK sent,
+    /// so that a "nothing due" answer did not pay for this body's saved registers).
+    #[inline(always)]
     fn send_ack(&mut self, now: Time) -> Datagram {
         let frame = self.ack_frame(now);
         // Read once: the frame's ranges are inline or spilled, and each read tells which.
