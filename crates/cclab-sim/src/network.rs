@@ -528,7 +528,7 @@ impl Network {
 
     #[inline(always)]
     fn act_link(&mut self, l: u32) {
-        self.links[l as usize].advance(self.now);
+        self.links[l as usize].advance_to_arrivals(self.now);
         self.reschedule_link(l);
         if !self.hand_straight(l) {
             while let Some(p) = self.links[l as usize].pop_arrived() {

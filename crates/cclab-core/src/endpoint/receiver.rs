@@ -368,9 +368,10 @@ impl Receiver {
         })
     }
 
-    /// Builds and sends the ACK that is due. Out of line: `poll_transmit` is asked about twice per
-    /// ACK sent, and its "nothing due" answer should not pay for this body's saved registers.
-    #[inline(never)]
+    /// Builds and sends the ACK that is due. Inlined into `poll_transmit`, which hosts ask only when
+    /// `may_transmit` found an ACK due (it was out of line while they asked about twice per ACK sent,
+    /// so that a "nothing due" answer did not pay for this body's saved registers).
+    #[inline(always)]
     fn send_ack(&mut self, now: Time) -> Datagram {
         let frame = self.ack_frame(now);
         // Read once: the frame's ranges are inline or spilled, and each read tells which.
@@ -584,7 +585,9 @@ impl Endpoint for Receiver {
         false
     }
 
-    #[inline(never)]
+    // Inlined into the simulator's endpoint dispatch, itself a call from the host's loop: kept out of
+    // line when that dispatch was inlined there, it was a second call for a few loads.
+    #[inline]
     fn poll_timeout(&self) -> Option<Time> {
         let handshake = self.handshake.as_ref().is_some_and(HandshakeServer::wants_to_send);
         if handshake || (self.ack_now && self.ack_deadline.is_some()) {
