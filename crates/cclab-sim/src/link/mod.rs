@@ -533,7 +533,7 @@ impl Link {
             return self.advance(now);
         };
         ring.mark_arrived(now);
-        if ring.next_arrival().is_none() {
+        if !ring.propagating() {
             self.advance(now);
         }
     }

@@ -81,6 +81,12 @@ impl Fifo {
     pub(crate) fn next_arrival(&self) -> Option<Time> {
         (self.arrived < self.departed).then(|| self.q[self.arrived].enqueued)
     }
+    /// A departed packet has not yet arrived: [`Fifo::next_arrival`] is `Some`, told from the two
+    /// counts alone (the index there is bounds-checked even where only `is_some` is read).
+    #[inline]
+    pub(crate) fn propagating(&self) -> bool {
+        self.arrived < self.departed
+    }
     /// The `k`-th departed packet not yet arrived, from 0.
     pub(crate) fn in_flight(&self, k: usize) -> Option<&InFlight> {
         (self.arrived + k < self.departed).then(|| &self.q[self.arrived + k])
@@ -145,29 +151,64 @@ mod tests {
     use super::*;
     use cclab_core::wire::packet::{Datagram, Ecn, FlowId, Packet};
 
+    fn p(pn: u64) -> InFlight {
+        let packet = Packet {
+            pn,
+            ..Packet::default()
+        };
+        InFlight::new(
+            Datagram {
+                flow: FlowId(0),
+                size: 1200,
+                ecn: Ecn::NotEct,
+                packet,
+            },
+            0,
+            0,
+            Time::ZERO,
+        )
+    }
+
+    #[test]
+    fn propagating_is_whether_a_next_arrival_exists() {
+        // Queued packets behind, departed ones in front, some arrived: only departed packets not yet
+        // arrived count, through departures, arrivals marked one or several at a time, and pops.
+        let mut fifo = Fifo::default();
+        let check = |fifo: &Fifo, step: &str| {
+            assert_eq!(fifo.propagating(), fifo.next_arrival().is_some(), "{step}");
+        };
+        check(&fifo, "empty");
+        fifo.push(p(0));
+        fifo.push(p(1));
+        fifo.push(p(2));
+        check(&fifo, "queued only");
+        assert!(!fifo.propagating());
+        fifo.depart(Time(10));
+        fifo.depart(Time(20));
+        check(&fifo, "two departed");
+        assert!(fifo.propagating());
+        fifo.mark_arrived(Time(10));
+        check(&fifo, "one arrived, one propagating");
+        assert!(fifo.propagating());
+        fifo.mark_arrived(Time(20));
+        check(&fifo, "both arrived, one queued");
+        assert!(!fifo.propagating());
+        fifo.pop_arrived();
+        fifo.pop_arrived();
+        fifo.depart(Time(30));
+        fifo.mark_arrived(Time(30));
+        fifo.pop_arrived();
+        check(&fifo, "all gone");
+        fifo.push_departed(p(3), Time(40));
+        check(&fifo, "straight through");
+        assert!(fifo.propagating());
+    }
+
     #[test]
     fn fifo_keeps_each_packet_on_one_cache_line() {
         // With many flows each of a packet's three touches on a link (entry, departure, arrival) is a
         // cache miss per line it spans: one line each, through growth and wrap-around.
         let mut fifo = Fifo::default();
-        let p = |pn| {
-            let packet = Packet {
-                pn,
-                ..Packet::default()
-            };
-            let flow = FlowId(0);
-            InFlight::new(
-                Datagram {
-                    flow,
-                    size: 1200,
-                    ecn: Ecn::NotEct,
-                    packet,
-                },
-                0,
-                0,
-                Time::ZERO,
-            )
-        };
         for pn in 0..100 {
             fifo.push(p(pn));
             if pn % 3 == 0 {
