@@ -143,8 +143,40 @@ impl Scheduler {
         self.schedule_heap(actor, t);
     }
 
-    /// [`Scheduler::schedule`] in heap mode.
+    /// [`Scheduler::schedule`] in heap mode: the two requests most made (with 1,000 flows, three in
+    /// four), the popped actor's next one replacing the root and one no earlier than the actor's
+    /// pending wake-up, decided here, in a function that saves no registers; the rest in
+    /// [`Scheduler::schedule_other`].
+    #[inline(never)]
     fn schedule_heap(&mut self, actor: ActorId, t: Time) {
+        if self.root_popped {
+            if self.heap[0].actor() == actor && !self.for_lane(t) {
+                self.root_popped = false;
+                self.heap[0] = self.entry(actor, t);
+                self.sift_down(0);
+                return;
+            }
+        } else if self.withdrawn != Some(actor) {
+            match self.pos[actor as usize] {
+                NONE => {}
+                p if p & IN_LANE != 0 => {
+                    if t.0 >= self.lane_time {
+                        return;
+                    }
+                }
+                i => {
+                    if t.0 >= self.heap[i as usize].time {
+                        return;
+                    }
+                }
+            }
+        }
+        self.schedule_other(actor, t);
+    }
+
+    /// [`Scheduler::schedule_heap`]'s other requests (it may have decided none of them).
+    #[inline(never)]
+    fn schedule_other(&mut self, actor: ActorId, t: Time) {
         if self.root_popped {
             if self.heap[0].actor() == actor && !self.for_lane(t) {
                 self.root_popped = false;
