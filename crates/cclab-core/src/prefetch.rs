@@ -25,9 +25,26 @@ pub fn prefetch<T>(r: &T) {
 /// Starts loading every cache line of the `len` bytes at `addr`.
 #[inline]
 pub fn prefetch_bytes(addr: usize, len: usize) {
+    each_line(addr, len, line);
+}
+
+/// Calls `f` with the address of every cache line of the `len` bytes at `addr`, in order, four
+/// lines a step: a line at a time, the loop's add, compare and branch cost three instructions
+/// more than the prefetch itself, and a link's look-ahead prefetches ~28 lines a data packet
+/// with 1,000 flows (an endpoint's 1,280 bytes, 20 lines, among them).
+#[inline(always)]
+fn each_line(addr: usize, len: usize, mut f: impl FnMut(usize)) {
+    let end = addr + len;
     let mut a = addr & !(LINE - 1);
-    while a < addr + len {
-        line(a);
+    while a + 3 * LINE < end {
+        f(a);
+        f(a + LINE);
+        f(a + 2 * LINE);
+        f(a + 3 * LINE);
+        a += 4 * LINE;
+    }
+    while a < end {
+        f(a);
         a += LINE;
     }
 }
@@ -57,4 +74,21 @@ fn line(addr: usize) {
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = addr;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefetch_bytes_visits_each_line_of_the_range_once_in_order() {
+        for addr in [0, 1, 63, 64, 100, 4096 + 65] {
+            for len in 0..(24 * LINE + 3) {
+                let mut seen = Vec::new();
+                each_line(addr, len, |a| seen.push(a));
+                let want: Vec<usize> = (addr / LINE..(addr + len).div_ceil(LINE)).map(|l| l * LINE).collect();
+                assert_eq!(seen, want, "addr {addr}, len {len}");
+            }
+        }
+    }
 }
