@@ -337,13 +337,21 @@ impl Link {
         }
     }
 
+    /// The serialiser takes a packet of `size` bytes from `t` on, busy until its last bit is out;
+    /// returns its arrival after the fixed delay (a propagation stage with jitter or reordering may
+    /// hold it longer, `Propagation::push`).
+    #[inline(always)]
+    fn serialise(&mut self, t: Time, size: u64) -> Time {
+        let d = self.service_time(size);
+        self.stats.busy += d;
+        self.busy_until = t + d;
+        self.busy_until + self.prop.delay()
+    }
+
     /// Serialises `p` from `t` on; returns its arrival time, known now.
     #[inline(always)]
     fn transmit(&mut self, t: Time, p: InFlight) -> Time {
-        let d = self.service_time(p.size());
-        self.stats.busy += d;
-        self.busy_until = t + d;
-        let arrival = self.busy_until + self.prop.delay();
+        let arrival = self.serialise(t, p.size());
         match self.ring_mut() {
             Some(ring) => {
                 ring.push_departed(p, arrival);
@@ -357,10 +365,7 @@ impl Link {
     /// which moved the packet through a 64-byte-aligned value and gave every push an aligned frame.
     #[inline(always)]
     fn transmit_in_ring(&mut self, t: Time, p: InFlight) -> Time {
-        let d = self.service_time(p.size());
-        self.stats.busy += d;
-        self.busy_until = t + d;
-        let arrival = self.busy_until + self.prop.delay();
+        let arrival = self.serialise(t, p.size());
         let AnyQueue::DropTail(q) = &mut self.queue else {
             unreachable!("a shared ring is a drop-tail queue's");
         };
@@ -422,10 +427,7 @@ impl Link {
         let (size, enqueued) = ring.front().map(|p| (p.size(), p.enqueued))?;
         self.stats.dequeued_packets += 1;
         self.stats.sojourn += t.saturating_since(enqueued);
-        let d = self.service_time(size);
-        self.stats.busy += d;
-        self.busy_until = t + d;
-        let arrival = self.busy_until + self.prop.delay();
+        let arrival = self.serialise(t, size);
         self.ring_mut()?.depart(arrival);
         Some(arrival)
     }
