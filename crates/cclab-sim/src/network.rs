@@ -160,6 +160,10 @@ pub(crate) const WARM_MIN_FLOWS: usize = 12;
 /// How far ahead in a link's ring [`Network::warm_ahead`] starts loading packets: the look-ahead reads the
 /// packet one ahead, and this leaves the load about a microsecond of work to land.
 const RING_AHEAD: usize = 8;
+/// Wake-ups further ahead than about this stay out of the scheduler's heap, in its far list: with many
+/// flows most hosts wait on a timer tens of milliseconds away (a sender's PTO), while the busy actors ask
+/// for times microseconds ahead (docs/performance.md).
+const FAR_HORIZON: Dur = Dur::from_millis(16);
 
 /// A simulated network.
 pub struct Network {
@@ -431,7 +435,7 @@ impl Network {
             self.warming = true;
             self.links.iter_mut().for_each(Link::warm_tail);
         }
-        self.sched = Scheduler::new(self.links.len() + self.hosts.len() + 1);
+        self.sched = Scheduler::with_horizon(self.links.len() + self.hosts.len() + 1, FAR_HORIZON);
         for h in 0..self.hosts.len() as u32 {
             self.sched.schedule(self.host_actor(h), self.now);
         }
