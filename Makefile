@@ -56,6 +56,7 @@ test: install browser
 lint: install
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets --quiet -- -D warnings
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps --workspace --quiet
 	$(BIN)/ruff check python tests/python
 	$(BIN)/ruff format --check python tests/python
 

@@ -113,7 +113,7 @@ impl TimeSeries {
             .collect()
     }
 
-    /// Writes CSV: a header line of column names, then one line per row (see [`write_row`]).
+    /// Writes CSV: a header line of column names, then one line per row (see `write_row`).
     pub fn to_csv<W: Write>(&self, w: &mut W) -> io::Result<()> {
         write_header(w)?;
         let mut row = [0.0; COLUMNS.len()];

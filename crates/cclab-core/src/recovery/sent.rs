@@ -14,7 +14,7 @@ use core::mem::MaybeUninit;
 use std::collections::VecDeque;
 
 /// One packet awaiting acknowledgement (RFC 9002 §A.1.1), in 64 bytes: its fields are private so that
-/// [`SentPacket::new`] is the one place a record is made, which says what keeps its sizes within 16 bits.
+/// `SentPacket::new` is the one place a record is made, which says what keeps its sizes within 16 bits.
 ///
 /// Eight bytes for each time and count, two for each size, one for each flag, no padding: the ring's
 /// slots are then one cache line each (`Slot`), where 80-byte records straddled two lines, so that a send

@@ -143,15 +143,15 @@ const CHUNK_BYTES: usize = 256 * 1024;
 const CHUNK_SLACK: usize = 64 * 1024;
 
 /// Memory a run gives the buffers of all its buffered traces together: with thousands of flows,
-/// [`CHUNK_BYTES`] each would take most of the machine (3,000 flows: 2 GB for 89 MB of traces).
+/// `CHUNK_BYTES` each would take most of the machine (3,000 flows: 2 GB for 89 MB of traces).
 pub const BUFFERED_BUDGET_BYTES: usize = 64 << 20;
 
 /// Smallest chunk of a buffered trace: a write every 16 KiB still costs the kernel about what
 /// larger ones do per byte.
 const MIN_CHUNK_BYTES: usize = 16 * 1024;
 
-/// The chunk of each of `traces` buffered traces of a run: [`CHUNK_BYTES`], or less so that all
-/// of them fit in [`BUFFERED_BUDGET_BYTES`], but not below [`MIN_CHUNK_BYTES`].
+/// The chunk of each of `traces` buffered traces of a run: `CHUNK_BYTES`, or less so that all
+/// of them fit in [`BUFFERED_BUDGET_BYTES`], but not below `MIN_CHUNK_BYTES`.
 pub fn buffered_chunk_bytes(traces: usize) -> usize {
     (BUFFERED_BUDGET_BYTES / traces.max(1)).clamp(MIN_CHUNK_BYTES, CHUNK_BYTES)
 }
@@ -159,7 +159,7 @@ pub fn buffered_chunk_bytes(traces: usize) -> usize {
 /// Streams one endpoint's trace events into a qlog JSON-SEQ file.
 ///
 /// Call order: `new` (writes the header and the parameter events), `write_event` for each
-/// event in time order, `finish`. Records are buffered ([`CHUNK_BYTES`]); dropping the writer
+/// event in time order, `finish`. Records are buffered (`CHUNK_BYTES`); dropping the writer
 /// without `finish` still writes what is buffered (a cancelled run keeps its partial trace).
 pub struct QlogWriter<W: Write + 'static> {
     /// `None` only after `finish` took it.
