@@ -532,8 +532,9 @@ impl Network {
 
     #[inline(always)]
     fn act_link(&mut self, l: u32) {
-        self.links[l as usize].advance_to_arrivals(self.now);
-        self.reschedule_link(l);
+        if let Some(t) = self.links[l as usize].advance_to_arrivals(self.now) {
+            self.sched.schedule(l, t);
+        }
         if !self.hand_straight(l) {
             while let Some(p) = self.links[l as usize].pop_arrived() {
                 self.forward(p);

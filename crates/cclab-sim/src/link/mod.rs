@@ -517,7 +517,9 @@ impl Link {
     pub fn advance(&mut self, now: Time) {
         self.catch_up(now);
         match self.ring_mut() {
-            Some(ring) => ring.mark_arrived(now),
+            Some(ring) => {
+                ring.mark_arrived(now);
+            }
             None => self.prop.mark_arrived(now),
         }
     }
@@ -529,15 +531,18 @@ impl Link {
     /// queue and counters catches up first ([`Link::catch_up`]), making them with the same times.
     /// At 10 Gbit/s nearly every data packet waits behind the one before it, and its departure was a
     /// call of its own at the link event (~90 instructions a data packet).
+    ///
+    /// Returns [`Link::next_wake`] after it: while a packet still propagates, that is its arrival,
+    /// which the ring's marking read last, so the event does not look it up again.
     #[inline(always)]
-    pub fn advance_to_arrivals(&mut self, now: Time) {
-        let Some(ring) = self.ring_mut() else {
-            return self.advance(now);
-        };
-        ring.mark_arrived(now);
-        if !ring.propagating() {
-            self.advance(now);
+    pub fn advance_to_arrivals(&mut self, now: Time) -> Option<Time> {
+        if let Some(ring) = self.ring_mut() {
+            if let Some(next) = ring.mark_arrived(now) {
+                return Some(next);
+            }
         }
+        self.advance(now);
+        self.next_wake()
     }
 
     /// The `k`-th packet due to arrive, from 0 (held-back reordered packets aside), for a look ahead.

@@ -114,8 +114,9 @@ fn advance_to_arrivals_defers_departures_and_changes_nothing_read() {
             continue;
         };
         now = t;
-        lazy.advance_to_arrivals(now);
+        let lazy_wake = lazy.advance_to_arrivals(now);
         eager.advance(now);
+        assert_eq!(lazy_wake, eager.next_wake(), "the wake-up an event returns");
         deferred += usize::from(lazy.stats().dequeued_packets < eager.stats().dequeued_packets);
         while let Some(a) = eager.pop_arrived() {
             let b = lazy.pop_arrived().expect("the deferring link delivers it too");

@@ -81,22 +81,22 @@ impl Fifo {
     pub(crate) fn next_arrival(&self) -> Option<Time> {
         (self.arrived < self.departed).then(|| self.q[self.arrived].enqueued)
     }
-    /// A departed packet has not yet arrived: [`Fifo::next_arrival`] is `Some`, told from the two
-    /// counts alone (the index there is bounds-checked even where only `is_some` is read).
-    #[inline]
-    pub(crate) fn propagating(&self) -> bool {
-        self.arrived < self.departed
-    }
     /// The `k`-th departed packet not yet arrived, from 0.
     pub(crate) fn in_flight(&self, k: usize) -> Option<&InFlight> {
         (self.arrived + k < self.departed).then(|| &self.q[self.arrived + k])
     }
-    /// Marks every departed packet that has arrived by `now`.
+    /// Marks every departed packet that has arrived by `now`; returns [`Fifo::next_arrival`] after
+    /// it, the time the loop read last: a link event asks for it next, to reschedule the link.
     #[inline]
-    pub(crate) fn mark_arrived(&mut self, now: Time) {
-        while self.arrived < self.departed && self.q[self.arrived].enqueued <= now {
+    pub(crate) fn mark_arrived(&mut self, now: Time) -> Option<Time> {
+        while self.arrived < self.departed {
+            let t = self.q[self.arrived].enqueued;
+            if t > now {
+                return Some(t);
+            }
             self.arrived += 1;
         }
+        None
     }
     /// The marked packet, if it is the only one.
     #[inline]
@@ -170,38 +170,34 @@ mod tests {
     }
 
     #[test]
-    fn propagating_is_whether_a_next_arrival_exists() {
-        // Queued packets behind, departed ones in front, some arrived: only departed packets not yet
-        // arrived count, through departures, arrivals marked one or several at a time, and pops.
+    fn mark_arrived_returns_the_next_arrival() {
+        // Queued packets behind, departed ones in front, some arrived: what marking returns is the
+        // first departed packet not yet arrived, as `next_arrival` reads it, through departures,
+        // arrivals marked one or several at a time, and pops.
         let mut fifo = Fifo::default();
-        let check = |fifo: &Fifo, step: &str| {
-            assert_eq!(fifo.propagating(), fifo.next_arrival().is_some(), "{step}");
+        let mut check = |fifo: &mut Fifo, now: Time, want: Option<Time>, step: &str| {
+            assert_eq!(fifo.mark_arrived(now), want, "{step}");
+            assert_eq!(fifo.next_arrival(), want, "{step}");
         };
-        check(&fifo, "empty");
+        check(&mut fifo, Time(0), None, "empty");
         fifo.push(p(0));
         fifo.push(p(1));
         fifo.push(p(2));
-        check(&fifo, "queued only");
-        assert!(!fifo.propagating());
+        check(&mut fifo, Time(0), None, "queued only");
         fifo.depart(Time(10));
         fifo.depart(Time(20));
-        check(&fifo, "two departed");
-        assert!(fifo.propagating());
-        fifo.mark_arrived(Time(10));
-        check(&fifo, "one arrived, one propagating");
-        assert!(fifo.propagating());
-        fifo.mark_arrived(Time(20));
-        check(&fifo, "both arrived, one queued");
-        assert!(!fifo.propagating());
+        check(&mut fifo, Time(5), Some(Time(10)), "two departed");
+        check(&mut fifo, Time(10), Some(Time(20)), "one arrived, one propagating");
+        check(&mut fifo, Time(20), None, "both arrived, one queued");
+        assert_eq!(fifo.arrived, 2);
         fifo.pop_arrived();
         fifo.pop_arrived();
         fifo.depart(Time(30));
-        fifo.mark_arrived(Time(30));
+        check(&mut fifo, Time(30), None, "the last arrived");
         fifo.pop_arrived();
-        check(&fifo, "all gone");
+        check(&mut fifo, Time(30), None, "all gone");
         fifo.push_departed(p(3), Time(40));
-        check(&fifo, "straight through");
-        assert!(fifo.propagating());
+        check(&mut fifo, Time(39), Some(Time(40)), "straight through");
     }
 
     #[test]
