@@ -10,7 +10,7 @@
 
 use crate::endpoint::AnyEndpoint;
 use crate::engine::{ActorId, Scheduler};
-use crate::host::{Host, HostConfig, Inbox, Outbox, Side, HOT_BYTES as HOST_HOT_BYTES};
+use crate::host::{Host, HostConfig, Inbox, Outbox, Side, HOT_BYTES as HOST_HOT_BYTES, NO_LINK};
 use crate::link::{Link, LinkConfig};
 use crate::packet::{InFlight, CROSS_TRAFFIC};
 use crate::summary::AckIntervalStats;
@@ -111,8 +111,6 @@ struct ToLinks<'a> {
     now: Time,
     links: &'a mut Vec<Link>,
     sched: &'a mut Scheduler,
-    routes: &'a Vec<Route>,
-    route_links: &'a Vec<u32>,
     /// Datagrams of a route without links, and every one after the first of them (`act_host`).
     later: &'a mut Vec<InFlight>,
     /// The link whose last arrival the host takes straight from its ring, if [`Host::act`] is given one.
@@ -121,15 +119,13 @@ struct ToLinks<'a> {
 
 impl Outbox for ToLinks<'_> {
     #[inline(always)]
-    fn put(&mut self, p: InFlight) {
-        let r = &self.routes[p.route as usize];
-        if r.len == 0 || !self.later.is_empty() {
+    fn put(&mut self, p: InFlight, link: u32) {
+        if link == NO_LINK || !self.later.is_empty() {
             self.later.push(p);
             return;
         }
-        let l = self.route_links[r.first as usize];
-        if let Some(t) = self.links[l as usize].push(self.now, p) {
-            self.sched.schedule(l, t);
+        if let Some(t) = self.links[link as usize].push(self.now, p) {
+            self.sched.schedule(link, t);
         }
     }
 }
@@ -265,8 +261,18 @@ impl Network {
         // Flow f's routes are 2f and 2f + 1: a packet takes its flow from its route (`InFlight::flow`).
         let fwd = self.routes.len() as u16;
         let (sh, rh) = (spec.sender_host.0, spec.receiver_host.0);
-        let s_slot = self.hosts[sh as usize].add(spec.sender, flow, Side::Sender, fwd, spec.start, spec.trace);
-        let r_slot = self.hosts[rh as usize].add(spec.receiver, flow, Side::Receiver, fwd + 1, spec.start, spec.trace);
+        let first = |v: &[LinkId]| v.first().map_or(NO_LINK, |l| l.0);
+        let (s_link, r_link) = (first(&spec.forward), first(&spec.reverse));
+        let s_slot = self.hosts[sh as usize].add(spec.sender, flow, Side::Sender, fwd, s_link, spec.start, spec.trace);
+        let r_slot = self.hosts[rh as usize].add(
+            spec.receiver,
+            flow,
+            Side::Receiver,
+            fwd + 1,
+            r_link,
+            spec.start,
+            spec.trace,
+        );
         let mut links = |v: &[LinkId]| {
             let first = self.route_links.len() as u32;
             self.route_links.extend(v.iter().map(|l| l.0));
@@ -618,8 +624,6 @@ impl Network {
             now,
             links: &mut self.links,
             sched: &mut self.sched,
-            routes: &self.routes,
-            route_links: &self.route_links,
             later: &mut self.scratch,
             arrival_link: straight.map_or(0, |(l, _)| l),
         };

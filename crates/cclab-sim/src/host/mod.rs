@@ -51,9 +51,12 @@ pub enum Side {
 /// host sends, where LLVM left a closure as a call of its own per datagram, with the packet
 /// moved into it and on into the link (docs/performance.md).
 pub trait Outbox {
-    /// `p` leaves the host now.
-    fn put(&mut self, p: InFlight);
+    /// `p` leaves the host now onto `link`, the first link of its route ([`NO_LINK`]: it has none).
+    fn put(&mut self, p: InFlight, link: u32);
 }
+
+/// [`Outbox::put`]'s link for a route without links: the datagram arrives at a host directly.
+pub const NO_LINK: u32 = u32::MAX;
 
 /// Where a host takes the datagram handed to it straight from the link that delivered it
 /// ([`Host::act`]'s `arrival`), without the socket buffer.
@@ -65,7 +68,7 @@ pub trait Inbox {
 /// A send job's datagrams, held until the job's cost is spent.
 impl Outbox for Vec<InFlight> {
     #[inline]
-    fn put(&mut self, p: InFlight) {
+    fn put(&mut self, p: InFlight, _link: u32) {
         self.push(p);
     }
 }
@@ -84,6 +87,9 @@ pub struct Slot {
     pub side: Side,
     /// Route its datagrams take.
     route: u16,
+    /// The route's first link ([`NO_LINK`]: none), known when the flow is added: a datagram's way
+    /// onto it is then one look-up per send, not three (the route, its links, the link).
+    link: u32,
     /// When the flow starts; the endpoint is left alone before.
     start: Time,
     /// Trace events are collected.
@@ -223,13 +229,15 @@ impl Host {
         }
     }
 
-    /// Adds an endpoint whose datagrams take route `route`; returns its slot number.
+    /// Adds an endpoint whose datagrams take route `route`, whose first link is `link` ([`NO_LINK`]:
+    /// none); returns its slot number.
     pub fn add(
         &mut self,
         endpoint: AnyEndpoint,
         flow: FlowId,
         side: Side,
         route: u16,
+        link: u32,
         start: Time,
         tracing: bool,
     ) -> u16 {
@@ -240,6 +248,7 @@ impl Host {
             flow,
             side,
             route,
+            link,
             start,
             tracing,
             done: false,
@@ -565,7 +574,7 @@ impl Host {
                 for mut p in self.job_tx.drain(..) {
                     p.enqueued = now;
                     s.note_sent(&p, now);
-                    out.put(p);
+                    out.put(p, s.link);
                 }
                 // An endpoint may be done once its last datagram is out (nothing left to wait for).
                 finished += Self::check_done(s);
@@ -698,7 +707,7 @@ impl Host {
                     if leaves {
                         s.note_sent(&p, now);
                     }
-                    out.put(p)
+                    out.put(p, s.link)
                 }
                 None => break,
             }
