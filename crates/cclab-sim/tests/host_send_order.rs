@@ -117,3 +117,60 @@ fn host_send_order_of_one_endpoint_matches_a_host_with_an_idle_second() {
         assert_eq!(alone, one_flow(&cpu, true), "{cpu:?}");
     }
 }
+
+/// Two flows from host S to host D on routes that start at other links than their index or each
+/// other's: flow 0 over links 2 then 0, flow 1 over link 1 (each slot keeps its route's first link,
+/// `Host::add`). Returns the sinks' arrivals and the packets each link was offered.
+fn two_routes(cpu: &CpuConfig) -> ([Arrivals; 2], Vec<u64>) {
+    let mut net = Network::new();
+    let delays = [
+        Dur::from_micros(10),
+        Dur::from_micros(20),
+        Dur::from_micros(40),
+        Dur::from_micros(5),
+    ];
+    let links: Vec<_> = delays.iter().map(|&d| net.add_link(&link(0, d), 1)).collect();
+    let sender = HostConfig {
+        cpu: cpu.clone(),
+        socket_buffer: None,
+    };
+    let s = net.add_host(&sender, 1);
+    let d = net.add_host(&HostConfig::default(), 1);
+    let sinks = [log(), log()];
+    let forward = [vec![links[2], links[0]], vec![links[1]]];
+    for (k, fwd) in forward.into_iter().enumerate() {
+        net.add_flow(FlowSpec {
+            sender: AnyEndpoint::Custom(Box::new(Cbr::new(FlowId(k as u32), 1250, Dur::ZERO, COUNT, Time::ZERO))),
+            receiver: AnyEndpoint::Custom(Box::new(Sink::new(sinks[k].clone()))),
+            sender_host: s,
+            receiver_host: d,
+            forward: fwd,
+            reverse: vec![links[3]],
+            start: Time::ZERO,
+            trace: false,
+        });
+    }
+    assert_eq!(net.run(Time(1_000_000_000), None, &mut ()), Stop::AllDone);
+    let offered = net.links().iter().map(|l| l.stats().offered_packets).collect();
+    ([arrivals(&sinks[0]), arrivals(&sinks[1])], offered)
+}
+
+#[test]
+fn host_send_order_puts_each_datagram_on_its_routes_first_link() {
+    let ([a, b], offered) = two_routes(&CpuConfig::default());
+    assert_eq!(a, (0..COUNT).map(|pn| (Time(50_000), pn)).collect::<Arrivals>());
+    assert_eq!(b, (0..COUNT).map(|pn| (Time(20_000), pn)).collect::<Arrivals>());
+    assert_eq!(offered, [COUNT, COUNT, COUNT, 0]);
+    // A send job (a send cost, GSO batches) hands its datagrams to the same links when it ends.
+    let gso = CpuConfig {
+        send_cost: Dur::from_micros(3),
+        gso: Some(BatchConfig {
+            max_segments: std::num::NonZeroU32::new(4).unwrap(),
+            fixed: Dur::from_micros(2),
+        }),
+        ..Default::default()
+    };
+    let ([a, b], offered) = two_routes(&gso);
+    assert_eq!((a.len(), b.len()), (COUNT as usize, COUNT as usize));
+    assert_eq!(offered, [COUNT, COUNT, COUNT, 0]);
+}
