@@ -175,7 +175,7 @@ mod tests {
         // first departed packet not yet arrived, as `next_arrival` reads it, through departures,
         // arrivals marked one or several at a time, and pops.
         let mut fifo = Fifo::default();
-        let mut check = |fifo: &mut Fifo, now: Time, want: Option<Time>, step: &str| {
+        let check = |fifo: &mut Fifo, now: Time, want: Option<Time>, step: &str| {
             assert_eq!(fifo.mark_arrived(now), want, "{step}");
             assert_eq!(fifo.next_arrival(), want, "{step}");
         };
