@@ -264,7 +264,10 @@ impl Sender {
     /// One controller call for one ACK frame (`acked`: with the packets in `acked_buf` and the
     /// ACK's delivery-rate sample, taken here so that it is written straight into the event) or loss
     /// timeout, with the packets in `lost_buf`, then persistent congestion, counters and traces;
-    /// `may_raise_window` as [`CongestionEvent::may_raise_window`].
+    /// `may_raise_window` as [`CongestionEvent::may_raise_window`]. Inlined into its two callers (the loss
+    /// timer's is out of line itself): as a call of its own, saving and restoring registers and passing
+    /// seven arguments cost an ACK 28 instructions of the ~880 its handling takes.
+    #[inline(always)]
     fn congestion_event(
         &mut self,
         now: Time,
