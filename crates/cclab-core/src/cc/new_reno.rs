@@ -183,6 +183,10 @@ impl CongestionController for NewReno {
         self.slow_start.burst_allowance().filter(|_| self.cwnd < self.ssthresh)
     }
 
+    fn reads_rate_samples(&self) -> bool {
+        false
+    }
+
     fn state(&self) -> CcState {
         CcState::of_window(self.in_recovery, self.app_limited, self.cwnd < self.ssthresh)
     }
