@@ -225,6 +225,7 @@ impl SentPackets {
     /// below `next_pn` and at or above `base`.
     #[inline(always)]
     fn live(&self, i: usize) -> &Option<SentPacket> {
+        debug_assert!(i < self.ring.len(), "slot {i} outside the ring");
         debug_assert!(
             (i.wrapping_sub(self.head) & self.mask()) < self.len,
             "slot {i} not in use"
@@ -238,7 +239,7 @@ impl SentPackets {
     /// Empties slot `i`, one in use (as `live`'s).
     #[inline(always)]
     fn empty(&mut self, i: usize) {
-        debug_assert!((i.wrapping_sub(self.head) & self.mask()) < self.len);
+        debug_assert!(i < self.ring.len() && (i.wrapping_sub(self.head) & self.mask()) < self.len);
         // SAFETY: a slot in use is within the ring, as in `live`.
         *unsafe { self.ring.get_unchecked_mut(i) } = Slot(MaybeUninit::new(None));
     }
