@@ -240,6 +240,13 @@ pub trait CongestionController: Send {
             max_burst: self.max_burst().unwrap_or(u64::MAX),
         }
     }
+    /// Whether `on_congestion_event` reads [`CongestionEvent::rate_sample`]. Asked when the sender is
+    /// built (and when it builds the controller again); a controller that answers `false` is handed
+    /// `None` there, and the sender works out only the sample's rate, for its metrics. `true` by
+    /// default, so that a controller that does not say still gets its samples.
+    fn reads_rate_samples(&self) -> bool {
+        true
+    }
     /// Current state, for traces.
     fn state(&self) -> CcState;
     /// Short algorithm name (`newreno`, `cubic`, ...).

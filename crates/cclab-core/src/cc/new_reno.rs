@@ -123,9 +123,13 @@ impl CongestionController for NewReno {
         self.app_limited = ev.app_limited;
         // §7.3.2: no increase for packets sent during recovery. Send times rise with packet numbers, so
         // they are the first of the ACK's packets.
+        // After a recovery's first ACKs every packet was sent after its start: the first one says so
+        // without the search.
         let after_recovery = match self.recovery_start {
-            Some(start) => ev.acked.partition_point(|p| p.time_sent <= start),
-            None => 0,
+            Some(start) if ev.acked.first().is_some_and(|p| p.time_sent <= start) => {
+                ev.acked.partition_point(|p| p.time_sent <= start)
+            }
+            _ => 0,
         };
         let growing = &ev.acked[after_recovery..];
         if !growing.is_empty() {
@@ -181,6 +185,10 @@ impl CongestionController for NewReno {
 
     fn burst_allowance(&self) -> Option<u64> {
         self.slow_start.burst_allowance().filter(|_| self.cwnd < self.ssthresh)
+    }
+
+    fn reads_rate_samples(&self) -> bool {
+        false
     }
 
     fn state(&self) -> CcState {
@@ -255,6 +263,32 @@ mod tests {
         assert_eq!(c.window(), 3000);
         c.on_persistent_congestion(Time(400));
         assert_eq!(c.window(), 2 * MSS);
+    }
+
+    #[test]
+    fn new_reno_grows_only_on_the_packets_of_an_ack_sent_after_recovery_began() {
+        let rtt = RttEstimator::new(Dur::from_millis(100));
+        let lost = [LostPacket {
+            pn: 1,
+            bytes: MSS,
+            time_sent: Time(10),
+            ..Default::default()
+        }];
+        // Recovery from 100 at a window of 6000: two packets sent before it and four after, in one
+        // ACK, grow congestion avoidance by the four (4,800 bytes, less than a window); all six would
+        // have added a segment.
+        let mixed: Vec<_> = [30, 40, 150, 150, 150, 150]
+            .iter()
+            .zip(2..)
+            .map(|(&t, pn)| acked(pn, t))
+            .collect();
+        let mut c = NewReno::new(&NewRenoConfig::default(), MSS);
+        c.on_congestion_event(&event(Time(100), &[], &lost, &rtt));
+        c.on_congestion_event(&event(Time(200), &mixed, &[], &rtt));
+        assert_eq!((c.window(), c.state()), (6000, CcState::CongestionAvoidance));
+        // The next packet's 1,200 bytes complete the window.
+        c.on_congestion_event(&event(Time(210), &[acked(8, 160)], &[], &rtt));
+        assert_eq!(c.window(), 6000 + MSS);
     }
 
     #[test]

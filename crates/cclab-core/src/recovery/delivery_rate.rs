@@ -137,21 +137,10 @@ impl DeliveryRate {
     /// Completes the sample of this ACK (§3.3 `GenerateRateSample`); `None` if it acked nothing.
     /// A sample whose interval is shorter than `min_rtt` (or zero) has `delivery_rate = 0`.
     pub fn generate(&mut self, min_rtt: Dur) -> Option<RateSample> {
-        // Clear the app-limited mark once the bubble is acknowledged.
-        if self.app_limited != 0 && self.delivered > self.app_limited {
-            self.app_limited = 0;
-        }
-        let s = self.pending.take()?;
-        // interval = max(send_elapsed, ack_elapsed): ACK compression cannot inflate the rate.
-        let interval = s.send_elapsed.max(s.ack_elapsed);
-        let delivered = self.delivered - s.prior_delivered;
-        let valid = interval >= min_rtt && interval > Dur::ZERO;
+        let s = self.complete()?;
+        let (delivered, interval) = self.delivered_over(&s);
         Some(RateSample {
-            delivery_rate: if valid {
-                delivered as f64 / interval.as_secs_f64()
-            } else {
-                0.0
-            },
+            delivery_rate: rate(delivered, interval, min_rtt),
             delivered,
             interval,
             prior_delivered: s.prior_delivered,
@@ -160,6 +149,42 @@ impl DeliveryRate {
             lost: self.lost - s.lost_at_send,
             tx_in_flight: s.tx_in_flight,
         })
+    }
+
+    /// `generate`'s `delivery_rate` alone, with the same effects: for a controller that reads no rate
+    /// sample, where the sender keeps only the rate (for its metrics) and the rest of the sample went
+    /// unread on every ACK.
+    pub fn generate_rate(&mut self, min_rtt: Dur) -> Option<f64> {
+        let s = self.complete()?;
+        let (delivered, interval) = self.delivered_over(&s);
+        Some(rate(delivered, interval, min_rtt))
+    }
+
+    /// Ends this ACK's sample: clears the app-limited mark once the bubble is acknowledged and takes
+    /// the sample in progress (`None` if the ACK acknowledged nothing).
+    #[inline(always)]
+    fn complete(&mut self) -> Option<PendingSample> {
+        if self.app_limited != 0 && self.delivered > self.app_limited {
+            self.app_limited = 0;
+        }
+        self.pending.take()
+    }
+
+    /// The bytes delivered over sample `s`'s interval, and that interval: the longer of its send
+    /// and ACK intervals, so that ACK compression cannot inflate the rate.
+    #[inline(always)]
+    fn delivered_over(&self, s: &PendingSample) -> (u64, Dur) {
+        (self.delivered - s.prior_delivered, s.send_elapsed.max(s.ack_elapsed))
+    }
+}
+
+/// Bytes/s of `delivered` bytes over `interval`; 0 for an interval shorter than `min_rtt` (or zero).
+#[inline(always)]
+fn rate(delivered: u64, interval: Dur, min_rtt: Dur) -> f64 {
+    if interval >= min_rtt && interval > Dur::ZERO {
+        delivered as f64 / interval.as_secs_f64()
+    } else {
+        0.0
     }
 }
 
@@ -227,6 +252,41 @@ mod tests {
             );
             assert_eq!(per_ack.is_app_limited(), per_packet.is_app_limited());
         }
+    }
+
+    #[test]
+    fn delivery_rate_rate_alone_equals_the_sample_rate_with_the_same_effects() {
+        // The same packets into two estimators; one completes each ACK's sample, the other only its rate.
+        let (mut sample, mut rate) = (DeliveryRate::new(), DeliveryRate::new());
+        let mut snaps = Vec::new();
+        for i in 0..6u64 {
+            if i == 1 {
+                sample.on_app_limited(1000);
+                rate.on_app_limited(1000);
+            }
+            let (a, b) = (
+                sample.on_packet_sent(ms(i), 1000 * i),
+                rate.on_packet_sent(ms(i), 1000 * i),
+            );
+            assert_eq!(a, b);
+            snaps.push(a);
+        }
+        for (k, p) in snaps.iter().enumerate() {
+            let now = ms(30 + k as u64);
+            sample.on_ack(now, 1000, ms(k as u64), 1000, p);
+            rate.on_ack(now, 1000, ms(k as u64), 1000, p);
+            let (s, r) = (
+                sample.generate(Dur::from_millis(20)),
+                rate.generate_rate(Dur::from_millis(20)),
+            );
+            assert_eq!(s.map(|s| s.delivery_rate), r, "ACK {k}");
+            assert_eq!(sample.is_app_limited(), rate.is_app_limited(), "ACK {k}");
+        }
+        assert!(!rate.is_app_limited(), "the bubble was acknowledged");
+        assert_eq!(
+            (sample.generate(Dur::ZERO), rate.generate_rate(Dur::ZERO)),
+            (None, None)
+        );
     }
 
     #[test]

@@ -225,13 +225,23 @@ impl SentPackets {
     /// below `next_pn` and at or above `base`.
     #[inline(always)]
     fn live(&self, i: usize) -> &Option<SentPacket> {
+        debug_assert!(i < self.ring.len(), "slot {i} outside the ring");
         debug_assert!(
             (i.wrapping_sub(self.head) & self.mask()) < self.len,
             "slot {i} not in use"
         );
-        // SAFETY: the slots in use were written by `push` (or moved by `grow` with their contents), and
-        // nothing makes a slot in use without writing it.
-        unsafe { self.ring[i].0.assume_init_ref() }
+        // SAFETY: a slot in use is within the ring (`len <= cap`, the ring's length), the slots in use were
+        // written by `push` (or moved by `grow` with their contents), and nothing makes a slot in use
+        // without writing it.
+        unsafe { self.ring.get_unchecked(i).0.assume_init_ref() }
+    }
+
+    /// Empties slot `i`, one in use (as `live`'s).
+    #[inline(always)]
+    fn empty(&mut self, i: usize) {
+        debug_assert!(i < self.ring.len() && (i.wrapping_sub(self.head) & self.mask()) < self.len);
+        // SAFETY: a slot in use is within the ring, as in `live`.
+        *unsafe { self.ring.get_unchecked_mut(i) } = Slot(MaybeUninit::new(None));
     }
 
     /// `cap - 1`: slot indices wrap with it.
@@ -341,7 +351,7 @@ impl SentPackets {
             return None;
         }
         let p = (*self.live(self.head))?;
-        self.ring[self.head] = Slot(MaybeUninit::new(None));
+        self.empty(self.head);
         self.bytes_in_flight -= p.bytes();
         self.ack_eliciting_in_flight -= p.eliciting_in_flight();
         self.drop_empty_front(1);
@@ -352,7 +362,7 @@ impl SentPackets {
     pub fn remove(&mut self, pn: u64) -> Option<SentPacket> {
         let i = self.slot(pn)?;
         let p = (*self.live(i))?;
-        self.ring[i] = Slot(MaybeUninit::new(None));
+        self.empty(i);
         self.bytes_in_flight -= p.bytes();
         self.ack_eliciting_in_flight -= p.eliciting_in_flight();
         self.drop_empty_front(0);
@@ -422,7 +432,7 @@ impl SentPackets {
                     eliciting += p.eliciting_in_flight();
                     each(pn, p);
                     if let Some((_, older)) = held.replace((pn, slot)) {
-                        self.ring[older] = Slot(MaybeUninit::new(None));
+                        self.empty(older);
                     }
                 }
             }
@@ -433,7 +443,7 @@ impl SentPackets {
             if let Some(p) = self.live(slot) {
                 newest(pn, p, bytes);
             }
-            self.ring[slot] = Slot(MaybeUninit::new(None));
+            self.empty(slot);
         }
         // Empty slots at the front go once per ACK, not once per packet.
         self.drop_empty_front(empty_front);

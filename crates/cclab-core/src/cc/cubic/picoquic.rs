@@ -286,6 +286,10 @@ impl CongestionController for PicoquicCubic {
         self.slow_start.burst_allowance().filter(|_| self.in_slow_start())
     }
 
+    fn reads_rate_samples(&self) -> bool {
+        false
+    }
+
     fn state(&self) -> CcState {
         CcState::of_window(self.in_recovery, self.app_limited, self.in_slow_start())
     }

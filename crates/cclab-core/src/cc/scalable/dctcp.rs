@@ -78,6 +78,10 @@ impl CongestionController for Dctcp {
     fn ecn_codepoint(&self) -> Option<Ecn> {
         Some(self.ecn)
     }
+    fn reads_rate_samples(&self) -> bool {
+        false
+    }
+
     fn state(&self) -> CcState {
         self.w.state()
     }

@@ -168,6 +168,10 @@ impl CongestionController for Prague {
     fn ecn_codepoint(&self) -> Option<Ecn> {
         Some(self.ecn)
     }
+    fn reads_rate_samples(&self) -> bool {
+        false
+    }
+
     fn state(&self) -> CcState {
         self.w.state()
     }

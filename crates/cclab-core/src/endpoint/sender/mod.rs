@@ -207,6 +207,9 @@ pub struct Sender {
     cumulative_ack_growth: bool,
     /// Recovery brings the window down by PRR (`proportional_rate_reduction`).
     prr_enabled: bool,
+    /// The controller reads rate samples (`CongestionController::reads_rate_samples`, asked when it is
+    /// built): without, an ACK works out only the sample's rate (`last_delivery_rate`).
+    cc_reads_rate_samples: bool,
     /// The outstanding packets that carried an ACK_FREQUENCY frame (asked for each packet an ACK
     /// covers).
     af_sent: AckFrequencySent,
@@ -277,6 +280,7 @@ impl Sender {
             cumulative_ack_growth: cfg.cumulative_ack_growth,
             recovery_point: None,
             prr_enabled: cfg.proportional_rate_reduction,
+            cc_reads_rate_samples: cc.reads_rate_samples(),
             prr: None,
             ecn: cc
                 .ecn_codepoint()
@@ -488,6 +492,7 @@ impl Sender {
         };
         if h.client.setup_lost() {
             self.cc = cfg.with_one_segment_window(self.mss).build(t, self.mss);
+            self.cc_reads_rate_samples = self.cc.reads_rate_samples();
             self.cc_state = self.cc.state();
             self.stats.cwnd_max_bytes = self.cc.window();
         }
