@@ -88,7 +88,13 @@ impl Host {
 impl One<'_> {
     /// The run with `e`, the endpoint; with `arrival`, a datagram for it waits in `out`.
     #[inline(always)]
-    fn run<E: Endpoint + ?Sized>(&mut self, e: &mut E, now: Time, out: &mut (impl Outbox + Inbox), arrival: bool) -> usize {
+    fn run<E: Endpoint + ?Sized>(
+        &mut self,
+        e: &mut E,
+        now: Time,
+        out: &mut (impl Outbox + Inbox),
+        arrival: bool,
+    ) -> usize {
         let mut finished = 0;
         let mut arrival = arrival;
         // The endpoint was called: its wake-up time is read again at the end.
