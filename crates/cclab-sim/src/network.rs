@@ -613,6 +613,10 @@ impl Network {
     }
 
     /// Runs host `h` at now; returns whether every flow is done after it.
+    ///
+    /// Inlined into `Network::run`, its one caller: LLVM left it a call once a host of one endpoint
+    /// had a loop of its own (`host/single.rs`), 1.3 % more instructions on 100 MB at 10 Gbit/s.
+    #[inline(always)]
     fn act_host(&mut self, h: u32, observer: &mut dyn Observer) -> bool {
         let now = self.now;
         let straight = self.straight.take();

@@ -17,6 +17,7 @@ mod config;
 mod free;
 mod idle;
 mod rx;
+mod single;
 mod slot_set;
 mod stall;
 mod wakeups;
@@ -393,6 +394,10 @@ impl Host {
     #[inline(always)]
     pub fn act(&mut self, now: Time, out: &mut (impl Outbox + Inbox), arrival: Option<u16>) -> usize {
         let finished = if self.free {
+            if self.slots.len() == 1 {
+                // Its own wake-up time is re-read in its loop: no slot is stale.
+                return self.run_single(now, out, arrival);
+            }
             self.run_free(now, out, arrival)
         } else {
             debug_assert!(

@@ -116,6 +116,19 @@ impl Wakeups {
         }
     }
 
+    /// The one slot's wake-up time in ns (`u64::MAX`: none), for the loop of a host of one
+    /// endpoint (`single.rs`), which reads and sets it in place.
+    ///
+    /// # Panics
+    /// If the host has more than one slot.
+    #[inline(always)]
+    pub(super) fn one(&mut self) -> &mut u64 {
+        match &mut self.timers {
+            Timers::One(t) => t,
+            _ => panic!("a host with more than one slot"),
+        }
+    }
+
     fn pending(&self, slot: u16) -> Option<Time> {
         match &self.timers {
             Timers::One(t) => (slot == 0 && *t != u64::MAX).then_some(Time(*t)),

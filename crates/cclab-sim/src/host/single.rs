@@ -1,0 +1,197 @@
+//! The event loop of a free host (`Host::free`) with exactly one endpoint: each host of a
+//! point-to-point run of one flow and of a dumbbell.
+//!
+//! It makes the same calls into the endpoint in the same order as the free loop (`free.rs`) does
+//! on such a host: its due timer, then sends and arrivals alternating while both are pending, then
+//! the endpoint's next wake-up read once if it was called. One endpoint makes the rest of that
+//! loop's bookkeeping moot: the set of slots to re-read (a flag here), the ready bits and the
+//! round-robin (the one endpoint is always the one to poll), the due list (one time). The
+//! endpoint's kind is matched once per run, not at each of its five to ten calls.
+
+use super::rx::RxQueue;
+use super::{Host, Inbox, Outbox, Side, Slot};
+use crate::ack_intervals::AckIntervalStats;
+use crate::endpoint::AnyEndpoint;
+use crate::packet::InFlight;
+use cclab_core::endpoint::Endpoint;
+use cclab_core::time::Time;
+
+/// What a run of a host of one endpoint touches besides the endpoint, borrowed apart from it.
+struct One<'h> {
+    rx: &'h mut RxQueue,
+    rx_bytes: &'h mut u64,
+    send_turn: &'h mut bool,
+    /// The endpoint's wake-up time in ns (`u64::MAX`: none), `Wakeups`' own.
+    wake: &'h mut u64,
+    traced: &'h mut Vec<u16>,
+    done: &'h mut bool,
+    ack_intervals: &'h mut AckIntervalStats,
+    max_tx: u32,
+    max_rx: u32,
+    side: Side,
+    route: u16,
+    link: u32,
+    start: Time,
+    tracing: bool,
+}
+
+impl Host {
+    /// `act` for a free host with one endpoint (see `run_free`); returns 1 if it became done.
+    #[inline(always)]
+    pub(super) fn run_single(&mut self, now: Time, out: &mut (impl Outbox + Inbox), arrival: Option<u16>) -> usize {
+        let Host {
+            rx,
+            rx_bytes,
+            send_turn,
+            wake,
+            slots,
+            traced,
+            max_tx,
+            max_rx,
+            ..
+        } = self;
+        let Slot {
+            endpoint,
+            side,
+            route,
+            link,
+            start,
+            tracing,
+            done,
+            ack_intervals,
+            ..
+        } = &mut slots[0];
+        let mut one = One {
+            rx,
+            rx_bytes,
+            send_turn,
+            wake: wake.one(),
+            traced,
+            done,
+            ack_intervals,
+            max_tx: *max_tx,
+            max_rx: *max_rx,
+            side: *side,
+            route: *route,
+            link: *link,
+            start: *start,
+            tracing: *tracing,
+        };
+        match endpoint {
+            AnyEndpoint::Sender(e) => one.run(&mut **e, now, out, arrival.is_some()),
+            AnyEndpoint::Receiver(e) => one.run(&mut **e, now, out, arrival.is_some()),
+            e => one.run(e, now, out, arrival.is_some()),
+        }
+    }
+}
+
+impl One<'_> {
+    /// The run with `e`, the endpoint; with `arrival`, a datagram for it waits in `out`.
+    #[inline(always)]
+    fn run<E: Endpoint + ?Sized>(
+        &mut self,
+        e: &mut E,
+        now: Time,
+        out: &mut (impl Outbox + Inbox),
+        arrival: bool,
+    ) -> usize {
+        let mut finished = 0;
+        let mut arrival = arrival;
+        // The endpoint was called: its wake-up time is read again at the end.
+        let mut called = false;
+        if *self.wake <= now.0 {
+            *self.wake = u64::MAX;
+            if self.start <= now && e.poll_timeout().is_some_and(|t| t <= now) {
+                e.handle_timeout(now);
+                self.collect_events();
+                finished += self.check_done(e);
+            }
+            called = true;
+        }
+        loop {
+            if (*self.send_turn || (self.rx.is_empty() && !arrival)) && self.start <= now {
+                let sent = self.poll(e, now, out);
+                self.collect_events();
+                called = true;
+                if sent {
+                    // An endpoint may be done once its last datagram is out.
+                    finished += self.check_done(e);
+                    *self.send_turn = false;
+                    continue;
+                }
+            }
+            let batch = if arrival {
+                1
+            } else if self.rx.is_empty() {
+                break;
+            } else {
+                (self.max_rx as usize).min(self.rx.len())
+            };
+            for _ in 0..batch {
+                let d = if std::mem::take(&mut arrival) {
+                    out.take()
+                } else {
+                    let (_, d) = match self.rx.take_first() {
+                        Some(first) => first,
+                        None => self.rx.pop_front().expect("the socket buffer holds a datagram"),
+                    };
+                    *self.rx_bytes -= d.size as u64;
+                    d
+                };
+                e.handle_datagram(now, d);
+                self.collect_events();
+                finished += self.check_done(e);
+            }
+            called = true;
+            *self.send_turn = true;
+        }
+        if called {
+            let t = if self.start > now {
+                Some(self.start)
+            } else {
+                e.poll_timeout()
+            };
+            *self.wake = t.map_or(u64::MAX, |t| t.0);
+        }
+        finished
+    }
+
+    /// Polls `e` for up to `max_tx` datagrams, which leave the host now; true if it sent any.
+    #[inline(always)]
+    fn poll<E: Endpoint + ?Sized>(&mut self, e: &mut E, now: Time, out: &mut impl Outbox) -> bool {
+        let mut sent = 0;
+        // A poll the endpoint says it would refuse is skipped (see `Host::poll_slot`).
+        while sent < self.max_tx && e.may_transmit(now) {
+            match e.poll_transmit(now) {
+                Some(dgram) => {
+                    let p = InFlight::new(dgram, self.route, 0, now);
+                    if self.side == Side::Receiver && p.is_pure_ack() {
+                        self.ack_intervals.record(now);
+                    }
+                    out.put(p, self.link)
+                }
+                None => break,
+            }
+            sent += 1;
+        }
+        sent > 0
+    }
+
+    /// Notes that the endpoint may have emitted trace events (see `Host::collect_events`).
+    #[inline(always)]
+    fn collect_events(&mut self) {
+        if self.tracing && self.traced.is_empty() {
+            self.traced.push(0);
+        }
+    }
+
+    /// Latches the endpoint's `is_done`; 1 if it became done now.
+    #[inline(always)]
+    fn check_done<E: Endpoint + ?Sized>(&mut self, e: &E) -> usize {
+        if !*self.done && e.is_done() {
+            *self.done = true;
+            return 1;
+        }
+        0
+    }
+}
