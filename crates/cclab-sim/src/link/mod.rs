@@ -47,15 +47,19 @@ use propagation::Propagation;
 use serialiser::Serialiser;
 
 /// Counters of one link (cross traffic included).
+///
+/// Counters that one step adds to together lie apart (a packet's count and its bytes, a departure's count,
+/// queueing and serialisation times): side by side, LLVM added them as one vector, a load of a constant
+/// and a shuffle more than two additions, on every push, departure and arrival.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LinkStats {
     /// Packets that entered the link.
     pub offered_packets: u64,
-    /// Their IP-layer bytes.
-    pub offered_bytes: u64,
     /// Packets that reached the far end.
     pub delivered_packets: u64,
-    /// Their IP-layer bytes.
+    /// The IP-layer bytes of `offered_packets`.
+    pub offered_bytes: u64,
+    /// The IP-layer bytes of `delivered_packets`.
     pub delivered_bytes: u64,
     /// Packets lost by the loss model.
     pub lost_packets: u64,
@@ -63,15 +67,16 @@ pub struct LinkStats {
     pub thinned_packets: u64,
     /// Packets the link duplicated (each copy counts once more in `delivered_packets`).
     pub duplicated_packets: u64,
+    /// Packets that left the queue for the serialiser (a packet finding the link idle counts, with no wait).
+    pub dequeued_packets: u64,
     /// Queue drops and ECN marks.
     pub queue: QueueStats,
     /// Time the serialiser spent transmitting.
     pub busy: Dur,
     /// Bytes of trace opportunities used (trace-driven links only).
     pub trace_bytes_used: u64,
-    /// Packets that left the queue for the serialiser (a packet finding the link idle counts, with no wait).
-    pub dequeued_packets: u64,
-    /// Their total time in the queue (sojourn), for the time series' mean per interval.
+    /// The total time `dequeued_packets` spent in the queue (sojourn), for the time series' mean per
+    /// interval.
     pub sojourn: Dur,
 }
 
