@@ -439,24 +439,21 @@ impl Link {
     }
 
     /// Every departure due by `now` from a shared ring (inlined in [`Link::push_to_ring`], whose
-    /// registers are saved anyway: a call of its own saved and restored six more).
+    /// registers are saved anyway: a call of its own saved and restored six more). The ring, the
+    /// serialiser and the counters are borrowed apart, once: through [`Link::start_next_in_ring`] each
+    /// departure matched the queue's discipline again and found the ring twice.
     #[inline(always)]
     fn depart_in_ring(&mut self, now: Time) {
-        while self.ser.busy_until <= now && self.depart_front_of_ring() {}
-    }
-
-    /// The oldest queued packet of a shared ring, if any, departs as the serialiser frees up; returns
-    /// whether one did. The link's fields are borrowed apart, so that the ring is found once and its
-    /// slot indexed once (through [`Link::start_next_in_ring`], twice each).
-    #[inline(always)]
-    fn depart_front_of_ring(&mut self) -> bool {
         let AnyQueue::DropTail(q) = &mut self.queue else {
             unreachable!("a shared ring is a drop-tail queue's");
         };
+        let ring = q.ring_mut();
         let (ser, stats, delay) = (&mut self.ser, &mut self.stats, self.prop.delay());
-        q.ring_mut().depart_front(self.warm_tail, |p| {
-            Self::start_in_ring(ser, stats, delay, ser.busy_until, p.enqueued, p.size())
-        })
+        while ser.busy_until <= now
+            && ring.depart_front(self.warm_tail, |p| {
+                Self::start_in_ring(ser, stats, delay, ser.busy_until, p.enqueued, p.size())
+            })
+        {}
     }
 
     /// A packet of `size` bytes queued on a shared ring since `enqueued` leaves the queue at `t`, when
