@@ -50,8 +50,10 @@ use serialiser::Serialiser;
 ///
 /// Counters that one step adds to together lie apart (a packet's count and its bytes, a departure's count,
 /// queueing and serialisation times): side by side, LLVM added them as one vector, a load of a constant
-/// and a shuffle more than two additions, on every push, departure and arrival.
+/// and a shuffle more than two additions, on every push, departure and arrival. `repr(C)` keeps the
+/// order written here.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
 pub struct LinkStats {
     /// Packets that entered the link.
     pub offered_packets: u64,
@@ -79,6 +81,31 @@ pub struct LinkStats {
     /// interval.
     pub sojourn: Dur,
 }
+
+/// Whether two counters of [`LinkStats`] at these offsets are apart (not within one 16-byte vector).
+const fn apart(a: usize, b: usize) -> bool {
+    a.abs_diff(b) > 8
+}
+const _: () = {
+    use std::mem::offset_of;
+    assert!(apart(
+        offset_of!(LinkStats, offered_packets),
+        offset_of!(LinkStats, offered_bytes)
+    ));
+    assert!(apart(
+        offset_of!(LinkStats, delivered_packets),
+        offset_of!(LinkStats, delivered_bytes)
+    ));
+    assert!(apart(
+        offset_of!(LinkStats, dequeued_packets),
+        offset_of!(LinkStats, sojourn)
+    ));
+    assert!(apart(
+        offset_of!(LinkStats, dequeued_packets),
+        offset_of!(LinkStats, busy)
+    ));
+    assert!(apart(offset_of!(LinkStats, busy), offset_of!(LinkStats, sojourn)));
+};
 
 /// A one-way link.
 #[derive(Debug)]
