@@ -28,6 +28,7 @@
 mod config;
 mod cross;
 mod propagation;
+mod serialiser;
 mod trace;
 
 pub use config::{LinkConfig, LinkRate, ReorderConfig};
@@ -43,17 +44,24 @@ use crate::queue::{AnyQueue, Queue, QueueStats};
 use cclab_core::time::{transmission_time, Dur, Time};
 use cross::CrossSource;
 use propagation::Propagation;
+use serialiser::Serialiser;
 
 /// Counters of one link (cross traffic included).
+///
+/// Counters that one step adds to together lie apart (a packet's count and its bytes, a departure's count,
+/// queueing and serialisation times): side by side, LLVM added them as one vector, a load of a constant
+/// and a shuffle more than two additions, on every push, departure and arrival. `repr(C)` keeps the
+/// order written here.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
 pub struct LinkStats {
     /// Packets that entered the link.
     pub offered_packets: u64,
-    /// Their IP-layer bytes.
-    pub offered_bytes: u64,
     /// Packets that reached the far end.
     pub delivered_packets: u64,
-    /// Their IP-layer bytes.
+    /// The IP-layer bytes of `offered_packets`.
+    pub offered_bytes: u64,
+    /// The IP-layer bytes of `delivered_packets`.
     pub delivered_bytes: u64,
     /// Packets lost by the loss model.
     pub lost_packets: u64,
@@ -61,25 +69,48 @@ pub struct LinkStats {
     pub thinned_packets: u64,
     /// Packets the link duplicated (each copy counts once more in `delivered_packets`).
     pub duplicated_packets: u64,
+    /// Packets that left the queue for the serialiser (a packet finding the link idle counts, with no wait).
+    pub dequeued_packets: u64,
     /// Queue drops and ECN marks.
     pub queue: QueueStats,
     /// Time the serialiser spent transmitting.
     pub busy: Dur,
     /// Bytes of trace opportunities used (trace-driven links only).
     pub trace_bytes_used: u64,
-    /// Packets that left the queue for the serialiser (a packet finding the link idle counts, with no wait).
-    pub dequeued_packets: u64,
-    /// Their total time in the queue (sojourn), for the time series' mean per interval.
+    /// The total time `dequeued_packets` spent in the queue (sojourn), for the time series' mean per
+    /// interval.
     pub sojourn: Dur,
 }
+
+/// Whether two counters of [`LinkStats`] at these offsets are apart (not within one 16-byte vector).
+const fn apart(a: usize, b: usize) -> bool {
+    a.abs_diff(b) > 8
+}
+const _: () = {
+    use std::mem::offset_of;
+    assert!(apart(
+        offset_of!(LinkStats, offered_packets),
+        offset_of!(LinkStats, offered_bytes)
+    ));
+    assert!(apart(
+        offset_of!(LinkStats, delivered_packets),
+        offset_of!(LinkStats, delivered_bytes)
+    ));
+    assert!(apart(
+        offset_of!(LinkStats, dequeued_packets),
+        offset_of!(LinkStats, sojourn)
+    ));
+    assert!(apart(
+        offset_of!(LinkStats, dequeued_packets),
+        offset_of!(LinkStats, busy)
+    ));
+    assert!(apart(offset_of!(LinkStats, busy), offset_of!(LinkStats, sojourn)));
+};
 
 /// A one-way link.
 #[derive(Debug)]
 pub struct Link {
-    /// Bits/s; `None` for unlimited.
-    rate_bps: Option<u64>,
-    /// Minimum serialisation time per packet (per-packet cost, 1/max_pps).
-    per_packet: Dur,
+    ser: Serialiser,
     trace: Option<MahimahiTrace>,
     /// Next trace opportunity, while packets wait for one.
     trace_next: Option<u64>,
@@ -114,10 +145,6 @@ pub struct Link {
     ring_push: bool,
     /// Load the shared ring's tail ahead of each push ([`Link::warm_tail`]; runs with many flows).
     warm_tail: bool,
-    /// When the serialiser is free.
-    busy_until: Time,
-    /// Last (size, serialisation time) computed.
-    last_service: (u64, Dur),
     stats: LinkStats,
 }
 
@@ -149,8 +176,7 @@ impl Link {
             shared,
             ring_push: shared && !impaired,
             warm_tail: false,
-            rate_bps,
-            per_packet,
+            ser: Serialiser::new(rate_bps, per_packet),
             trace,
             trace_next: None,
             trace_head: None,
@@ -174,23 +200,8 @@ impl Link {
                 .cross_traffic
                 .as_ref()
                 .map(|c| CrossSource::new(c, stream_rng(seed, Stream::LinkCross, index))),
-            busy_until: Time::ZERO,
-            last_service: (u64::MAX, Dur::ZERO),
             stats: LinkStats::default(),
         }
-    }
-
-    /// Serialisation time of a packet of `size` bytes (the last size's answer is cached: most
-    /// packets have the same size, and the exact division is 128-bit).
-    fn service_time(&mut self, size: u64) -> Dur {
-        if size != self.last_service.0 {
-            let t = self
-                .rate_bps
-                .map_or(Dur::ZERO, |r| transmission_time(size, r))
-                .max(self.per_packet);
-            self.last_service = (size, t);
-        }
-        self.last_service.1
     }
 
     /// A packet enters the link at `now`, after every departure due by `now` ([`Link::catch_up`]).
@@ -228,7 +239,7 @@ impl Link {
         let AnyQueue::DropTail(q) = &mut self.queue else {
             unreachable!("a shared ring is a drop-tail queue's");
         };
-        if self.busy_until <= now && q.packets() > 0 {
+        if self.ser.busy_until <= now && q.packets() > 0 {
             self.depart_in_ring(now);
         }
         let AnyQueue::DropTail(q) = &mut self.queue else {
@@ -240,9 +251,12 @@ impl Link {
         self.stats.offered_packets += 1;
         self.stats.offered_bytes += p.size();
         // Departures due by `now` are done: a packet queued means a busy serialiser.
-        if self.busy_until <= now && q.packets() == 0 {
-            self.stats.dequeued_packets += 1;
-            return Some(self.transmit_in_ring(now, p));
+        if self.ser.busy_until <= now && q.packets() == 0 {
+            // Straight to the wire, without the propagation stage's path (never taken here), which
+            // moved the packet through a 64-byte-aligned value and gave every push an aligned frame.
+            let arrival = Self::start_in_ring(&mut self.ser, &mut self.stats, self.prop.delay(), now, now, p.size());
+            q.ring_mut().push_departed(p, arrival);
+            return Some(arrival);
         }
         // Queued behind the packet being serialised, which arrives no later than it will: no new
         // wake-up (a shared ring has no trace and no reordering, `Link::waiting_bound`).
@@ -308,7 +322,7 @@ impl Link {
             return Some(self.prop.push(now, p));
         }
         // Departures due by `now` are done: a non-empty queue means a busy serialiser.
-        let idle = self.busy_until <= now && self.queued() == 0;
+        let idle = self.ser.busy_until <= now && self.queued() == 0;
         if self.trace.is_none() && idle && self.passive_queue {
             self.stats.dequeued_packets += 1;
             return Some(self.transmit(now, p));
@@ -325,7 +339,7 @@ impl Link {
         match &self.trace {
             // Waits behind the packet being serialised, which arrives no later than it will: no
             // new wake-up, unless reordering may hold that packet back.
-            None if self.busy_until > now => self.waiting_bound(),
+            None if self.ser.busy_until > now => self.waiting_bound(),
             // An AQM sees the packet enter and leave at once.
             None => self.start_next(now),
             Some(trace) => {
@@ -342,10 +356,8 @@ impl Link {
     /// hold it longer, `Propagation::push`).
     #[inline(always)]
     fn serialise(&mut self, t: Time, size: u64) -> Time {
-        let d = self.service_time(size);
-        self.stats.busy += d;
-        self.busy_until = t + d;
-        self.busy_until + self.prop.delay()
+        self.stats.busy += self.ser.start(t, size);
+        self.ser.busy_until + self.prop.delay()
     }
 
     /// Serialises `p` from `t` on; returns its arrival time, known now.
@@ -357,20 +369,8 @@ impl Link {
                 ring.push_departed(p, arrival);
                 arrival
             }
-            None => self.prop.push(self.busy_until, p),
+            None => self.prop.push(self.ser.busy_until, p),
         }
-    }
-
-    /// [`Link::transmit`] on a shared ring: without the propagation stage's path, never taken here,
-    /// which moved the packet through a 64-byte-aligned value and gave every push an aligned frame.
-    #[inline(always)]
-    fn transmit_in_ring(&mut self, t: Time, p: InFlight) -> Time {
-        let arrival = self.serialise(t, p.size());
-        let AnyQueue::DropTail(q) = &mut self.queue else {
-            unreachable!("a shared ring is a drop-tail queue's");
-        };
-        q.ring_mut().push_departed(p, arrival);
-        arrival
     }
 
     /// Packets in the queue: drop-tail's count read directly (the dispatch over every discipline is a
@@ -441,7 +441,7 @@ impl Link {
     pub fn catch_up(&mut self, now: Time) {
         // Most pushes find the serialiser busy past `now` (or nothing queued): a test, not a call.
         if self.plain {
-            if self.busy_until <= now && self.queued() > 0 {
+            if self.ser.busy_until <= now && self.queued() > 0 {
                 self.depart_queued(now);
             }
             return;
@@ -466,17 +466,49 @@ impl Link {
     }
 
     /// Every departure due by `now` from a shared ring (inlined in [`Link::push_to_ring`], whose
-    /// registers are saved anyway: a call of its own saved and restored six more).
+    /// registers are saved anyway: a call of its own saved and restored six more). The ring, the
+    /// serialiser and the counters are borrowed apart, once: through [`Link::start_next_in_ring`] each
+    /// departure matched the queue's discipline again and found the ring twice.
     #[inline(always)]
     fn depart_in_ring(&mut self, now: Time) {
-        while self.busy_until <= now && self.start_next_in_ring(self.busy_until).is_some() {}
+        let AnyQueue::DropTail(q) = &mut self.queue else {
+            unreachable!("a shared ring is a drop-tail queue's");
+        };
+        let ring = q.ring_mut();
+        let (ser, stats, delay) = (&mut self.ser, &mut self.stats, self.prop.delay());
+        while ser.busy_until <= now
+            && ring.depart_front(self.warm_tail, |p| {
+                Self::start_in_ring(ser, stats, delay, ser.busy_until, p.enqueued, p.size())
+            })
+        {}
+    }
+
+    /// A packet of `size` bytes queued on a shared ring since `enqueued` leaves the queue at `t`, when
+    /// the serialiser `ser` is free: counted in `stats`, serialised; returns its arrival after `delay`.
+    /// Plain additions, not those of `Time` and `Dur`, which saturate (a compare and a move more each,
+    /// five a departure): a run's times and its sums of serialisation and queueing times stay far
+    /// below 2^64 ns (584 years), and a packet never leaves before it entered.
+    #[inline(always)]
+    fn start_in_ring(
+        ser: &mut Serialiser,
+        stats: &mut LinkStats,
+        delay: Dur,
+        t: Time,
+        enqueued: Time,
+        size: u64,
+    ) -> Time {
+        stats.dequeued_packets += 1;
+        stats.sojourn.0 += (t - enqueued).0;
+        let d = ser.start(t, size);
+        stats.busy.0 += d.0;
+        Time(ser.busy_until.0 + delay.0)
     }
 
     /// [`Link::depart_queued`] for a queue that is not a shared ring.
     #[inline(never)]
     fn depart_queued_general(&mut self, now: Time) {
-        while self.busy_until <= now && self.queue.packets() > 0 {
-            self.start_next(self.busy_until);
+        while self.ser.busy_until <= now && self.queue.packets() > 0 {
+            self.start_next(self.ser.busy_until);
         }
     }
 
@@ -496,8 +528,8 @@ impl Link {
         if self.trace.is_some() {
             self.use_opportunities(t);
         } else {
-            while self.busy_until <= t && self.queue.packets() > 0 {
-                self.start_next(self.busy_until);
+            while self.ser.busy_until <= t && self.queue.packets() > 0 {
+                self.start_next(self.ser.busy_until);
             }
         }
     }
@@ -637,7 +669,9 @@ impl Link {
     #[inline(never)]
     fn waiting_bound_impaired(&self) -> Option<Time> {
         match (&self.trace, self.trace_next) {
-            (None, _) if self.prop.reorders() && self.queue.packets() > 0 => Some(self.busy_until + self.prop.delay()),
+            (None, _) if self.prop.reorders() && self.queue.packets() > 0 => {
+                Some(self.ser.busy_until + self.prop.delay())
+            }
             (Some(trace), Some(k)) if self.prop.reorders() || self.prop.next_arrival().is_none() => {
                 Some(trace.time(k) + self.prop.delay())
             }

@@ -68,6 +68,23 @@ impl Fifo {
         p.enqueued = arrival;
         self.departed += 1;
     }
+    /// The oldest queued packet, if any, leaves the queue, due at the far end at the time `arrival_of`
+    /// gives it (the caller's serialiser starting it): [`Fifo::depart`] with the packet found once for
+    /// both the caller's look and the stamp. Returns whether a packet departed. `warm` loads the packet
+    /// [`TAIL_AHEAD`] places behind, as [`Fifo::prefetch_queued`] does.
+    #[inline(always)]
+    pub(crate) fn depart_front(&mut self, warm: bool, arrival_of: impl FnOnce(&InFlight) -> Time) -> bool {
+        if warm {
+            self.prefetch_queued();
+        }
+        let Some(p) = self.q.get_mut(self.departed) else {
+            return false;
+        };
+        p.enqueued = arrival_of(p);
+        self.bytes -= p.size();
+        self.departed += 1;
+        true
+    }
     /// `p` goes straight through an empty queue and an idle serialiser, due at `arrival`.
     #[inline]
     pub(crate) fn push_departed(&mut self, mut p: InFlight, arrival: Time) {
