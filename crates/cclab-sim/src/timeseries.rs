@@ -73,7 +73,8 @@ pub struct LinkSample {
     pub drops: u64,
     /// Packets the queue marked CE so far.
     pub ecn_marks: u64,
-    /// Packets that left the queue so far, and their total time in it.
+    /// Packets that left the queue so far, and their total time in it (a sum that wraps at 2^64 ns:
+    /// read as a difference, `LinkStats::sojourn`).
     pub dequeued: (u64, Dur),
     /// Capacity used so far and capacity offered so far, in any one unit (busy time over elapsed
     /// time, or trace bytes used over trace bytes offered).
@@ -310,7 +311,7 @@ impl Sampler {
         let (sojourn, utilisation) = match self.prev_link[i].replace((now, *s)) {
             Some((_, p)) => (
                 ratio(
-                    secs(s.dequeued.1.saturating_sub(p.dequeued.1).as_nanos()),
+                    secs(s.dequeued.1.as_nanos().wrapping_sub(p.dequeued.1.as_nanos())),
                     s.dequeued.0.saturating_sub(p.dequeued.0) as f64,
                 ),
                 ratio(s.used_of.0 - p.used_of.0, s.used_of.1 - p.used_of.1).min(1.0),

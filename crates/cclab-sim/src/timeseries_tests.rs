@@ -121,6 +121,26 @@ fn timeseries_link_rows_give_queue_sojourn_and_utilisation_per_interval() {
 }
 
 #[test]
+fn timeseries_link_sojourn_survives_its_sum_wrapping() {
+    // The link's sojourn sum wraps at 2^64 ns in a long run with a deep queue: an interval across the
+    // wrap still reads its own mean (4 packets, 8 ms in all), not 0.
+    let mut s = Sampler::new(Dur::from_millis(10));
+    let before = LinkSample {
+        dequeued: (10, Dur(u64::MAX - 3_000_000)),
+        ..Default::default()
+    };
+    s.sample_link(Time(10_000_000), 0, &before);
+    let after = LinkSample {
+        dequeued: (14, Dur(4_999_999)),
+        ..Default::default()
+    };
+    s.sample_link(Time(20_000_000), 0, &after);
+    let ts = s.into_series();
+    let sojourn = &ts.columns().into_iter().find(|c| c.0 == "sojourn_s").unwrap().1;
+    assert!((sojourn[1] - 0.002).abs() < 1e-15, "{}", sojourn[1]);
+}
+
+#[test]
 fn sampler_streams_rows_to_its_sink_and_may_keep_none() {
     let sink = Shared::default();
     let out = SamplerOutput {

@@ -55,6 +55,19 @@ fn units_beyond_u64_are_errors_not_clamps() {
 }
 
 #[test]
+fn durations_past_2_63_ns_are_errors_naming_the_key() {
+    // The links add serialisation times to the run's times without saturating: a run ends by 2^63 ns.
+    fails(
+        &["scenario.duration=9300000000s"],
+        "scenario.duration",
+        "at most 2^63 ns",
+    );
+    // The longest run that fits (its time series one row a year, within the output budget) still loads.
+    let e = load(&["scenario.duration=9223372036s", "output.timeseries_interval=31557600s"]);
+    assert!(e.is_ok(), "{e:?}");
+}
+
+#[test]
 fn controller_parameters_out_of_range_name_the_key() {
     let nan_loss = "flow[0].cc={algorithm=\"newreno\",loss_reduction_factor=nan}";
     fails(&[nan_loss], "flow[0].cc.loss_reduction_factor", "(0, 1]");

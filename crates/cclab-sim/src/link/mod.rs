@@ -78,7 +78,10 @@ pub struct LinkStats {
     /// Bytes of trace opportunities used (trace-driven links only).
     pub trace_bytes_used: u64,
     /// The total time `dequeued_packets` spent in the queue (sojourn), for the time series' mean per
-    /// interval.
+    /// interval: a sum that wraps at 2^64 ns (`Link::add_sojourn`), so read it as a difference of two
+    /// readings (`wrapping_sub`). It is the integral of the queue's length over time, which a long run
+    /// with a deep queue can take past 2^64 ns (a million seconds at a mean of 18,500 packets), where a
+    /// saturating sum would stop and every later interval's mean read 0.
     pub sojourn: Dur,
 }
 
@@ -412,7 +415,7 @@ impl Link {
             q => q.dequeue(t),
         }?;
         self.stats.dequeued_packets += 1;
-        self.stats.sojourn += t.saturating_since(p.enqueued);
+        Self::add_sojourn(&mut self.stats, t, p.enqueued);
         Some(self.transmit(t, p))
     }
 
@@ -426,7 +429,7 @@ impl Link {
         // Departs in place: the packet stays where it is, stamped with its arrival time.
         let (size, enqueued) = ring.front().map(|p| (p.size(), p.enqueued))?;
         self.stats.dequeued_packets += 1;
-        self.stats.sojourn += t.saturating_since(enqueued);
+        Self::add_sojourn(&mut self.stats, t, enqueued);
         let arrival = self.serialise(t, size);
         self.ring_mut()?.depart(arrival);
         Some(arrival)
@@ -485,9 +488,9 @@ impl Link {
 
     /// A packet of `size` bytes queued on a shared ring since `enqueued` leaves the queue at `t`, when
     /// the serialiser `ser` is free: counted in `stats`, serialised; returns its arrival after `delay`.
-    /// Plain additions, not those of `Time` and `Dur`, which saturate (a compare and a move more each,
-    /// five a departure): a run's times and its sums of serialisation and queueing times stay far
-    /// below 2^64 ns (584 years), and a packet never leaves before it entered.
+    /// The arrival saturates (`Time`'s addition): a scenario may give a link a delay of up to 584 years,
+    /// and a wrapped arrival would be an event in the past. The busy sum is a plain addition: it is at
+    /// most `busy_until`, which the run's bounded duration keeps far below 2^64 ns (`Serialiser::start`).
     #[inline(always)]
     fn start_in_ring(
         ser: &mut Serialiser,
@@ -498,10 +501,17 @@ impl Link {
         size: u64,
     ) -> Time {
         stats.dequeued_packets += 1;
-        stats.sojourn.0 += (t - enqueued).0;
+        Self::add_sojourn(stats, t, enqueued);
         let d = ser.start(t, size);
         stats.busy.0 += d.0;
-        Time(ser.busy_until.0 + delay.0)
+        ser.busy_until + delay
+    }
+
+    /// Counts a packet queued since `enqueued` that leaves the queue at `t` in the wrapping sojourn sum
+    /// (`LinkStats::sojourn`); `t - enqueued` itself cannot wrap: a packet never leaves before it entered.
+    #[inline(always)]
+    fn add_sojourn(stats: &mut LinkStats, t: Time, enqueued: Time) {
+        stats.sojourn = Dur(stats.sojourn.0.wrapping_add(t.saturating_since(enqueued).0));
     }
 
     /// [`Link::depart_queued`] for a queue that is not a shared ring.
@@ -626,7 +636,7 @@ impl Link {
                     match self.queue.dequeue(t) {
                         Some(p) => {
                             self.stats.dequeued_packets += 1;
-                            self.stats.sojourn += t.saturating_since(p.enqueued);
+                            Self::add_sojourn(&mut self.stats, t, p.enqueued);
                             let size = p.size();
                             self.trace_head = Some((p, size));
                         }

@@ -46,7 +46,8 @@ impl Serialiser {
 
     /// Takes a packet of `size` bytes from `t` on, busy until its last bit is out; returns the time it
     /// takes. A plain addition, not `Time`'s saturating one (a compare and a move more, on every
-    /// packet): a run's times stay far below 2^64 ns (584 years).
+    /// packet): `t` is at most the run's end, which a scenario keeps at or below 2^63 ns
+    /// (`scenario.duration`), and `d` is at most a 65,535-byte packet at 1 bit/s, below 2^50 ns.
     #[inline(always)]
     pub(super) fn start(&mut self, t: Time, size: u64) -> Dur {
         let d = self.service_time(size);

@@ -125,11 +125,24 @@ fn one_line(msg: &str) -> String {
     }
 }
 
+/// The longest run: 2^63 ns, so that a time within it plus any serialisation time stays below 2^64 ns.
+const MAX_DURATION_NS: u64 = 1 << 63;
+
 /// Cross-field checks; the error is (key path, message).
 fn validate(file: &mut ScenarioFile, base: &Path) -> Result<(), (String, String)> {
     let at = |prefix: &str, (k, m): (&str, String)| (format!("{prefix}.{k}"), m);
     if file.scenario.duration.0 == 0 {
         return Err(("scenario.duration".into(), "expected a positive duration".into()));
+    }
+    if file.scenario.duration.0 > MAX_DURATION_NS {
+        // The links add serialisation times to the run's times without saturating (`Serialiser::start`).
+        return Err((
+            "scenario.duration".into(),
+            format!(
+                "expected at most 2^63 ns (about 292 years), got {} s",
+                file.scenario.duration.0 / 1_000_000_000
+            ),
+        ));
     }
     if file.output.timeseries_interval.0 == 0 {
         return Err((
