@@ -13,74 +13,12 @@
 
 mod common;
 
-use cclab_core::endpoint::{Endpoint, EndpointStats};
 use cclab_core::time::{Dur, Time};
-use cclab_core::wire::packet::{Datagram, FlowId};
-use cclab_sim::endpoint::AnyEndpoint;
+use cclab_core::wire::packet::FlowId;
 use cclab_sim::host::{BatchConfig, CpuConfig, HostConfig, IdleStateConfig};
 use cclab_sim::network::{FlowSpec, Network};
-use common::{link, AckEvery, Cbr, Sink, WindowSender};
+use common::{link, recorded, AckEvery, Call, Calls, Cbr, Sink, WindowSender};
 use std::num::NonZeroU32;
-use std::sync::{Arc, Mutex};
-
-/// One call an endpoint got: (time, endpoint, what, packet number or result).
-type Call = (Time, u32, &'static str, Option<u64>);
-type Calls = Arc<Mutex<Vec<Call>>>;
-
-/// Forwards every call to `inner` and notes it, with the time the host last gave it.
-struct Recorder<E> {
-    id: u32,
-    inner: E,
-    calls: Calls,
-    now: Time,
-}
-
-impl<E: Endpoint> Recorder<E> {
-    fn note(&self, now: Time, what: &'static str, n: Option<u64>) {
-        self.calls.lock().unwrap().push((now, self.id, what, n));
-    }
-}
-
-impl<E: Endpoint> Endpoint for Recorder<E> {
-    fn handle_datagram(&mut self, now: Time, d: Datagram) {
-        self.now = now;
-        self.note(now, "datagram", Some(d.packet.pn));
-        self.inner.handle_datagram(now, d);
-    }
-    fn handle_timeout(&mut self, now: Time) {
-        self.now = now;
-        self.note(now, "timeout", None);
-        self.inner.handle_timeout(now);
-    }
-    fn poll_transmit(&mut self, now: Time) -> Option<Datagram> {
-        self.now = now;
-        let d = self.inner.poll_transmit(now);
-        self.note(now, "poll", d.as_ref().map(|d| d.packet.pn));
-        d
-    }
-    fn poll_timeout(&self) -> Option<Time> {
-        let t = self.inner.poll_timeout();
-        self.note(self.now, "poll_timeout", t.map(|t| t.0));
-        t
-    }
-    fn stats(&self) -> EndpointStats {
-        self.inner.stats()
-    }
-    fn is_done(&self) -> bool {
-        let done = self.inner.is_done();
-        self.note(self.now, "is_done", Some(done as u64));
-        done
-    }
-}
-
-fn recorded(id: u32, inner: impl Endpoint + 'static, calls: &Calls) -> AnyEndpoint {
-    AnyEndpoint::Custom(Box::new(Recorder {
-        id,
-        inner,
-        calls: calls.clone(),
-        now: Time::ZERO,
-    }))
-}
 
 /// A host whose CPU costs nothing, with GSO and GRO batches of `batch`; with `general`, an idle
 /// state of no exit latency sends it through the general loop.
@@ -113,17 +51,17 @@ fn calls(general: bool) -> Vec<Call> {
     let back = net.add_link(&link(0, Dur::from_micros(20)), 1);
     let calls = Calls::default();
     let start = Time::ZERO + Dur::from_millis(2);
-    let window = recorded(0, WindowSender::new(FlowId(0), 1250, 16, TOTAL), &calls);
+    let window = recorded(0, WindowSender::new(FlowId(0), 1250, 16, TOTAL), &calls, true);
     let cbr = Cbr::new(FlowId(1), 1250, Dur::from_micros(7), TOTAL, start);
     let flows = [
         (
             window,
-            recorded(1, AckEvery::new(FlowId(0), 3, 64, TOTAL), &calls),
+            recorded(1, AckEvery::new(FlowId(0), 3, 64, TOTAL), &calls, true),
             unlimited,
         ),
         (
-            recorded(2, cbr, &calls),
-            recorded(3, Sink::new(Default::default()), &calls),
+            recorded(2, cbr, &calls, true),
+            recorded(3, Sink::new(Default::default()), &calls, true),
             fast,
         ),
     ];

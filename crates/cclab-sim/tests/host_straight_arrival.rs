@@ -17,65 +17,11 @@
 
 mod common;
 
-use cclab_core::endpoint::{Endpoint, EndpointStats};
 use cclab_core::time::{Dur, Time};
-use cclab_core::wire::packet::{Datagram, FlowId};
-use cclab_sim::endpoint::AnyEndpoint;
+use cclab_core::wire::packet::FlowId;
 use cclab_sim::host::HostConfig;
 use cclab_sim::network::{FlowSpec, Network};
-use common::{link, AckEvery, WindowSender};
-use std::sync::{Arc, Mutex};
-
-/// One call an endpoint got: (time, endpoint, what, packet number or result).
-type Call = (Time, u32, &'static str, Option<u64>);
-type Calls = Arc<Mutex<Vec<Call>>>;
-
-/// Forwards every call to `inner` and notes it.
-struct Recorder<E> {
-    id: u32,
-    inner: E,
-    calls: Calls,
-}
-
-impl<E: Endpoint> Recorder<E> {
-    fn note(&self, now: Time, what: &'static str, n: Option<u64>) {
-        self.calls.lock().unwrap().push((now, self.id, what, n));
-    }
-}
-
-impl<E: Endpoint> Endpoint for Recorder<E> {
-    fn handle_datagram(&mut self, now: Time, d: Datagram) {
-        self.note(now, "datagram", Some(d.packet.pn));
-        self.inner.handle_datagram(now, d);
-    }
-    fn handle_timeout(&mut self, now: Time) {
-        self.note(now, "timeout", None);
-        self.inner.handle_timeout(now);
-    }
-    fn poll_transmit(&mut self, now: Time) -> Option<Datagram> {
-        let d = self.inner.poll_transmit(now);
-        self.note(now, "poll", d.as_ref().map(|d| d.packet.pn));
-        d
-    }
-    fn poll_timeout(&self) -> Option<Time> {
-        self.inner.poll_timeout()
-    }
-    fn stats(&self) -> EndpointStats {
-        self.inner.stats()
-    }
-    fn is_done(&self) -> bool {
-        self.inner.is_done()
-    }
-}
-
-/// `inner`, its calls noted in `calls` as endpoint `id`'s.
-fn recorded(id: u32, inner: impl Endpoint + 'static, calls: &Calls) -> AnyEndpoint {
-    AnyEndpoint::Custom(Box::new(Recorder {
-        id,
-        inner,
-        calls: calls.clone(),
-    }))
-}
+use common::{link, recorded, AckEvery, Call, Calls, WindowSender};
 
 /// Every endpoint call of two window-limited flows into one receiver host, and the run's events.
 fn calls(hand_off: bool) -> (Vec<Call>, u64) {
@@ -90,8 +36,8 @@ fn calls(hand_off: bool) -> (Vec<Call>, u64) {
         let f = f as u32;
         let sender_host = net.add_host(&HostConfig::default(), 1);
         net.add_flow(FlowSpec {
-            sender: recorded(2 * f, WindowSender::new(FlowId(f), 1250, window, TOTAL), &calls),
-            receiver: recorded(2 * f + 1, AckEvery::new(FlowId(f), k, 64, TOTAL), &calls),
+            sender: recorded(2 * f, WindowSender::new(FlowId(f), 1250, window, TOTAL), &calls, false),
+            receiver: recorded(2 * f + 1, AckEvery::new(FlowId(f), k, 64, TOTAL), &calls, false),
             sender_host,
             receiver_host,
             forward: vec![fwd],

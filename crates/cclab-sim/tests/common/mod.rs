@@ -347,3 +347,72 @@ pub(crate) fn cbr_to_sink(receiver_host: &HostConfig, delay: Dur, gap: Dur, coun
 pub(crate) fn log() -> Log {
     Arc::new(Mutex::new(Vec::new()))
 }
+
+/// One call an endpoint got: (time, endpoint, what, packet number or result).
+pub(crate) type Call = (Time, u32, &'static str, Option<u64>);
+/// The calls of every recorded endpoint of a run, in call order.
+pub(crate) type Calls = Arc<Mutex<Vec<Call>>>;
+
+/// Forwards every call to `inner` and notes it in `calls` as endpoint `id`'s: its inputs and polls,
+/// and with `queries` also `poll_timeout` and `is_done` (noted at the time the host last gave it).
+struct Recorder<E> {
+    id: u32,
+    inner: E,
+    calls: Calls,
+    queries: bool,
+    now: Time,
+}
+
+impl<E: Endpoint> Recorder<E> {
+    fn note(&self, now: Time, what: &'static str, n: Option<u64>) {
+        self.calls.lock().unwrap().push((now, self.id, what, n));
+    }
+}
+
+impl<E: Endpoint> Endpoint for Recorder<E> {
+    fn handle_datagram(&mut self, now: Time, d: Datagram) {
+        self.now = now;
+        self.note(now, "datagram", Some(d.packet.pn));
+        self.inner.handle_datagram(now, d);
+    }
+    fn handle_timeout(&mut self, now: Time) {
+        self.now = now;
+        self.note(now, "timeout", None);
+        self.inner.handle_timeout(now);
+    }
+    fn poll_transmit(&mut self, now: Time) -> Option<Datagram> {
+        self.now = now;
+        let d = self.inner.poll_transmit(now);
+        self.note(now, "poll", d.as_ref().map(|d| d.packet.pn));
+        d
+    }
+    fn poll_timeout(&self) -> Option<Time> {
+        let t = self.inner.poll_timeout();
+        if self.queries {
+            self.note(self.now, "poll_timeout", t.map(|t| t.0));
+        }
+        t
+    }
+    fn stats(&self) -> EndpointStats {
+        self.inner.stats()
+    }
+    fn is_done(&self) -> bool {
+        let done = self.inner.is_done();
+        if self.queries {
+            self.note(self.now, "is_done", Some(done as u64));
+        }
+        done
+    }
+}
+
+/// `inner`, its calls noted in `calls` as endpoint `id`'s (with `queries`, its `poll_timeout` and
+/// `is_done` too).
+pub(crate) fn recorded(id: u32, inner: impl Endpoint + 'static, calls: &Calls, queries: bool) -> AnyEndpoint {
+    AnyEndpoint::Custom(Box::new(Recorder {
+        id,
+        inner,
+        calls: calls.clone(),
+        queries,
+        now: Time::ZERO,
+    }))
+}
