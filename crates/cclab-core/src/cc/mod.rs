@@ -171,6 +171,20 @@ pub struct SendGate {
     pub max_burst: u64,
 }
 
+impl SendGate {
+    /// The gate of a controller that sets nothing but its `window` ([`CongestionController::gate_is_window`]).
+    pub fn of_window(window: u64) -> SendGate {
+        SendGate {
+            window,
+            pacing_rate: None,
+            pause_until: Time::ZERO,
+            burst_allowance: 0,
+            send_quantum: 0,
+            max_burst: u64::MAX,
+        }
+    }
+}
+
 /// The initial window in bytes: `configured`, else RFC 9002 §7.2's
 /// `min(10·max_datagram_size, max(14720, 2·max_datagram_size))` for packets of `mss` bytes.
 pub fn initial_window(configured: Option<Bytes>, mss: u64) -> u64 {
@@ -240,6 +254,14 @@ pub trait CongestionController: Send {
             max_burst: self.max_burst().unwrap_or(u64::MAX),
         }
     }
+    /// Whether `send_gate` is [`SendGate::of_window`] of the window for as long as this controller lives:
+    /// no pacing rate, pause, train, send quantum or burst bound, ever. Asked when the sender is built
+    /// (and when it builds the controller again); a controller that answers `true` is asked `window` alone
+    /// on each send attempt, whose answer comes back in a register where the gate's six are written to
+    /// memory and read back. `false` by default, so that a controller that does not say is asked them all.
+    fn gate_is_window(&self) -> bool {
+        false
+    }
     /// Whether `on_congestion_event` reads [`CongestionEvent::rate_sample`]. Asked when the sender is
     /// built (and when it builds the controller again); a controller that answers `false` is handed
     /// `None` there, and the sender works out only the sample's rate, for its metrics. `true` by
@@ -257,6 +279,8 @@ pub mod bbr;
 pub mod bbr3;
 pub mod cubic;
 pub mod delay_exit;
+#[cfg(test)]
+mod gate_tests;
 pub mod hystart;
 pub mod linux_hystart;
 pub mod new_reno;

@@ -187,6 +187,11 @@ impl CongestionController for NewReno {
         self.slow_start.burst_allowance().filter(|_| self.cwnd < self.ssthresh)
     }
 
+    fn gate_is_window(&self) -> bool {
+        // Only the train estimator's pause and train join the window.
+        !self.slow_start.trains()
+    }
+
     fn reads_rate_samples(&self) -> bool {
         false
     }

@@ -119,6 +119,12 @@ impl SlowStart {
         SlowStart { kind }
     }
 
+    /// Whether this is picoquic's train estimator, the one slow start that pauses the sender and
+    /// releases trains (`pause_until`, `burst_allowance`): fixed by the configuration.
+    pub fn trains(&self) -> bool {
+        matches!(self.kind, Kind::Train(_))
+    }
+
     /// Packet `pn` of `bytes` was sent at `now` (HyStart++ rounds, the post-pause train).
     pub fn on_packet_sent(&mut self, now: Time, pn: u64, bytes: u64) {
         match &mut self.kind {

@@ -286,6 +286,11 @@ impl CongestionController for PicoquicCubic {
         self.slow_start.burst_allowance().filter(|_| self.in_slow_start())
     }
 
+    fn gate_is_window(&self) -> bool {
+        // Only the train estimator's pause and train join the window.
+        !self.slow_start.trains()
+    }
+
     fn reads_rate_samples(&self) -> bool {
         false
     }

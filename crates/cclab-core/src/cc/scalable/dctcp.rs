@@ -78,6 +78,9 @@ impl CongestionController for Dctcp {
     fn ecn_codepoint(&self) -> Option<Ecn> {
         Some(self.ecn)
     }
+    fn gate_is_window(&self) -> bool {
+        true
+    }
     fn reads_rate_samples(&self) -> bool {
         false
     }

@@ -156,6 +156,9 @@ pub struct Sender {
     af_resend: bool,
     /// The source is finished and the stream has its final size (`pump_source` has nothing to do).
     source_closed: bool,
+    /// The controller's gate is its window alone (`CongestionController::gate_is_window`, asked when it
+    /// is built): a send attempt asks it `window`, not `send_gate`.
+    cc_gate_is_window: bool,
     sent: SentPackets,
     rtt: RttEstimator,
     loss: LossDetection,
@@ -281,6 +284,7 @@ impl Sender {
             recovery_point: None,
             prr_enabled: cfg.proportional_rate_reduction,
             cc_reads_rate_samples: cc.reads_rate_samples(),
+            cc_gate_is_window: cc.gate_is_window(),
             prr: None,
             ecn: cc
                 .ecn_codepoint()
@@ -493,6 +497,7 @@ impl Sender {
         if h.client.setup_lost() {
             self.cc = cfg.with_one_segment_window(self.mss).build(t, self.mss);
             self.cc_reads_rate_samples = self.cc.reads_rate_samples();
+            self.cc_gate_is_window = self.cc.gate_is_window();
             self.cc_state = self.cc.state();
             self.stats.cwnd_max_bytes = self.cc.window();
         }
@@ -651,6 +656,7 @@ mod tests {
             span!(ecn: Ecn),
             span!(af_resend: bool),
             span!(source_closed: bool),
+            span!(cc_gate_is_window: bool),
             span!(sent: SentPackets),
             span!(rtt, crate::recovery::rtt::SEND_BYTES),
             span!(loss, crate::recovery::loss::SEND_BYTES),

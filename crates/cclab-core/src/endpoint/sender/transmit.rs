@@ -3,7 +3,7 @@
 
 use super::stream::NextChunk;
 use super::{Sender, TsoView};
-use crate::cc::CcState;
+use crate::cc::{CcState, SendGate};
 use crate::endpoint::TraceEvent;
 use crate::recovery::pacer::Bucket;
 use crate::recovery::sent::SentPacket;
@@ -92,7 +92,11 @@ impl Sender {
             }
             return None;
         };
-        let mut gate = self.cc.send_gate();
+        let mut gate = if self.cc_gate_is_window {
+            SendGate::of_window(self.cc.window())
+        } else {
+            self.cc.send_gate()
+        };
         if let Some(prr) = self.prr.as_deref() {
             gate.window = prr.window();
         }
