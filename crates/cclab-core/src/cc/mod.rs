@@ -262,13 +262,6 @@ pub trait CongestionController: Send {
     fn gate_is_window(&self) -> bool {
         false
     }
-    /// Whether `on_packet_sent` does anything, for as long as this controller lives. Asked when the sender
-    /// is built (and when it builds the controller again); a controller that answers `false` is not called
-    /// on each send through `dyn` to do nothing. `true` by default, so that a controller that does not say
-    /// hears of every send.
-    fn reads_sends(&self) -> bool {
-        true
-    }
     /// Whether `on_congestion_event` reads [`CongestionEvent::rate_sample`]. Asked when the sender is
     /// built (and when it builds the controller again); a controller that answers `false` is handed
     /// `None` there, and the sender works out only the sample's rate, for its metrics. `true` by
@@ -287,7 +280,7 @@ pub mod bbr3;
 pub mod cubic;
 pub mod delay_exit;
 #[cfg(test)]
-mod fixed_answers_tests;
+mod gate_tests;
 pub mod hystart;
 pub mod linux_hystart;
 pub mod new_reno;

@@ -125,11 +125,6 @@ impl SlowStart {
         matches!(self.kind, Kind::Train(_))
     }
 
-    /// Whether `on_packet_sent` does anything (HyStart's rounds, the train): fixed by the configuration.
-    pub fn reads_sends(&self) -> bool {
-        !matches!(self.kind, Kind::Classic | Kind::DelayExit(_))
-    }
-
     /// Packet `pn` of `bytes` was sent at `now` (HyStart++ rounds, the post-pause train).
     pub fn on_packet_sent(&mut self, now: Time, pn: u64, bytes: u64) {
         match &mut self.kind {

@@ -379,11 +379,6 @@ impl CongestionController for Cubic {
         !self.slow_start.trains()
     }
 
-    fn reads_sends(&self) -> bool {
-        // `on_packet_sent` hands each send to the slow start alone.
-        self.slow_start.reads_sends()
-    }
-
     fn reads_rate_samples(&self) -> bool {
         false
     }
