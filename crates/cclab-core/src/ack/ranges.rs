@@ -225,6 +225,28 @@ impl RangeSet {
         }
     }
 
+    /// Whether `v` is the value right after the top range, so that an insert starting there only extends
+    /// it ([`RangeSet::extend_top`]): in-order arrival.
+    #[inline(always)]
+    pub fn follows_top(&self, v: u64) -> bool {
+        self.has_top() && self.top.1.checked_add(1) == Some(v)
+    }
+
+    /// Whether the set is one range from its floor and `v` is the value right after it: in-order arrival
+    /// on a stream without holes.
+    #[inline(always)]
+    pub fn follows_prefix(&self, v: u64) -> bool {
+        self.below.is_empty() && self.top.0 <= self.floor && self.follows_top(v)
+    }
+
+    /// Raises the top range's largest value to `hi`, which [`RangeSet::follows_top`] said continues it:
+    /// what [`RangeSet::insert`] of a range starting there does, without its tests.
+    #[inline(always)]
+    pub fn extend_top(&mut self, hi: u64) {
+        debug_assert!(self.has_top() && hi > self.top.1);
+        self.top.1 = hi;
+    }
+
     /// Whether `v` is in the set (or below the trimmed floor).
     pub fn contains(&self, v: u64) -> bool {
         if v < self.floor {
