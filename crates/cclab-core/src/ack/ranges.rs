@@ -419,6 +419,27 @@ mod tests {
     }
 
     #[test]
+    fn follows_top_and_prefix_only_right_after_the_top_range() {
+        let mut s = RangeSet::new();
+        // Empty: nothing follows (the empty marker's end + 1 is 1).
+        assert!(!s.follows_top(1) && !s.follows_prefix(1));
+        s.insert(0, 9);
+        assert!(s.follows_top(10) && s.follows_prefix(10));
+        assert!(!s.follows_top(9) && !s.follows_top(11));
+        s.extend_top(14);
+        assert_eq!(s.iter_desc().collect::<Vec<_>>(), vec![(0, 14)]);
+        // A hole below the top range: still its follower, no longer a prefix's.
+        s.insert(20, 29);
+        assert!(s.follows_top(30) && !s.follows_prefix(30));
+        // Trimmed to its top range from the floor: a prefix again.
+        s.trim(1);
+        assert!(s.follows_prefix(30));
+        let mut t = RangeSet::new();
+        t.insert(5, 9);
+        assert!(t.follows_top(10) && !t.follows_prefix(10));
+    }
+
+    #[test]
     fn out_of_order_merges_neighbours() {
         let mut s = RangeSet::new();
         for pn in [0, 1, 4, 5, 8] {
