@@ -211,3 +211,37 @@ fn default_receive_window_refuses_only_data_a_tebibyte_past_the_prefix() {
     assert_eq!(r.stats().protocol_violations, 1);
     assert_eq!(r.stream().len(), 1);
 }
+
+#[test]
+fn in_order_data_is_refused_past_the_credit_the_encoding_bound_and_the_final_size() {
+    // Each arrival below follows the received packet numbers and the stream's prefix, the receiver's
+    // in-order path: it must refuse what `violates` refuses for any other arrival.
+    const W: u64 = 4096;
+    for profile in [quic(), tcp()] {
+        let mut r = receiver(profile, Some(W));
+        let t = Time(1_000);
+        r.handle_datagram(t, data(0, 0, 1000));
+        // Past the credit: 1000 + 4097 > 1000 + W.
+        r.handle_datagram(t, data(1, 1000, W as u32 + 1));
+        assert_eq!(r.stats().protocol_violations, 1);
+        assert_eq!((r.bytes_delivered(), r.received().max()), (1000, Some(0)));
+        // Within it, up to its end.
+        r.handle_datagram(t, data(1, 1000, W as u32));
+        assert_eq!((r.bytes_delivered(), r.received().max()), (1000 + W, Some(1)));
+        // The FIN, then data past the final size (RFC 9000 §4.5): refused.
+        let mut fin = data(2, 1000 + W, 10);
+        fin.packet.data.as_mut().expect("data").fin = true;
+        r.handle_datagram(t, fin);
+        assert_eq!(r.stats().completion_time, Some(t));
+        r.handle_datagram(t, data(3, 1010 + W, 10));
+        assert_eq!(r.stats().protocol_violations, 2);
+        assert_eq!((r.bytes_delivered(), r.received().max()), (1010 + W, Some(2)));
+    }
+    // A packet number past 2^62 − 1 (RFC 9000 §12.3), right after the largest allowed.
+    let mut r = receiver(quic(), None);
+    let max = (1u64 << 62) - 1;
+    r.handle_datagram(Time(1_000), data(max, 0, 100));
+    r.handle_datagram(Time(1_000), data(max + 1, 100, 100));
+    assert_eq!(r.stats().protocol_violations, 1);
+    assert_eq!((r.bytes_delivered(), r.received().max()), (100, Some(max)));
+}

@@ -225,6 +225,28 @@ impl RangeSet {
         }
     }
 
+    /// Whether `v` is the value right after the top range, so that an insert starting there only extends
+    /// it ([`RangeSet::extend_top`]): in-order arrival.
+    #[inline(always)]
+    pub fn follows_top(&self, v: u64) -> bool {
+        self.has_top() && self.top.1.checked_add(1) == Some(v)
+    }
+
+    /// Whether the set is one range from its floor and `v` is the value right after it: in-order arrival
+    /// on a stream without holes.
+    #[inline(always)]
+    pub fn follows_prefix(&self, v: u64) -> bool {
+        self.below.is_empty() && self.top.0 <= self.floor && self.follows_top(v)
+    }
+
+    /// Raises the top range's largest value to `hi`, which [`RangeSet::follows_top`] said continues it:
+    /// what [`RangeSet::insert`] of a range starting there does, without its tests.
+    #[inline(always)]
+    pub fn extend_top(&mut self, hi: u64) {
+        debug_assert!(self.has_top() && hi > self.top.1);
+        self.top.1 = hi;
+    }
+
     /// Whether `v` is in the set (or below the trimmed floor).
     pub fn contains(&self, v: u64) -> bool {
         if v < self.floor {
@@ -394,6 +416,27 @@ mod tests {
         assert_eq!(s.len(), 1);
         assert!(!s.insert(500, 500));
         assert_eq!(s.iter_desc().collect::<Vec<_>>(), vec![(0, 999)]);
+    }
+
+    #[test]
+    fn follows_top_and_prefix_only_right_after_the_top_range() {
+        let mut s = RangeSet::new();
+        // Empty: nothing follows (the empty marker's end + 1 is 1).
+        assert!(!s.follows_top(1) && !s.follows_prefix(1));
+        s.insert(0, 9);
+        assert!(s.follows_top(10) && s.follows_prefix(10));
+        assert!(!s.follows_top(9) && !s.follows_top(11));
+        s.extend_top(14);
+        assert_eq!(s.iter_desc().collect::<Vec<_>>(), vec![(0, 14)]);
+        // A hole below the top range: still its follower, no longer a prefix's.
+        s.insert(20, 29);
+        assert!(s.follows_top(30) && !s.follows_prefix(30));
+        // Trimmed to its top range from the floor: a prefix again.
+        s.trim(1);
+        assert!(s.follows_prefix(30));
+        let mut t = RangeSet::new();
+        t.insert(5, 9);
+        assert!(t.follows_top(10) && !t.follows_prefix(10));
     }
 
     #[test]

@@ -412,17 +412,80 @@ impl Receiver {
         self.last_now = now;
         let reading = self.clock.read(now);
         let p = &dgram.packet;
-        if self.violates(p) {
-            self.stats.protocol_violations += 1;
-            return;
-        }
-        if let Some(f) = p.handshake() {
-            if let Some(h) = self.handshake.as_mut() {
-                h.on_client(p.pn, dgram.size, f);
+        let (ce, prev_ce, largest_before, stream_gaps_before) = if self.extend_in_order(now, p) {
+            self.largest_time = reading;
+            let (ce, prev_ce) = self.note_frames(dgram);
+            (ce, prev_ce, Some(p.pn - 1), false)
+        } else {
+            match self.receive_general(now, reading, dgram) {
+                Some(before) => before,
+                None => return,
             }
-            return;
+        };
+        let largest_unacked = self.largest_unacked.max(p.pn);
+        self.largest_unacked = largest_unacked;
+        self.arm_ack_timer(reading);
+        let facts = Facts {
+            reading,
+            ce,
+            prev_ce,
+            largest_before,
+            stream_gaps_before,
+            largest_unacked,
+            largest_acked: self.largest_acked,
+            received: &self.received,
+            stream: &self.stream,
+            packet: p,
+            profile: &self.profile,
+        };
+        let mut now_ack = self.policy.on_arrival(facts);
+        if p.immediate_ack {
+            now_ack |= self.policy.on_immediate_ack();
         }
-        if let Some(ack) = &p.ack {
+        self.ack_now |= now_ack;
+    }
+
+    /// In-order arrival on a stream without holes, nearly every data packet of a flow: the next packet
+    /// number carrying the next stream bytes, no rare frame, within the credit and before the FIN. Then
+    /// both range sets' inserts only extend their top ranges, nothing is trimmed (the packet-number set
+    /// holds as many ranges as after the last packet's trim), the frame ranges kept for ACKs still hold,
+    /// and of `violates`' tests only these can fail: one test of the two sets' ends instead of each set's
+    /// insert, the trim, the prefix and gap reads and the violation tests (~60 instructions a packet).
+    /// Returns false, having changed nothing, for any other packet, which `receive_general` takes.
+    #[inline(always)]
+    fn extend_in_order(&mut self, now: Time, p: &Packet) -> bool {
+        let Some(d) = p.data else { return false };
+        // No overflow: the offset follows stored bytes, all below 2^62.
+        let end = d.offset + d.len as u64;
+        // The credit runs `receive_window` past the prefix, which here ends at `d.offset`.
+        if d.len == 0
+            || p.rare.is_some()
+            || self.fin_offset.is_some()
+            || p.pn > MAX_VARINT
+            || end > MAX_VARINT
+            || d.len as u64 > self.receive_window
+            || !self.received.follows_top(p.pn)
+            || !self.stream.follows_prefix(d.offset)
+        {
+            return false;
+        }
+        self.received.extend_top(p.pn);
+        self.stream.extend_top(end - 1);
+        self.stats.bytes_delivered = end;
+        if d.fin {
+            self.fin_offset = Some(end);
+            if self.stats.completion_time.is_none() {
+                self.stats.completion_time = Some(now);
+            }
+        }
+        true
+    }
+
+    /// The frames every arrival reads besides its data: the peer's ACK of our ACKs and the ECN mark.
+    /// Returns whether this packet and the one before were CE-marked.
+    #[inline(always)]
+    fn note_frames(&mut self, dgram: &Datagram) -> (bool, bool) {
+        if let Some(ack) = &dgram.packet.ack {
             // The sender acknowledged some of our ACK packets (it does so when one carried a PING).
             self.acked_acks.on_peer_ack(ack);
         }
@@ -434,6 +497,30 @@ impl Receiver {
             Ecn::Ect1 => self.ecn_counts[1] += 1,
             Ecn::Ce => self.ecn_counts[2] += 1,
         }
+        (ce, prev_ce)
+    }
+
+    /// Every arrival `extend_in_order` does not take, up to the policy: `Some((ce, prev_ce, largest
+    /// before, stream holes before))` for an ack-eliciting packet the policy is to see, `None` otherwise.
+    #[inline(always)]
+    fn receive_general(
+        &mut self,
+        now: Time,
+        reading: Time,
+        dgram: &Datagram,
+    ) -> Option<(bool, bool, Option<u64>, bool)> {
+        let p = &dgram.packet;
+        if self.violates(p) {
+            self.stats.protocol_violations += 1;
+            return None;
+        }
+        if let Some(f) = p.handshake() {
+            if let Some(h) = self.handshake.as_mut() {
+                h.on_client(p.pn, dgram.size, f);
+            }
+            return None;
+        }
+        let (ce, prev_ce) = self.note_frames(dgram);
         let ack_eliciting = p.is_ack_eliciting();
         let largest_before = self.received.max();
         // Holes in the byte stream, not in packet numbers: a retransmission under a new packet
@@ -447,7 +534,7 @@ impl Receiver {
                 self.ack_now = true;
             }
             self.deliver(now, p);
-            return;
+            return None;
         }
         if largest_before.is_none_or(|l| p.pn > l) {
             self.largest_time = reading;
@@ -473,31 +560,8 @@ impl Receiver {
                 self.ack_deadline = Some(self.deadline_after(self.first_unacked));
             }
         }
-        if !ack_eliciting {
-            // RFC 9000 §13.2.1: never an ACK-only packet in reply to a non-ack-eliciting one.
-            return;
-        }
-        let largest_unacked = self.largest_unacked.max(p.pn);
-        self.largest_unacked = largest_unacked;
-        self.arm_ack_timer(reading);
-        let facts = Facts {
-            reading,
-            ce,
-            prev_ce,
-            largest_before,
-            stream_gaps_before,
-            largest_unacked,
-            largest_acked: self.largest_acked,
-            received: &self.received,
-            stream: &self.stream,
-            packet: p,
-            profile: &self.profile,
-        };
-        let mut now_ack = self.policy.on_arrival(facts);
-        if p.immediate_ack {
-            now_ack |= self.policy.on_immediate_ack();
-        }
-        self.ack_now |= now_ack;
+        // RFC 9000 §13.2.1: never an ACK-only packet in reply to a non-ack-eliciting one.
+        ack_eliciting.then_some((ce, prev_ce, largest_before, stream_gaps_before))
     }
 }
 
