@@ -159,6 +159,13 @@ fn hostile_stream_data_beyond_limits_or_final_size_is_refused() {
     assert_eq!(r.stats().protocol_violations, 5);
     assert_eq!(r.stats().bytes_delivered, 1000);
     assert!(r.stats().completion_time.is_some());
+    // An offset whose end overflows u64 right after in-order data, where the in-order path looks first
+    // (found by the `endpoints` fuzzer; its input is in fuzz/corpus/endpoints): refused, not a panic.
+    let mut r = receiver();
+    r.handle_datagram(t, data(0, 0, 1000, false));
+    r.handle_datagram(t, data(1, u64::MAX - 10, 100, false));
+    assert_eq!(r.stats().protocol_violations, 1);
+    assert_eq!(r.stats().bytes_delivered, 1000);
     // A final size below bytes already received is refused as well.
     let mut r = receiver();
     r.handle_datagram(t, data(0, 0, 1000, false));

@@ -455,8 +455,10 @@ impl Receiver {
     #[inline(always)]
     fn extend_in_order(&mut self, now: Time, p: &Packet) -> bool {
         let Some(d) = p.data else { return false };
-        // No overflow: the offset follows stored bytes, all below 2^62.
-        let end = d.offset + d.len as u64;
+        // A hostile offset can take the end past 2^64: `violates` refuses it on the general path.
+        let Some(end) = d.offset.checked_add(d.len as u64) else {
+            return false;
+        };
         // The credit runs `receive_window` past the prefix, which here ends at `d.offset`.
         if d.len == 0
             || p.rare.is_some()
