@@ -159,8 +159,9 @@ fn hostile_stream_data_beyond_limits_or_final_size_is_refused() {
     assert_eq!(r.stats().protocol_violations, 5);
     assert_eq!(r.stats().bytes_delivered, 1000);
     assert!(r.stats().completion_time.is_some());
-    // An offset whose end overflows u64 right after in-order data, where the in-order path looks first
-    // (found by the `endpoints` fuzzer; its input is fuzz/corpus/endpoints/seed-regress-receiver-in-order-offset-overflow): refused, not a panic.
+    // An offset whose end overflows u64 right after in-order data, where the in-order path looks first: refused,
+    // not a panic (found by the `endpoints` fuzzer; its input is the seed
+    // fuzz/corpus/endpoints/seed-regress-receiver-in-order-offset-overflow).
     let mut r = receiver();
     r.handle_datagram(t, data(0, 0, 1000, false));
     r.handle_datagram(t, data(1, u64::MAX - 10, 100, false));
