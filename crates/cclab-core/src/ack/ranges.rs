@@ -247,6 +247,47 @@ impl RangeSet {
         self.top.1 = hi;
     }
 
+    /// Whether `v` lies above the value right after the top range, so that an insert starting there opens a
+    /// new top range above a gap: arrivals after a loss.
+    #[inline(always)]
+    pub fn opens_above_top(&self, v: u64) -> bool {
+        self.has_top() && v > self.top.1 && v - self.top.1 > 1
+    }
+
+    /// Makes `lo..=hi` the new top range, which [`RangeSet::opens_above_top`] said lies above a gap: what
+    /// [`RangeSet::insert`] of it does, without its tests.
+    #[inline(always)]
+    pub fn push_top(&mut self, lo: u64, hi: u64) {
+        debug_assert!(self.opens_above_top(lo) && lo <= hi);
+        self.below.push_back(self.top);
+        self.top = (lo, hi);
+        self.revision += 1;
+    }
+
+    /// Inserts `lo..=hi` if it starts right after the prefix (the lowest range, which starts at the floor)
+    /// and ends below the range above it, a retransmission filling the oldest hole, and returns the
+    /// prefix's new end (one past its largest value); returns `None`, having changed nothing, otherwise.
+    /// What [`RangeSet::insert`] does there, without its searches from both ends of the lower ranges.
+    #[inline(always)]
+    pub fn fill_first_hole(&mut self, lo: u64, hi: u64) -> Option<u64> {
+        let &(first_lo, first_hi) = self.below.front()?;
+        let next_lo = self.below.get(1).map_or(self.top.0, |r| r.0);
+        // `first_hi < hi < next_lo`, so neither `+ 1` overflows.
+        if first_lo > self.floor || first_hi + 1 != lo || hi >= next_lo {
+            return None;
+        }
+        self.revision += 1;
+        if hi + 1 < next_lo {
+            self.below[0].1 = hi;
+            return Some(hi + 1);
+        }
+        // The hole is filled: the prefix joins the range above it.
+        self.below.pop_front();
+        let next = self.below.front_mut().unwrap_or(&mut self.top);
+        next.0 = first_lo;
+        Some(next.1.saturating_add(1))
+    }
+
     /// Whether `v` is in the set (or below the trimmed floor).
     pub fn contains(&self, v: u64) -> bool {
         if v < self.floor {
