@@ -480,6 +480,55 @@ mod tests {
         assert!(t.follows_top(10) && !t.follows_prefix(10));
     }
 
+    /// `fill_first_hole` and `push_top` against `insert` on random sets: where they act, the same set (and a new
+    /// revision) and the prefix's end as `contiguous_end` reads it; where `fill_first_hole` refuses, no change.
+    #[test]
+    fn fill_first_hole_and_push_top_match_insert() {
+        let mut x = 3u64;
+        let mut rnd = |n: u64| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (x >> 33) % n
+        };
+        let (mut filled, mut joined) = (0, 0);
+        for _ in 0..2000 {
+            let mut s = RangeSet::new();
+            for _ in 0..rnd(8) {
+                let lo = rnd(30);
+                s.insert(lo, lo + rnd(3));
+            }
+            if rnd(3) == 0 {
+                s.trim(1 + rnd(4) as usize);
+            }
+            let (lo, hi) = match s.lowest() {
+                Some(r) if rnd(2) == 0 => (r.1 + 1, r.1 + 1 + rnd(6)),
+                _ => {
+                    let lo = rnd(70);
+                    (lo, lo + rnd(6))
+                }
+            };
+            let mut want = s.clone();
+            want.insert(lo, hi);
+            let mut got = s.clone();
+            match got.fill_first_hole(lo, hi) {
+                Some(end) => {
+                    assert_eq!(got, want, "{s:?} + {lo}..={hi}");
+                    assert_eq!(end, got.contiguous_end(0), "{s:?} + {lo}..={hi}");
+                    assert_ne!(got.revision(), s.revision());
+                    filled += 1;
+                    joined += usize::from(got.len() < s.len());
+                }
+                None => assert_eq!((&got, got.revision()), (&s, s.revision())),
+            }
+            if s.opens_above_top(lo) {
+                let mut pushed = s.clone();
+                pushed.push_top(lo, hi);
+                assert_eq!(pushed, want);
+                assert_ne!(pushed.revision(), s.revision());
+            }
+        }
+        assert!(filled > 100 && joined > 20, "{filled} fills, {joined} joining the next range");
+    }
+
     #[test]
     fn out_of_order_merges_neighbours() {
         let mut s = RangeSet::new();
