@@ -526,7 +526,10 @@ mod tests {
                 assert_ne!(pushed.revision(), s.revision());
             }
         }
-        assert!(filled > 100 && joined > 20, "{filled} fills, {joined} joining the next range");
+        assert!(
+            filled > 100 && joined > 20,
+            "{filled} fills, {joined} joining the next range"
+        );
     }
 
     #[test]
