@@ -75,9 +75,10 @@ fn feed(fast: &mut Receiver, general: &mut Receiver, now: Time, d: Datagram) {
     assert_eq!(fast.poll_timeout(), general.poll_timeout());
 }
 
-/// A sender's arrivals at random: new chunks within the credit, a third of them lost in loss rounds, retransmissions of the oldest lost bytes
-/// (some in two halves, so that one fills the hole partly), late and duplicate packets, and now and then a
-/// hostile one (past the credit, past 2^62 − 1, an end past 2^64, empty, a FIN).
+/// A sender's arrivals at random: new chunks within the credit, a third of them lost in loss rounds,
+/// retransmissions of the oldest lost bytes (some in two halves, so that one fills the hole partly), late and
+/// duplicate packets, and now and then a hostile one (past the credit, past 2^62 − 1, an end past 2^64, empty,
+/// a FIN); returns how many arrivals of each `Kind` it fed.
 fn run(profile: Profile, ack: AckPolicyConfig, window: u64, seed: u64) -> [usize; 5] {
     let cfg = ReceiverConfig {
         receive_window: Some(Bytes(window)),
