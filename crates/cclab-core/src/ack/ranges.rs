@@ -247,6 +247,47 @@ impl RangeSet {
         self.top.1 = hi;
     }
 
+    /// Whether `v` lies above the value right after the top range, so that an insert starting there opens a
+    /// new top range above a gap: arrivals after a loss.
+    #[inline(always)]
+    pub fn opens_above_top(&self, v: u64) -> bool {
+        self.has_top() && v > self.top.1 && v - self.top.1 > 1
+    }
+
+    /// Makes `lo..=hi` the new top range, which [`RangeSet::opens_above_top`] said lies above a gap: what
+    /// [`RangeSet::insert`] of it does, without its tests.
+    #[inline(always)]
+    pub fn push_top(&mut self, lo: u64, hi: u64) {
+        debug_assert!(self.opens_above_top(lo) && lo <= hi);
+        self.below.push_back(self.top);
+        self.top = (lo, hi);
+        self.revision += 1;
+    }
+
+    /// Inserts `lo..=hi` if it starts right after the prefix (the lowest range, which starts at the floor)
+    /// and ends below the range above it, a retransmission filling the oldest hole, and returns the
+    /// prefix's new end (one past its largest value); returns `None`, having changed nothing, otherwise.
+    /// What [`RangeSet::insert`] does there, without its searches from both ends of the lower ranges.
+    #[inline(always)]
+    pub fn fill_first_hole(&mut self, lo: u64, hi: u64) -> Option<u64> {
+        let &(first_lo, first_hi) = self.below.front()?;
+        let next_lo = self.below.get(1).map_or(self.top.0, |r| r.0);
+        // `first_hi < hi < next_lo`, so neither `+ 1` overflows.
+        if first_lo > self.floor || first_hi + 1 != lo || hi >= next_lo {
+            return None;
+        }
+        self.revision += 1;
+        if hi + 1 < next_lo {
+            self.below[0].1 = hi;
+            return Some(hi + 1);
+        }
+        // The hole is filled: the prefix joins the range above it.
+        self.below.pop_front();
+        let next = self.below.front_mut().unwrap_or(&mut self.top);
+        next.0 = first_lo;
+        Some(next.1.saturating_add(1))
+    }
+
     /// Whether `v` is in the set (or below the trimmed floor).
     pub fn contains(&self, v: u64) -> bool {
         if v < self.floor {
@@ -437,6 +478,58 @@ mod tests {
         let mut t = RangeSet::new();
         t.insert(5, 9);
         assert!(t.follows_top(10) && !t.follows_prefix(10));
+    }
+
+    /// `fill_first_hole` and `push_top` against `insert` on random sets: where they act, the same set (and a new
+    /// revision) and the prefix's end as `contiguous_end` reads it; where `fill_first_hole` refuses, no change.
+    #[test]
+    fn fill_first_hole_and_push_top_match_insert() {
+        let mut x = 3u64;
+        let mut rnd = |n: u64| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (x >> 33) % n
+        };
+        let (mut filled, mut joined) = (0, 0);
+        for _ in 0..2000 {
+            let mut s = RangeSet::new();
+            for _ in 0..rnd(8) {
+                let lo = rnd(30);
+                s.insert(lo, lo + rnd(3));
+            }
+            if rnd(3) == 0 {
+                s.trim(1 + rnd(4) as usize);
+            }
+            let (lo, hi) = match s.lowest() {
+                Some(r) if rnd(2) == 0 => (r.1 + 1, r.1 + 1 + rnd(6)),
+                _ => {
+                    let lo = rnd(70);
+                    (lo, lo + rnd(6))
+                }
+            };
+            let mut want = s.clone();
+            want.insert(lo, hi);
+            let mut got = s.clone();
+            match got.fill_first_hole(lo, hi) {
+                Some(end) => {
+                    assert_eq!(got, want, "{s:?} + {lo}..={hi}");
+                    assert_eq!(end, got.contiguous_end(0), "{s:?} + {lo}..={hi}");
+                    assert_ne!(got.revision(), s.revision());
+                    filled += 1;
+                    joined += usize::from(got.len() < s.len());
+                }
+                None => assert_eq!((&got, got.revision()), (&s, s.revision())),
+            }
+            if s.opens_above_top(lo) {
+                let mut pushed = s.clone();
+                pushed.push_top(lo, hi);
+                assert_eq!(pushed, want);
+                assert_ne!(pushed.revision(), s.revision());
+            }
+        }
+        assert!(
+            filled > 100 && joined > 20,
+            "{filled} fills, {joined} joining the next range"
+        );
     }
 
     #[test]

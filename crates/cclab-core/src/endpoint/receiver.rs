@@ -416,6 +416,10 @@ impl Receiver {
             self.largest_time = reading;
             let (ce, prev_ce) = self.note_frames(dgram);
             (ce, prev_ce, Some(p.pn - 1), false)
+        } else if let Some((largest_before, stream_gaps_before)) = self.receive_past_loss(p) {
+            self.largest_time = reading;
+            let (ce, prev_ce) = self.note_frames(dgram);
+            (ce, prev_ce, Some(largest_before), stream_gaps_before)
         } else {
             match self.receive_general(now, reading, dgram) {
                 Some(before) => before,
@@ -483,6 +487,69 @@ impl Receiver {
         true
     }
 
+    /// The arrivals a loss leaves, which `extend_in_order` does not take: a packet number above the largest
+    /// (the next one, or one past a gap the loss left) carrying stream bytes that continue the highest range
+    /// above the holes, open a range above a gap, or fill the oldest hole (a retransmission). After a loss
+    /// burst at a large BDP they are half the arrivals. Of `violates`' tests only the encoding bounds, the
+    /// credit and, for data opening a range, the range cap can fail (no FIN, no rare frame), and the inserts
+    /// are the sets' changes at their ends: no search, and the packet-number set needs a trim only when it
+    /// gained a range. Returns `Some((largest packet number before, stream holes before))`, or `None`, having
+    /// changed nothing, for any other packet, which `receive_general` takes.
+    #[inline(never)]
+    fn receive_past_loss(&mut self, p: &Packet) -> Option<(u64, bool)> {
+        let d = p.data?;
+        // A hostile offset can take the end past 2^64: `violates` refuses it on the general path.
+        let end = d.offset.checked_add(d.len as u64)?;
+        let largest = self.received.max()?;
+        if d.len == 0
+            || d.fin
+            || p.rare.is_some()
+            || self.fin_offset.is_some()
+            || p.pn <= largest
+            || p.pn > MAX_VARINT
+            || end > MAX_VARINT
+            || end > self.stats.bytes_delivered.saturating_add(self.receive_window)
+        {
+            return None;
+        }
+        let gaps_before = self.stream.has_gaps();
+        let last = end - 1;
+        if self.stream.follows_top(d.offset) {
+            self.stream.extend_top(last);
+            if !gaps_before {
+                self.stats.bytes_delivered = end;
+            }
+        } else if self.stream.opens_above_top(d.offset) {
+            // At the cap, data opening a range is refused (`violates`).
+            if self.stream.len() >= MAX_STREAM_RANGES {
+                return None;
+            }
+            self.stream.push_top(d.offset, last);
+        } else {
+            self.stats.bytes_delivered = self.stream.fill_first_hole(d.offset, last)?;
+        }
+        if self.received.follows_top(p.pn) {
+            self.received.extend_top(p.pn);
+        } else {
+            // Above the largest and not right after it: past a gap.
+            self.received.push_top(p.pn, p.pn);
+            self.forget_old_ranges();
+        }
+        Some((largest, gaps_before))
+    }
+
+    /// Bounds the packet-number set after an insert against a peer that opens a new range with every datagram
+    /// (each insert below the top range costs O(ranges)): QUIC forgets the oldest ranges (RFC 9000 §13.2.4);
+    /// TCP must keep its cumulative range, so it forgets the oldest SACK-able ones above it.
+    #[inline(always)]
+    fn forget_old_ranges(&mut self) {
+        let forgotten = match self.profile {
+            Profile::Tcp(_) => self.received.forget_above_lowest(TCP_MAX_RANGES),
+            _ => self.received.trim(self.max_ack_ranges),
+        };
+        self.stats.ack_ranges_forgotten += forgotten as u64;
+    }
+
     /// The frames every arrival reads besides its data: the peer's ACK of our ACKs and the ECN mark.
     /// Returns whether this packet and the one before were CE-marked.
     #[inline(always)]
@@ -545,14 +612,7 @@ impl Receiver {
             // at the set's ends that the kept frame ranges follow.
             self.frame_ranges.on_reshape();
         }
-        // Bounded against a peer that opens a new range with every datagram (each insert below the top
-        // range costs O(ranges)): QUIC forgets the oldest ranges (RFC 9000 §13.2.4); TCP must keep its
-        // cumulative range, so it forgets the oldest SACK-able ones above it.
-        let forgotten = match self.profile {
-            Profile::Tcp(_) => self.received.forget_above_lowest(TCP_MAX_RANGES),
-            _ => self.received.trim(self.max_ack_ranges),
-        };
-        self.stats.ack_ranges_forgotten += forgotten as u64;
+        self.forget_old_ranges();
         self.deliver(now, p);
         if let Some(f) = p.ack_frequency() {
             self.policy.on_ack_frequency(f);
