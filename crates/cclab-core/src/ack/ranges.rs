@@ -272,8 +272,9 @@ impl RangeSet {
     pub fn fill_first_hole(&mut self, lo: u64, hi: u64) -> Option<u64> {
         let &(first_lo, first_hi) = self.below.front()?;
         let next_lo = self.below.get(1).map_or(self.top.0, |r| r.0);
-        // `first_hi < hi < next_lo`, so neither `+ 1` overflows.
-        if first_lo > self.floor || first_hi + 1 != lo || hi >= next_lo {
+        // Checked for a set of any values; once it holds, `first_hi < lo <= hi < next_lo`, so `hi + 1` below
+        // cannot overflow.
+        if first_lo > self.floor || first_hi.checked_add(1) != Some(lo) || hi >= next_lo {
             return None;
         }
         self.revision += 1;
