@@ -25,7 +25,7 @@ use crate::cc::{AckedPacket, CcConfig, CcState, CongestionController, LostPacket
 use crate::clock::{Clock, ClockConfig};
 use crate::recovery::delivery_rate::DeliveryRate;
 use crate::recovery::loss::LossDetection;
-use crate::recovery::pacer::{Pacer, PacingConfig};
+use crate::recovery::pacer::{Pacer, Pacing, PacingConfig};
 use crate::recovery::prr::Prr;
 use crate::recovery::rtt::RttEstimator;
 use crate::recovery::rtt_histogram::RttHistogram;
@@ -167,7 +167,8 @@ pub struct Sender {
     source: Source,
     // Read by sends only.
     pacer: Pacer,
-    pacing: PacingConfig,
+    /// The scenario's pacing parameters, the burst worked out for `mss` once.
+    pacing: Pacing,
     /// Linux's TSO aggregates and deferral, when the scenario asks for them.
     tso: Option<Box<Tso>>,
     /// The window's proportional rate reduction while one runs (`proportional_rate_reduction`).
@@ -278,7 +279,7 @@ impl Sender {
             mss,
             clock,
             peer_max_ack_delay: cfg.peer_max_ack_delay,
-            pacing: cfg.pacing.clone(),
+            pacing: cfg.pacing.for_mss(mss),
             tso: cfg.tso.enabled.then(|| Box::new(Tso::new(&cfg.tso))),
             cumulative_ack_growth: cfg.cumulative_ack_growth,
             recovery_point: None,
@@ -664,7 +665,7 @@ mod tests {
             span!(stream, stream::SEND_BYTES),
             span!(source: Source),
             span!(pacer: Pacer),
-            span!(pacing: PacingConfig),
+            span!(pacing: Pacing),
             span!(tso: Option<Box<Tso>>),
             span!(prr: Option<Box<Prr>>),
             span!(full_packet: transmit::FullPacket),
