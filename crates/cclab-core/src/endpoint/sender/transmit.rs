@@ -366,7 +366,7 @@ impl Sender {
             self.af_sent.push(pn, f.sequence);
         }
         self.loss.on_ack_eliciting_sent(t);
-        self.update_loss_deadline();
+        self.update_loss_deadline_after_send();
         self.cc.on_packet_sent(t, pn, bytes as u64, self.sent.bytes_in_flight());
         self.pacer.on_sent(bytes as u64);
         if let Some(prr) = self.prr.as_deref_mut() {
