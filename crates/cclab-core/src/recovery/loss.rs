@@ -169,6 +169,12 @@ impl LossDetection {
     /// The armed timer (§A.8 `SetLossDetectionTimer`): the loss time if set, else the PTO
     /// while ack-eliciting packets are in flight.
     pub fn timer(&self, sent: &SentPackets, rtt: &RttEstimator, max_ack_delay: Dur) -> Option<(Time, LossTimer)> {
+        self.timer_with(sent, self.pto_period(rtt, max_ack_delay))
+    }
+
+    /// `timer` with the PTO period already worked out (`pto_period`), as a sender keeps it.
+    #[inline]
+    pub fn timer_with(&self, sent: &SentPackets, pto_period: Dur) -> Option<(Time, LossTimer)> {
         if let Some(t) = self.loss_time {
             return Some((t, LossTimer::TimeThreshold));
         }
@@ -176,7 +182,7 @@ impl LossDetection {
             return None;
         }
         let last = self.last_ack_eliciting_sent?;
-        Some((last + self.pto_period(rtt, max_ack_delay), LossTimer::Pto))
+        Some((last + pto_period, LossTimer::Pto))
     }
 
     /// §6.1 `DetectAndRemoveLostPackets`: removes every packet below the largest acknowledged

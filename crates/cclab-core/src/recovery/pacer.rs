@@ -38,19 +38,42 @@ impl Default for PacingConfig {
     }
 }
 
+/// A sender's pacing parameters, with the burst allowance worked out once for its packets.
+#[derive(Clone, Copy, Debug)]
+pub struct Pacing {
+    /// [`PacingConfig::enabled`].
+    pub enabled: bool,
+    /// [`PacingConfig::gain`].
+    pub gain: f64,
+    /// `burst_packets · mss`, bytes: part of every capacity [`Pacer::delay`] works out (as a product
+    /// and a conversion there, ~11 instructions on most sends of a window-bound sender).
+    pub burst: f64,
+}
+
+impl PacingConfig {
+    /// These parameters for a sender whose full-sized packets count `mss` bytes in flight.
+    pub fn for_mss(&self, mss: u64) -> Pacing {
+        Pacing {
+            enabled: self.enabled,
+            gain: self.gain,
+            // Saturating: `burst_packets` has no bound in a scenario, and no bucket holds 2^64 bytes.
+            burst: to_f64(self.burst_packets.saturating_mul(mss)),
+        }
+    }
+}
+
 /// What a pacer's bucket capacity is worked out from besides the rate and the packet
 /// ([`Pacer::capacity`]), for [`Pacer::delay`].
 #[derive(Clone, Copy, Debug)]
-pub struct Bucket<'a> {
-    /// The sender's pacing parameters.
-    pub cfg: &'a PacingConfig,
-    /// Bytes in flight of a full-sized packet.
-    pub mss: u64,
-    /// The controller's bound on the bucket, bytes (`CongestionController::max_burst`).
-    pub max_burst: Option<u64>,
+pub struct Bucket {
+    /// The sender's burst allowance, bytes ([`Pacing::burst`]).
+    pub burst: f64,
+    /// The controller's bound on the bucket, bytes (`CongestionController::max_burst`); `u64::MAX`:
+    /// none.
+    pub max_burst: u64,
     /// Bytes of a back-to-back train the bucket must hold after a pause (picoquic's
-    /// `bandwidth_pause`, `CongestionController::burst_allowance`); it wins over `max_burst`.
-    pub train: Option<u64>,
+    /// `bandwidth_pause`, `CongestionController::burst_allowance`); it wins over `max_burst`. 0: none.
+    pub train: u64,
 }
 
 /// Token-bucket state.
@@ -83,12 +106,21 @@ impl Pacer {
         }
     }
 
-    /// Bucket capacity in bytes: `burst_packets · mss` (at most the controller's `max_burst`), and
-    /// at least one clock step at `rate` (bytes/s) and one packet of `bytes`.
+    /// Bucket capacity in bytes: the burst allowance (at most the controller's `max_burst`), at
+    /// least one clock step at `rate` (bytes/s) and one packet of `bytes`, and at least the train.
+    /// Never NaN. The bound and the train are converted only when set: a conversion is `min` of the
+    /// conversions (it is monotone), and a capacity of at least one packet is above a train of 0.
     #[inline(always)]
-    pub fn capacity(&self, cfg: &PacingConfig, mss: u64, rate: f64, bytes: u64, max_burst: Option<u64>) -> f64 {
-        let burst = to_f64((cfg.burst_packets * mss).min(max_burst.unwrap_or(u64::MAX)));
-        burst.max(rate * self.step_secs).max(to_f64(bytes))
+    pub fn capacity(&self, rate: f64, bytes: u64, bucket: Bucket) -> f64 {
+        let mut burst = bucket.burst;
+        if bucket.max_burst != u64::MAX {
+            burst = burst.min(to_f64(bucket.max_burst));
+        }
+        let cap = max_or(max_or(rate * self.step_secs, to_f64(bytes)), burst);
+        if bucket.train > 0 {
+            return max_or(to_f64(bucket.train), cap);
+        }
+        cap
     }
 
     /// The controller's send quantum in bytes (`None`: one packet at a time).
@@ -107,7 +139,7 @@ impl Pacer {
     /// Always inlined into the sender's one send attempt: as a call (which `#[inline]` left it), its
     /// prologue, epilogue and argument moves cost each data packet ~20 instructions.
     #[inline(always)]
-    pub fn delay(&mut self, now: Time, bytes: u64, rate: f64, bucket: Bucket<'_>) -> Option<Time> {
+    pub fn delay(&mut self, now: Time, bytes: u64, rate: f64, bucket: Bucket) -> Option<Time> {
         let elapsed_ns = now.0.saturating_sub(self.last.0);
         if elapsed_ns > 0 {
             // `Dur::as_secs_f64`, with the conversion of a small count done as a signed one.
@@ -115,8 +147,9 @@ impl Pacer {
         }
         // At most the packet, the bucket is within its capacity (NaN tokens still meet it).
         if self.tokens > to_f64(bytes) || self.tokens.is_nan() {
-            let cap = self.capacity(bucket.cfg, bucket.mss, rate, bytes, bucket.max_burst);
-            self.tokens = self.tokens.min(cap.max(to_f64(bucket.train.unwrap_or(0))));
+            let cap = self.capacity(rate, bytes, bucket);
+            // `self.tokens.min(cap)`, as `cap` is never NaN.
+            self.tokens = if self.tokens < cap { self.tokens } else { cap };
         }
         self.last = self.last.max(now);
         if self.aggregate.is_some_and(|(at, left)| at == now && left >= bytes) {
@@ -173,6 +206,18 @@ fn ceil_u64(x: f64) -> u64 {
     }
 }
 
+/// `x.max(y)` for a `y` that is never NaN, in one instruction (`maxsd`): where LLVM cannot tell
+/// that `y` is not NaN, `f64::max` also blends in the NaN case (~5 instructions), as it did with
+/// the burst loaded from the sender rather than converted from an integer.
+#[inline(always)]
+fn max_or(x: f64, y: f64) -> f64 {
+    if x > y {
+        x
+    } else {
+        y
+    }
+}
+
 /// 2^63, the first `f64` past `i64::MAX`.
 const I64_BOUND: f64 = 9_223_372_036_854_775_808.0;
 
@@ -216,12 +261,68 @@ mod tests {
     }
 
     /// A bucket of `cfg` for packets of `mss` bytes, with no bound or train from a controller.
-    fn bucket(cfg: &PacingConfig, mss: u64) -> Bucket<'_> {
+    fn bucket(cfg: &PacingConfig, mss: u64) -> Bucket {
         Bucket {
-            cfg,
-            mss,
-            max_burst: None,
-            train: None,
+            burst: cfg.for_mss(mss).burst,
+            max_burst: u64::MAX,
+            train: 0,
+        }
+    }
+
+    /// The capacity as it was worked out before the burst was kept as `f64`: the integer minimum of
+    /// burst and bound converted, and the train's maximum taken even when it is 0.
+    fn capacity_in_integers(p: &Pacer, cfg: &PacingConfig, mss: u64, rate: f64, bytes: u64, b: Bucket) -> f64 {
+        let burst = (cfg.burst_packets * mss).min(b.max_burst) as f64;
+        burst.max(rate * p.step_secs).max(bytes as f64).max(b.train as f64)
+    }
+
+    #[test]
+    fn pacer_capacity_matches_the_integer_minimum_converted() {
+        // Bursts and bounds around 2^53 and 2^63, where conversions round, on both sides of each other.
+        let sizes = [
+            0u64,
+            1,
+            1500,
+            15_000,
+            (1 << 53) - 1,
+            1 << 53,
+            (1 << 53) + 1,
+            (1 << 53) + 3,
+            (1 << 63) - 1,
+            1 << 63,
+            (1 << 63) + 1025,
+            u64::MAX - 1,
+            u64::MAX,
+        ];
+        for burst_packets in sizes {
+            let cfg = PacingConfig {
+                burst_packets,
+                ..Default::default()
+            };
+            for (max_burst, train) in sizes.iter().flat_map(|&m| sizes.map(|t| (m, t))) {
+                for (rate, step) in [
+                    (0.0, Dur(1)),
+                    (1.25e9, Dur(1)),
+                    (1e12, Dur::from_millis(1)),
+                    (f64::NAN, Dur(1)),
+                ] {
+                    let p = Pacer::new(Time(0), step);
+                    let b = Bucket {
+                        burst: cfg.for_mss(1).burst,
+                        max_burst,
+                        train,
+                    };
+                    for bytes in [1, 1200, 1 << 53] {
+                        let want = capacity_in_integers(&p, &cfg, 1, rate, bytes, b);
+                        let got = p.capacity(rate, bytes, b);
+                        assert_eq!(
+                            got.to_bits(),
+                            want.to_bits(),
+                            "{burst_packets} {max_burst} {train} {rate}"
+                        );
+                    }
+                }
+            }
         }
     }
 
@@ -269,14 +370,11 @@ mod tests {
                 let bytes = 40 + next(1461);
                 let rate = [0.0, 1e3, 1.5e6, 1.25e9, 1e12][next(5) as usize];
                 let b = Bucket {
-                    cfg: &cfg,
-                    mss: 1500,
-                    max_burst: [None, Some(2000), Some(0)][next(3) as usize],
-                    train: [None, Some(30_000)][next(2) as usize],
+                    burst: cfg.for_mss(1500).burst,
+                    max_burst: [u64::MAX, 2000, 0][next(3) as usize],
+                    train: [0, 30_000][next(2) as usize],
                 };
-                let cap = reference
-                    .capacity(b.cfg, b.mss, rate, bytes, b.max_burst)
-                    .max(b.train.unwrap_or(0) as f64);
+                let cap = capacity_in_integers(&reference, &cfg, 1500, rate, bytes, b);
                 let got = lazy.delay(now, bytes, rate, b);
                 assert_eq!(got, eager(&mut reference, now, bytes, rate, cap), "at {now:?}");
                 assert_eq!(lazy.tokens.to_bits(), reference.tokens.to_bits(), "at {now:?}");
@@ -296,9 +394,8 @@ mod tests {
         };
         let mut p = Pacer::new(Time(0), Dur(1));
         // 1000 B packets at 1e6 B/s: one per 1 ms after a 2-packet burst.
-        let cap = p.capacity(&cfg, 1000, 1e6, 1000, None);
-        assert_eq!(cap, 2000.0);
         let cap = bucket(&cfg, 1000);
+        assert_eq!(p.capacity(1e6, 1000, cap), 2000.0);
         for _ in 0..2 {
             assert_eq!(p.delay(Time(0), 1000, 1e6, cap), None);
             p.on_sent(1000);
@@ -347,18 +444,21 @@ mod tests {
         };
         let p = Pacer::new(Time(0), Dur::from_millis(1));
         // 1e8 B/s over a 1 ms step = 100 kB, more than one 1500 B packet.
-        assert_eq!(p.capacity(&cfg, 1500, 1e8, 1500, None), 100_000.0);
+        let b = bucket(&cfg, 1500);
+        assert_eq!(p.capacity(1e8, 1500, b), 100_000.0);
         // A controller's max_burst never takes it below one clock step.
-        assert_eq!(p.capacity(&cfg, 1500, 1e8, 1500, Some(3000)), 100_000.0);
+        let bounded = Bucket { max_burst: 3000, ..b };
+        assert_eq!(p.capacity(1e8, 1500, bounded), 100_000.0);
     }
 
     #[test]
     fn pacer_capacity_is_capped_by_the_controllers_max_burst() {
         let cfg = PacingConfig::default();
         let p = Pacer::new(Time(0), Dur(1));
-        assert_eq!(p.capacity(&cfg, 1500, 1e8, 1500, None), 15_000.0);
-        assert_eq!(p.capacity(&cfg, 1500, 1e8, 1500, Some(3000)), 3000.0);
+        let b = bucket(&cfg, 1500);
+        assert_eq!(p.capacity(1e8, 1500, b), 15_000.0);
+        assert_eq!(p.capacity(1e8, 1500, Bucket { max_burst: 3000, ..b }), 3000.0);
         // Never below the packet about to leave.
-        assert_eq!(p.capacity(&cfg, 1500, 1e8, 1500, Some(0)), 1500.0);
+        assert_eq!(p.capacity(1e8, 1500, Bucket { max_burst: 0, ..b }), 1500.0);
     }
 }

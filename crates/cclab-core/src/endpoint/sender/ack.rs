@@ -225,6 +225,9 @@ impl Sender {
 
     /// Runs loss detection at clock reading `t` (true time `now`), collecting the lost packets in
     /// `lost_buf` and re-queueing their data; returns whether they establish persistent congestion.
+    /// Inline: with `update_loss_deadline` inlined into the ACK, LLVM left it a call of its own (~13
+    /// instructions an ACK with its spills, 0.46 M on the 100 MB run).
+    #[inline]
     fn detect_losses(&mut self, now: Time, t: Time) -> bool {
         let max_ack_delay = self.max_ack_delay();
         let lost = &mut self.lost_buf;

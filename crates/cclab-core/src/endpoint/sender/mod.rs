@@ -25,7 +25,7 @@ use crate::cc::{AckedPacket, CcConfig, CcState, CongestionController, LostPacket
 use crate::clock::{Clock, ClockConfig};
 use crate::recovery::delivery_rate::DeliveryRate;
 use crate::recovery::loss::LossDetection;
-use crate::recovery::pacer::{Pacer, PacingConfig};
+use crate::recovery::pacer::{Pacer, Pacing, PacingConfig};
 use crate::recovery::prr::Prr;
 use crate::recovery::rtt::RttEstimator;
 use crate::recovery::rtt_histogram::RttHistogram;
@@ -167,7 +167,8 @@ pub struct Sender {
     source: Source,
     // Read by sends only.
     pacer: Pacer,
-    pacing: PacingConfig,
+    /// The scenario's pacing parameters, the burst worked out for `mss` once.
+    pacing: Pacing,
     /// Linux's TSO aggregates and deferral, when the scenario asks for them.
     tso: Option<Box<Tso>>,
     /// The window's proportional rate reduction while one runs (`proportional_rate_reduction`).
@@ -179,8 +180,9 @@ pub struct Sender {
     /// The largest possible ACK_FREQUENCY frame when frames may be sent, lent to the packet
     /// `size_bound` sizes: boxed once, not on every send attempt.
     af_bound: Option<Box<RareFrames>>,
-    /// QUIC: read by every send's loss timer (`pto_max_ack_delay`).
-    peer_max_ack_delay: Dur,
+    /// The PTO period the last ACK or timeout left (`update_loss_deadline`), for a send's re-arm of the
+    /// loss timer; `Dur::ZERO` (no period is 0) where a send itself may change it (`pto_period_is_kept`).
+    pto_period: Dur,
     /// Last of the fields sends read: a send writes the counters in its first half line, an ACK the
     /// next half line, which with the rest of the struct starts the ACK's fields (`EndpointStats`).
     stats: EndpointStats,
@@ -196,6 +198,9 @@ pub struct Sender {
     /// Delivery rate of the last rate sample, bytes/s (0 before the first), for `metrics`: the sample
     /// itself is 72 bytes, copied on every ACK only for this field.
     last_delivery_rate: f64,
+    /// QUIC: the peer's max_ack_delay, read by the PTO period (`pto_max_ack_delay`), which sends take
+    /// from `pto_period`.
+    peer_max_ack_delay: Dur,
     /// Largest ECN-CE count reported so far (ACKs with ECN only).
     ecn_ce_count: u64,
     /// Reused per-ACK buffers (no allocation per ACK).
@@ -278,7 +283,7 @@ impl Sender {
             mss,
             clock,
             peer_max_ack_delay: cfg.peer_max_ack_delay,
-            pacing: cfg.pacing.clone(),
+            pacing: cfg.pacing.for_mss(mss),
             tso: cfg.tso.enabled.then(|| Box::new(Tso::new(&cfg.tso))),
             cumulative_ack_growth: cfg.cumulative_ack_growth,
             recovery_point: None,
@@ -334,6 +339,7 @@ impl Sender {
             peer_received: RangeSet::new(),
             peer_ack_due: None,
             loss_deadline: None,
+            pto_period: Dur::ZERO,
         };
         s.pump_source(t);
         s.stats.cwnd_max_bytes = s.cc.window();
@@ -434,11 +440,32 @@ impl Sender {
         }
     }
 
-    /// Re-arms the loss-detection timer (RFC 9002 §A.8 `SetLossDetectionTimer`) after a send, an
-    /// ACK or a timeout.
+    /// Re-arms the loss-detection timer (RFC 9002 §A.8 `SetLossDetectionTimer`) after an ACK or a
+    /// timeout (and when the sender is built), and keeps the PTO period for the sends until the next.
+    #[inline]
     fn update_loss_deadline(&mut self) {
-        let max_ack_delay = self.pto_max_ack_delay();
-        self.loss_deadline = self.loss.timer(&self.sent, &self.rtt, max_ack_delay).map(|(t, _)| t);
+        let period = self.loss.pto_period(&self.rtt, self.pto_max_ack_delay());
+        self.pto_period = if self.pto_period_is_kept() { period } else { Dur::ZERO };
+        self.loss_deadline = self.loss.timer_with(&self.sent, period).map(|(t, _)| t);
+    }
+
+    /// `update_loss_deadline` after a send, with the period kept by the last input where a send
+    /// leaves it unchanged (working it out cost each send ~20 instructions).
+    #[inline(always)]
+    fn update_loss_deadline_after_send(&mut self) {
+        let period = match self.pto_period {
+            Dur::ZERO => self.loss.pto_period(&self.rtt, self.pto_max_ack_delay()),
+            kept => kept,
+        };
+        self.loss_deadline = self.loss.timer_with(&self.sent, period).map(|(t, _)| t);
+    }
+
+    /// Whether only inputs change the PTO period, so that a send may take the one the last input left:
+    /// its RTT estimate, backoff and floor change only with ACKs and timeouts, each of which ends in
+    /// `update_loss_deadline`; but TCP's delayed-ACK allowance follows the ack-eliciting packets in
+    /// flight, and an ACK_FREQUENCY frame a send carries may change the max_ack_delay in force.
+    fn pto_period_is_kept(&self) -> bool {
+        !matches!(self.profile, Profile::Tcp(_)) && self.ack_frequency.is_none()
     }
 
     /// The earliest of the loss timer, the application's next write, the pacer's (or the
@@ -664,13 +691,13 @@ mod tests {
             span!(stream, stream::SEND_BYTES),
             span!(source: Source),
             span!(pacer: Pacer),
-            span!(pacing: PacingConfig),
+            span!(pacing: Pacing),
             span!(tso: Option<Box<Tso>>),
             span!(prr: Option<Box<Prr>>),
             span!(full_packet: transmit::FullPacket),
             span!(receive_window: Option<u64>),
             span!(af_bound: Option<Box<RareFrames>>),
-            span!(peer_max_ack_delay: Dur),
+            span!(pto_period: Dur),
             span!(stats, 0..offset_of!(EndpointStats, completion_time)),
         ];
         let mut lines: Vec<usize> = send.iter().flat_map(|r| r.start / 64..r.end.div_ceil(64)).collect();
@@ -699,6 +726,81 @@ mod tests {
         let cc = CcConfig::NewReno(crate::cc::NewRenoConfig::default());
         let source = SourceConfig::Bulk { size: Bytes(1 << 20) };
         Sender::new(FlowId(0), profile, &SenderConfig::default(), &cc, &source, Time(0));
+    }
+
+    #[test]
+    fn pto_period_kept_is_the_one_a_send_would_work_out() {
+        // A bulk transfer to a real receiver, 10 ms each way, losing every 23rd data packet, every 31st
+        // ACK and everything sent for 300 ms (so that PTOs fire and back off). Before every send attempt
+        // the period a send takes must be the one worked out afresh.
+        use crate::endpoint::receiver::{Receiver, ReceiverConfig};
+        let tcp = crate::wire::size::TcpProfile {
+            mss: 1448,
+            timestamps: true,
+            ipv6: false,
+            accecn: false,
+        };
+        let profiles = [Profile::Quic(Default::default()), Profile::Tcp(tcp)];
+        for profile in profiles {
+            let cc = CcConfig::NewReno(crate::cc::NewRenoConfig::default());
+            let source = SourceConfig::Bulk { size: Bytes(3 << 20) };
+            let mut s = Sender::new(FlowId(0), profile, &SenderConfig::default(), &cc, &source, Time(0));
+            let mut r = Receiver::new(FlowId(0), profile, &ReceiverConfig::default(), Time(0));
+            // Datagrams on the way: (arrival, to the receiver, datagram).
+            let mut wire: Vec<(Time, bool, Datagram)> = Vec::new();
+            let (mut now, mut sends, mut acks, mut kept, mut backoff) = (Time(0), 0u64, 0u64, 0u64, 0);
+            let delay = Dur::from_millis(10);
+            let blackout = |t: Time| (Time(300_000_000)..Time(600_000_000)).contains(&t);
+            for _ in 0..200_000 {
+                loop {
+                    let fresh = s.loss.pto_period(&s.rtt, s.pto_max_ack_delay());
+                    if s.pto_period != Dur::ZERO {
+                        assert_eq!(s.pto_period, fresh, "{profile:?} at {now:?}");
+                        kept += 1;
+                    }
+                    let Some(d) = s.poll_transmit(now) else { break };
+                    sends += 1;
+                    if sends % 23 != 0 && !blackout(now) {
+                        wire.push((now + delay, true, d));
+                    }
+                }
+                while let Some(a) = r.poll_transmit(now) {
+                    acks += 1;
+                    if acks % 31 != 0 && !blackout(now) {
+                        wire.push((now + delay, false, a));
+                    }
+                }
+                let next_wire = wire.iter().map(|w| w.0).min();
+                let Some(next) = [next_wire, s.poll_timeout(), r.poll_timeout()]
+                    .into_iter()
+                    .flatten()
+                    .min()
+                else {
+                    break;
+                };
+                now = now.max(next);
+                let (due, later): (Vec<_>, Vec<_>) = wire.drain(..).partition(|w| w.0 <= now);
+                wire = later;
+                for (_, to_receiver, d) in due {
+                    if to_receiver {
+                        r.handle_datagram(now, d);
+                    } else {
+                        s.handle_datagram(now, d);
+                    }
+                }
+                s.handle_timeout(now);
+                r.handle_timeout(now);
+                backoff = backoff.max(s.loss.pto_count());
+            }
+            assert_eq!(s.stats().bytes_delivered, 3 << 20, "{profile:?}");
+            assert!(backoff >= 2, "{profile:?}: PTOs backed off {backoff} times");
+            // QUIC keeps the period for every attempt, TCP for none.
+            assert_eq!(
+                kept > sends,
+                matches!(profile, Profile::Quic(_)),
+                "{profile:?}: {kept} kept"
+            );
+        }
     }
 
     #[test]

@@ -142,11 +142,9 @@ impl Sender {
         if self.pacing.enabled {
             let rate = self.pacing_rate_from(gate.pacing_rate, gate.window);
             let bucket = Bucket {
-                cfg: &self.pacing,
-                mss: self.mss,
-                // The gate's "none" values are the ones these fields' `None` stands for.
-                max_burst: Some(gate.max_burst),
-                train: Some(gate.burst_allowance),
+                burst: self.pacing.burst,
+                max_burst: gate.max_burst,
+                train: gate.burst_allowance,
             };
             self.pacer.set_quantum(Some(gate.send_quantum));
             if let Some(at) = self.pacer.delay(t, bytes, rate, bucket) {
@@ -368,7 +366,7 @@ impl Sender {
             self.af_sent.push(pn, f.sequence);
         }
         self.loss.on_ack_eliciting_sent(t);
-        self.update_loss_deadline();
+        self.update_loss_deadline_after_send();
         self.cc.on_packet_sent(t, pn, bytes as u64, self.sent.bytes_in_flight());
         self.pacer.on_sent(bytes as u64);
         if let Some(prr) = self.prr.as_deref_mut() {
