@@ -188,9 +188,10 @@ pub struct Network {
     scratch: Vec<InFlight>,
     /// Hosts run within link events when they allow it ([`Network::set_hand_off`]).
     hand_off: bool,
-    /// The host the last link event delivered to first, which runs next at the same instant
-    /// (others the event delivered to wake up as usual, after it: one is the common case and
-    /// costs less to keep than a list).
+    /// The host the last link event delivered to first, which runs next at the same instant, in
+    /// the event's turn of `run`'s loop or, when the observer stopped the run after the event,
+    /// first in the next run (others the event delivered to wake up as usual, after it: one is the
+    /// common case and costs less to keep than a list).
     handed_off: Option<u32>,
     events: u64,
     done: usize,
@@ -609,8 +610,8 @@ impl Network {
     /// (`Host::act`'s `arrival` makes the same calls in the same order). The datagram then moves
     /// once, from the ring into the endpoint's call, instead of through `arrive`, the socket buffer
     /// and back. Not on an event after which the observer is asked whether to go on
-    /// (`Network::run`), which must find the datagram in the buffer as before.
-    /// The event runs first, so no host is handed off yet.
+    /// (`Network::run`), which must find the datagram in the buffer as before. Asked before the
+    /// event's arrivals are forwarded, so no host is handed off yet.
     #[inline(always)]
     fn hand_straight(&mut self, l: u32) -> Option<Straight> {
         if !self.hand_off || self.events & 0xffff == 0 {
