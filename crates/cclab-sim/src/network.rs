@@ -141,6 +141,15 @@ impl Inbox for ToLinks<'_> {
     }
 }
 
+/// A link event's lone arrival left in the link's ring for its host's run, which follows at once
+/// ([`Network::hand_straight`]): a value of the loop's turn, not a field the run reads back.
+#[derive(Clone, Copy)]
+struct Straight {
+    host: u32,
+    link: u32,
+    slot: u16,
+}
+
 /// Per-flow bookkeeping.
 struct FlowState {
     sender: (u32, u16),
@@ -179,13 +188,11 @@ pub struct Network {
     scratch: Vec<InFlight>,
     /// Hosts run within link events when they allow it ([`Network::set_hand_off`]).
     hand_off: bool,
-    /// The host the last link event delivered to first, which runs next at the same instant
-    /// (others the event delivered to wake up as usual, after it: one is the common case and
-    /// costs less to keep than a list).
+    /// The host the last link event delivered to first, which runs next at the same instant, in
+    /// the event's turn of `run`'s loop or, when the observer stopped the run after the event,
+    /// first in the next run (others the event delivered to wake up as usual, after it: one is the
+    /// common case and costs less to keep than a list).
     handed_off: Option<u32>,
-    /// The handed-off host takes its datagram straight from this link's ring, for this slot
-    /// ([`Network::hand_straight`]), rather than from its socket buffer.
-    straight: Option<(u32, u16)>,
     events: u64,
     done: usize,
     tick: Option<Dur>,
@@ -215,7 +222,6 @@ impl Network {
             scratch: Vec::new(),
             hand_off: true,
             handed_off: None,
-            straight: None,
             events: 0,
             done: 0,
             tick: None,
@@ -468,16 +474,14 @@ impl Network {
             if all_done {
                 break Stop::AllDone;
             }
-            // The host the last link event handed datagrams to runs first, at now, as the wake-up it
-            // would have had (after every arrival of that event) but without the event: lo100 -115
-            // instructions a data packet. One place calls each actor kind, so that each stays
-            // inlined here.
-            let handed_off = self.handed_off.take();
-            let (t, actor) = if let Some(h) = handed_off {
-                // A wake-up it had pending is taken by this run, as if popped; its entry stays for
-                // the host's next request to replace in place.
-                self.sched.withdraw(self.host_actor(h));
-                (self.now, n_links + h)
+            // The host a link event handed datagrams to runs next, at now, as the wake-up it would
+            // have had (after every arrival of that event) but without the event: lo100 -115
+            // instructions a data packet. It runs in the same turn of the loop as the link event,
+            // not the next one, whose top would test again what the event settled. One place calls
+            // each actor kind, so that each stays inlined here.
+            let (h, handed, straight) = if let Some(h) = self.handed_off.take() {
+                // Left by a link event after which the observer stopped the last run.
+                (h, true, None)
             } else {
                 let (t, actor) = match self.sched.pop_until(end) {
                     Ok(next) => next,
@@ -491,16 +495,35 @@ impl Network {
                 debug_assert!(t >= self.now, "event at {t:?} before now {:?}", self.now);
                 self.now = t;
                 self.events += 1;
-                (t, actor)
+                if actor < n_links {
+                    let straight = self.act_link(actor);
+                    if self.events & 0xffff == 0 && !observer.keep_going(self) {
+                        break Stop::Cancelled;
+                    }
+                    match (straight, self.handed_off.take()) {
+                        (Some(s), _) => (s.host, true, Some(s)),
+                        (None, Some(h)) => (h, true, None),
+                        (None, None) => continue,
+                    }
+                } else if actor < n_links + n_hosts {
+                    (actor - n_links, false, None)
+                } else {
+                    if !self.act_tick(actor, t, observer) {
+                        break Stop::Cancelled;
+                    }
+                    if self.events & 0xffff == 0 && !observer.keep_going(self) {
+                        break Stop::Cancelled;
+                    }
+                    continue;
+                }
             };
-            if actor < n_links {
-                self.act_link(actor);
-            } else if actor < n_links + n_hosts {
-                all_done = self.act_host(actor - n_links, observer);
-            } else if !self.act_tick(actor, t, observer) {
-                break Stop::Cancelled;
+            if handed {
+                // A wake-up it had pending is taken by this run, as if popped; its entry stays for
+                // the host's next request to replace in place.
+                self.sched.withdraw(self.host_actor(h));
             }
-            if handed_off.is_none() && self.events & 0xffff == 0 && !observer.keep_going(self) {
+            all_done = self.act_host(h, straight, observer);
+            if !handed && self.events & 0xffff == 0 && !observer.keep_going(self) {
                 break Stop::Cancelled;
             }
         };
@@ -536,12 +559,15 @@ impl Network {
         }
     }
 
+    /// Link `l`'s event at now; returns the arrival it leaves in the ring for its host, if any
+    /// ([`Network::hand_straight`]).
     #[inline(always)]
-    fn act_link(&mut self, l: u32) {
+    fn act_link(&mut self, l: u32) -> Option<Straight> {
         if let Some(t) = self.links[l as usize].advance_to_arrivals(self.now) {
             self.sched.schedule(l, t);
         }
-        if !self.hand_straight(l) {
+        let straight = self.hand_straight(l);
+        if straight.is_none() {
             while let Some(p) = self.links[l as usize].pop_arrived() {
                 self.forward(p);
             }
@@ -549,6 +575,7 @@ impl Network {
         if self.warming {
             self.warm_ahead(l);
         }
+        straight
     }
 
     /// With many flows the next packets' hosts and endpoints are out of cache, and reading each
@@ -583,28 +610,29 @@ impl Network {
     /// (`Host::act`'s `arrival` makes the same calls in the same order). The datagram then moves
     /// once, from the ring into the endpoint's call, instead of through `arrive`, the socket buffer
     /// and back. Not on an event after which the observer is asked whether to go on
-    /// (`Network::run`), which must find the datagram in the buffer as before.
+    /// (`Network::run`), which must find the datagram in the buffer as before. Asked before the
+    /// event's arrivals are forwarded, so no host is handed off yet.
     #[inline(always)]
-    fn hand_straight(&mut self, l: u32) -> bool {
-        if !self.hand_off || self.handed_off.is_some() || self.events & 0xffff == 0 {
-            return false;
+    fn hand_straight(&mut self, l: u32) -> Option<Straight> {
+        if !self.hand_off || self.events & 0xffff == 0 {
+            return None;
         }
-        let Some(p) = self.links[l as usize].only_arrival() else {
-            return false;
-        };
+        let p = self.links[l as usize].only_arrival()?;
         if p.route == CROSS_TRAFFIC {
-            return false;
+            return None;
         }
         let r = &self.routes[p.route as usize];
         if (p.hop as usize) + 1 < r.len as usize || !self.hosts[r.host as usize].takes_straight() {
-            return false;
+            return None;
         }
         if r.from == Side::Sender && p.ecn == Ecn::Ce {
             self.flows[p.flow().0 as usize].ce_marks += 1;
         }
-        self.handed_off = Some(r.host);
-        self.straight = Some((l, r.slot));
-        true
+        Some(Straight {
+            host: r.host,
+            link: l,
+            slot: r.slot,
+        })
     }
 
     /// Both endpoints of every flow are done.
@@ -617,9 +645,8 @@ impl Network {
     /// Inlined into `Network::run`, its one caller: LLVM left it a call once a host of one endpoint
     /// had a loop of its own (`host/single.rs`), 1.3 % more instructions on 100 MB at 10 Gbit/s.
     #[inline(always)]
-    fn act_host(&mut self, h: u32, observer: &mut dyn Observer) -> bool {
+    fn act_host(&mut self, h: u32, straight: Option<Straight>, observer: &mut dyn Observer) -> bool {
         let now = self.now;
-        let straight = self.straight.take();
         // Datagrams go onto their first link as the host sends them, not through a list: the
         // links' and scheduler's calls come in the same order either way. One whose route has no
         // link arrives at a host, maybe this one, so it waits in `later` with every one after it
@@ -629,10 +656,10 @@ impl Network {
             links: &mut self.links,
             sched: &mut self.sched,
             later: &mut self.scratch,
-            arrival_link: straight.map_or(0, |(l, _)| l),
+            arrival_link: straight.map_or(0, |s| s.link),
         };
         let host = &mut self.hosts[h as usize];
-        let finished = host.act(now, &mut out, straight.map(|(_, slot)| slot));
+        let finished = host.act(now, &mut out, straight.map(|s| s.slot));
         self.done += finished;
         host.drain_events(|flow, side, ev| observer.on_trace(flow, side, ev));
         if !self.scratch.is_empty() {

@@ -84,7 +84,9 @@ fn scheduler_withdrawn_wakeup_is_replaced_in_place() {
 
 #[test]
 fn scheduler_heap_order_survives_many_moves() {
-    for n in [5, FLAT_MAX_ACTORS, FLAT_MAX_ACTORS + 1, 64] {
+    // One actor and five (short flat arrays, padded with idle entries), eight and nine (either
+    // side of the short array's length), the longest flat array and heaps.
+    for n in [1, 5, 8, 9, FLAT_MAX_ACTORS, FLAT_MAX_ACTORS + 1, 64] {
         random_requests_match_reference(Scheduler::new(n), n, Times::Anywhere);
     }
 }
