@@ -75,6 +75,13 @@ fn ack(
         rate_sample: Some(rs),
         delivered,
         may_raise_window: true,
+        // Nothing sent after the newest packet of the event (BBR does not read it).
+        next_pn: a
+            .iter()
+            .map(|p| p.pn)
+            .chain(l.iter().map(|p| p.pn))
+            .max()
+            .map_or(0, |pn| pn + 1),
     });
 }
 

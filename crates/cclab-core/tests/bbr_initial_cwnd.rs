@@ -53,6 +53,7 @@ fn windows_from_one_segment(cc: CcConfig, n: u64) -> Vec<u64> {
                 }),
                 delivered: k * MSS,
                 may_raise_window: true,
+                next_pn: k,
             };
             c.on_congestion_event(&ev);
             c.window() / MSS

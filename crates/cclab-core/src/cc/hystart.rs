@@ -2,8 +2,9 @@
 //! that leaves early, through a conservative slow start (CSS), when a round's minimum RTT rises.
 //!
 //! Rounds are counted by packet number: `windowEnd` is the next packet number to send (SND.NXT)
-//! when a round starts, and the round ends when a packet at or above it is acknowledged. Only the
-//! initial slow start uses it (§4.3); [`crate::cc::slow_start::SlowStart`] enforces that.
+//! when a round starts, and the round ends when a packet at or above it is acknowledged. SND.NXT
+//! comes with each ACK (`CongestionEvent::next_pn`), not from each send. Only the initial slow start
+//! uses it (§4.3); [`crate::cc::slow_start::SlowStart`] enforces that.
 //!
 //! rttSampleCount counts ACKs as a receiver that ACKs every one or two packets sends them: a
 //! stretch ACK covering k packets (ACK frequency, ACK thinning) counts as ⌈k/2⌉
@@ -60,15 +61,18 @@ pub enum HyStartPhase {
     Done,
 }
 
-/// HyStart++ state of one connection.
-///
-/// Fields in a fixed order (`repr(C)`): `next_pn`, the one field a send writes, first, so that
-/// it shares the controller's first line with the window (`Cubic`).
-#[derive(Clone, Debug)]
-#[repr(C)]
-pub struct HyStart {
+/// Where an ACK leaves the packet numbers: what it newly acknowledges up to, and what is sent up to.
+#[derive(Clone, Copy, Debug)]
+pub struct AckedUpTo {
+    /// The largest newly acknowledged packet number.
+    pub largest: u64,
     /// SND.NXT: the next packet number to be sent.
-    next_pn: u64,
+    pub next_pn: u64,
+}
+
+/// HyStart++ state of one connection.
+#[derive(Clone, Debug)]
+pub struct HyStart {
     /// L in bytes; `None` = ∞.
     limit: Option<u64>,
     /// lastRoundMinRTT (`None` = ∞).
@@ -82,20 +86,11 @@ pub struct HyStart {
     samples: u64,
 }
 
-#[cfg(test)]
-impl HyStart {
-    /// The address of `next_pn`, for the controller's layout test.
-    pub(crate) fn next_pn_at(&self) -> usize {
-        &self.next_pn as *const u64 as usize
-    }
-}
-
 impl HyStart {
     /// HyStart++ for a sender whose full-sized packet is `mss` bytes; windowEnd starts at SND.NXT = 0.
     pub fn new(cfg: &HyStartConfig, mss: u64) -> HyStart {
         HyStart {
             limit: (!cfg.paced).then_some(L_NON_PACED * mss),
-            next_pn: 0,
             window_end: 0,
             last_round_min: None,
             current_round_min: None,
@@ -109,19 +104,14 @@ impl HyStart {
         self.phase
     }
 
-    /// Packet `pn` was sent: SND.NXT moves past it.
-    pub fn on_packet_sent(&mut self, pn: u64) {
-        self.next_pn = self.next_pn.max(pn + 1);
-    }
-
-    /// One ACK in slow start or CSS: `largest_acked` is the largest newly acknowledged packet
-    /// number, `samples` the RTT samples it stands for (1, or ⌈k/2⌉ for a stretch ACK of k
+    /// One ACK in slow start or CSS: `acked` holds the largest newly acknowledged packet number
+    /// and SND.NXT, `samples` the RTT samples it stands for (1, or ⌈k/2⌉ for a stretch ACK of k
     /// packets), `rtt` the ACK's RTT sample (currRTT), `acked_bytes` the N of RFC 9406 (0 when
     /// the window may not grow). Grows `cwnd` and, after CSS_ROUNDS rounds of CSS, sets
     /// `ssthresh = cwnd` to enter congestion avoidance.
     pub fn on_ack(
         &mut self,
-        largest_acked: u64,
+        acked: AckedUpTo,
         samples: u64,
         rtt: Dur,
         acked_bytes: u64,
@@ -133,7 +123,7 @@ impl HyStart {
             return;
         }
         // §4.2: when windowEnd is acknowledged the round ends; the new round starts with this ACK.
-        if largest_acked >= self.window_end {
+        if acked.largest >= self.window_end {
             if let HyStartPhase::Css { rounds, .. } = &mut self.phase {
                 *rounds += 1;
                 if *rounds >= CSS_ROUNDS {
@@ -146,7 +136,7 @@ impl HyStart {
             self.last_round_min = self.current_round_min;
             self.current_round_min = None;
             self.samples = 0;
-            self.window_end = self.next_pn;
+            self.window_end = acked.next_pn;
         }
         // §4.2: cwnd += min(N, L·SMSS) in slow start, that divided by CSS_GROWTH_DIVISOR in CSS.
         let grow = self.limit.map_or(acked_bytes, |l| acked_bytes.min(l));
@@ -192,13 +182,15 @@ mod tests {
     /// Sends `n` packets as one round, then acknowledges each with `rtt`, one ACK per packet.
     fn round(h: &mut HyStart, next_pn: &mut u64, n: u64, rtt: Dur, cwnd: &mut u64, ssthresh: &mut u64) {
         let first = *next_pn;
-        for pn in first..first + n {
-            h.on_packet_sent(pn);
-        }
         *next_pn += n;
         for pn in first..first + n {
-            h.on_ack(pn, 1, rtt, MSS, cwnd, ssthresh);
+            h.on_ack(up_to(pn, *next_pn), 1, rtt, MSS, cwnd, ssthresh);
         }
+    }
+
+    /// An ACK up to `largest` with packets up to `next_pn` sent.
+    fn up_to(largest: u64, next_pn: u64) -> AckedUpTo {
+        AckedUpTo { largest, next_pn }
     }
 
     fn ms(x: u64) -> Dur {
@@ -250,9 +242,8 @@ mod tests {
         }
         assert_eq!(ss, u64::MAX);
         // The fifth CSS round ends with the first ACK of the next flight: congestion avoidance.
-        h.on_packet_sent(pn);
         let before = cwnd;
-        h.on_ack(pn, 1, ms(157), MSS, &mut cwnd, &mut ss);
+        h.on_ack(up_to(pn, pn + 1), 1, ms(157), MSS, &mut cwnd, &mut ss);
         assert_eq!(h.phase(), HyStartPhase::Done);
         assert_eq!((cwnd, ss), (before, before), "CSS_ROUNDS complete: ssthresh = cwnd");
     }
@@ -266,11 +257,8 @@ mod tests {
         round(&mut h, &mut pn, 10, ms(45), &mut cwnd, &mut ss);
         assert!(matches!(h.phase(), HyStartPhase::Css { .. }));
         // Seven samples below the baseline are not enough; the eighth proves the exit spurious.
-        for p in pn..pn + 10 {
-            h.on_packet_sent(p);
-        }
         for (i, p) in (pn..pn + 10).enumerate() {
-            h.on_ack(p, 1, ms(42), MSS, &mut cwnd, &mut ss);
+            h.on_ack(up_to(p, pn + 10), 1, ms(42), MSS, &mut cwnd, &mut ss);
             let expect_css = i + 1 < N_RTT_SAMPLE as usize;
             assert_eq!(
                 matches!(h.phase(), HyStartPhase::Css { .. }),
@@ -291,9 +279,8 @@ mod tests {
         round(&mut h, &mut pn, 7, ms(200), &mut cwnd, &mut ss);
         assert_eq!(h.phase(), HyStartPhase::SlowStart);
         // A stretch ACK of 20 MSS grows by at most L = 8 MSS.
-        h.on_packet_sent(pn);
         let before = cwnd;
-        h.on_ack(pn, 1, ms(100), 20 * MSS, &mut cwnd, &mut ss);
+        h.on_ack(up_to(pn, pn + 1), 1, ms(100), 20 * MSS, &mut cwnd, &mut ss);
         assert_eq!(cwnd - before, L_NON_PACED * MSS);
     }
 
@@ -304,11 +291,8 @@ mod tests {
         // and the delay test never runs; each stretch ACK stands for 5, so it runs from the
         // second ACK of the round on.
         let stretch_round = |h: &mut HyStart, pn: &mut u64, rtt: Dur, per_ack: u64, cwnd: &mut u64, ss: &mut u64| {
-            for p in *pn..*pn + 40 {
-                h.on_packet_sent(p);
-            }
             for k in 1..=4 {
-                h.on_ack(*pn + 10 * k - 1, per_ack, rtt, 10 * MSS, cwnd, ss);
+                h.on_ack(up_to(*pn + 10 * k - 1, *pn + 40), per_ack, rtt, 10 * MSS, cwnd, ss);
             }
             *pn += 40;
         };

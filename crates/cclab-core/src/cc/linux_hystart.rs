@@ -74,6 +74,8 @@ pub struct HyStartAck {
     pub now: Time,
     /// Largest newly acknowledged packet number.
     pub largest_acked: u64,
+    /// SND.NXT: the next packet number to be sent.
+    pub next_pn: u64,
     /// Samples it stands for: 1, or ⌈k/2⌉ for a stretch ACK of k packets.
     pub samples: u64,
     /// Its RTT sample (`ca_rtt_us`: the newest acknowledged packet's).
@@ -89,8 +91,6 @@ pub struct HyStartAck {
 pub struct LinuxHyStart {
     cfg: LinuxHyStartConfig,
     mss: u64,
-    /// SND.NXT as a packet number.
-    next_pn: u64,
     /// `end_seq`: the round ends when a packet at or above it is acknowledged (`None`: at once).
     end_pn: Option<u64>,
     /// `round_start`.
@@ -111,7 +111,6 @@ impl LinuxHyStart {
         LinuxHyStart {
             cfg: cfg.clone(),
             mss: mss.max(1),
-            next_pn: 0,
             end_pn: None,
             round_start: Time::ZERO,
             last_ack: Time::ZERO,
@@ -126,11 +125,6 @@ impl LinuxHyStart {
         self.found
     }
 
-    /// Packet `pn` was sent: SND.NXT moves past it.
-    pub fn on_packet_sent(&mut self, pn: u64) {
-        self.next_pn = self.next_pn.max(pn + 1);
-    }
-
     /// One ACK with an RTT sample while `cwnd < ssthresh`; true when it ends slow start (the
     /// caller then sets `ssthresh = cwnd`).
     pub fn on_ack(&mut self, a: &HyStartAck, cwnd: u64) -> bool {
@@ -138,7 +132,7 @@ impl LinuxHyStart {
         if self.end_pn.is_none_or(|end| a.largest_acked >= end) {
             self.round_start = a.now;
             self.last_ack = a.now;
-            self.end_pn = Some(self.next_pn);
+            self.end_pn = Some(a.next_pn);
             self.curr_rtt = None;
             self.samples = 0;
         }
@@ -192,25 +186,18 @@ mod tests {
         Dur::from_millis(x)
     }
 
-    /// An ACK at `at_us` µs for packet `pn` with RTT `rtt_us`, min RTT 20 ms, srtt 20 ms.
+    /// An ACK at `at_us` µs for packet `pn` with RTT `rtt_us`, min RTT 20 ms, srtt 20 ms, and
+    /// packets 0..1000 sent.
     fn ack(at_us: u64, pn: u64, rtt_us: u64, samples: u64) -> HyStartAck {
         HyStartAck {
             now: Time(at_us * 1000),
             largest_acked: pn,
+            next_pn: 1000,
             samples,
             rtt: Dur::from_micros(rtt_us),
             min_rtt: ms(20),
             srtt: ms(20),
         }
-    }
-
-    /// A HyStart whose sender has sent packets 0..n.
-    fn sent(cfg: &LinuxHyStartConfig, n: u64) -> LinuxHyStart {
-        let mut h = LinuxHyStart::new(cfg, MSS);
-        for pn in 0..n {
-            h.on_packet_sent(pn);
-        }
-        h
     }
 
     fn delay_only() -> LinuxHyStartConfig {
@@ -233,20 +220,20 @@ mod tests {
     fn linux_hystart_delay_test_runs_after_eight_samples() {
         // Threshold: 20 ms + clamp(20/8 = 2.5 ms, 4, 16) = 24 ms. Eight samples of 25 ms only
         // count; the ninth runs the test on the round's minimum (25 ms) and ends slow start.
-        let mut h = sent(&delay_only(), 1000);
+        let mut h = LinuxHyStart::new(&delay_only(), MSS);
         for k in 0..8 {
             assert!(!h.on_ack(&ack(10_000 * k, k, 25_000, 1), CWND), "sample {}", k + 1);
         }
         assert!(h.on_ack(&ack(80_000, 8, 25_000, 1), CWND));
         assert!(h.found());
         // 24 ms is not above the threshold.
-        let mut h = sent(&delay_only(), 1000);
+        let mut h = LinuxHyStart::new(&delay_only(), MSS);
         assert!((0..20).all(|k| !h.on_ack(&ack(10_000 * k, k, 24_000, 1), CWND)));
     }
 
     #[test]
     fn linux_hystart_needs_the_low_window() {
-        let mut h = sent(&delay_only(), 1000);
+        let mut h = LinuxHyStart::new(&delay_only(), MSS);
         assert!((0..20).all(|k| !h.on_ack(&ack(10_000 * k, k, 30_000, 1), 15 * MSS)));
         assert!(!h.found());
     }
@@ -257,7 +244,7 @@ mod tests {
         // per 20 ms Linux paces at 10 MB/s, four 64 KiB aggregates take 26 ms, capped at 1 ms:
         // 21 ms, so the ACK at 22 ms ends slow start. Unpaced: half, 10.5 ms → the ACK at 11 ms.
         for (paced, first) in [(true, 22), (false, 11)] {
-            let mut h = sent(&train_only(paced), 1000);
+            let mut h = LinuxHyStart::new(&train_only(paced), MSS);
             let fired = (0..40).find(|&k| h.on_ack(&ack(1000 * k, k, 20_000, 1), CWND));
             assert_eq!(fired, Some(first), "paced {paced}");
         }
@@ -266,13 +253,13 @@ mod tests {
     #[test]
     fn linux_hystart_train_breaks_on_a_gap_unless_the_ack_covers_it() {
         // A 3 ms gap (> ack_delta = 2 ms) after 5 ms ends the train: later ACKs never extend it.
-        let mut h = sent(&train_only(true), 1000);
+        let mut h = LinuxHyStart::new(&train_only(true), MSS);
         let times = (0..=5).chain(8..40).map(|k| k * 1000);
         assert!(times
             .enumerate()
             .all(|(i, t)| !h.on_ack(&ack(t, i as u64, 20_000, 1), CWND)));
         // The same gap closed by a stretch ACK of 4 packets (2 samples: 4 ms allowed) keeps it.
-        let mut h = sent(&train_only(true), 1000);
+        let mut h = LinuxHyStart::new(&train_only(true), MSS);
         let fired = (0..=5)
             .chain(8..40)
             .enumerate()
@@ -284,11 +271,12 @@ mod tests {
     fn linux_hystart_new_round_restarts_train_and_samples() {
         // Packets 0..10 sent: the round that starts with the first ACK ends at pn 10. Its ACKs
         // 1 ms apart reach 9 ms; the round after restarts the train at the ACK of pn 10.
-        let mut h = sent(&train_only(true), 10);
-        assert!((0..10).all(|k| !h.on_ack(&ack(1000 * k, k, 20_000, 1), CWND)));
-        for pn in 10..1000 {
-            h.on_packet_sent(pn);
-        }
+        let mut h = LinuxHyStart::new(&train_only(true), MSS);
+        let first_round = |k| HyStartAck {
+            next_pn: 10,
+            ..ack(1000 * k, k, 20_000, 1)
+        };
+        assert!((0..10).all(|k| !h.on_ack(&first_round(k), CWND)));
         // Round two starts at 10 ms; with 1 ms spacing it passes 21 ms at 32 ms.
         let fired = (10..60).find(|&k| h.on_ack(&ack(1000 * k, k, 20_000, 1), CWND));
         assert_eq!(fired, Some(32));

@@ -91,6 +91,9 @@ pub struct CongestionEvent<'a> {
     /// (`[flow.sender] cumulative_ack_growth`) and this one advanced no cumulative point: NewReno
     /// and CUBIC then grow nothing for the packets it newly acknowledges.
     pub may_raise_window: bool,
+    /// The packet number the sender's next packet gets (SND.NXT): HyStart++ and Linux's HyStart start
+    /// a round at it, so that a send need not tell them (`CongestionController::reads_sends`).
+    pub next_pn: u64,
 }
 
 impl CongestionEvent<'_> {
@@ -195,7 +198,8 @@ pub fn initial_window(configured: Option<Bytes>, mss: u64) -> u64 {
 ///
 /// Required: `on_congestion_event`, `window`, `state`. All times are endpoint clock readings.
 pub trait CongestionController: Send {
-    /// A packet of `bytes` (counted in flight) was sent; `bytes_in_flight` includes it.
+    /// A packet of `bytes` (counted in flight) was sent; `bytes_in_flight` includes it. Called only on a
+    /// controller whose [`CongestionController::reads_sends`] is `true`.
     fn on_packet_sent(&mut self, _now: Time, _pn: u64, _bytes: u64, _bytes_in_flight: u64) {}
     /// Newly acked and/or lost packets from one ACK frame or loss timeout.
     fn on_congestion_event(&mut self, ev: &CongestionEvent<'_>);
@@ -269,6 +273,13 @@ pub trait CongestionController: Send {
     fn reads_rate_samples(&self) -> bool {
         true
     }
+    /// Whether `on_packet_sent` does anything for as long as this controller lives. Asked when the sender
+    /// is built (and when it builds the controller again); a controller that answers `false` is not
+    /// called on a send (a call through `dyn` on every packet). `true` by default, so that a controller
+    /// that does not say still sees its sends.
+    fn reads_sends(&self) -> bool {
+        true
+    }
     /// Current state, for traces.
     fn state(&self) -> CcState;
     /// Short algorithm name (`newreno`, `cubic`, ...).
@@ -286,6 +297,8 @@ pub mod linux_hystart;
 pub mod new_reno;
 pub mod registry;
 pub mod scalable;
+#[cfg(test)]
+mod sends_tests;
 pub mod slow_start;
 #[cfg(test)]
 pub(crate) mod test_util;

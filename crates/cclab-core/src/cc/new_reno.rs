@@ -115,8 +115,8 @@ impl NewReno {
 }
 
 impl CongestionController for NewReno {
-    fn on_packet_sent(&mut self, now: Time, pn: u64, bytes: u64, _bytes_in_flight: u64) {
-        self.slow_start.on_packet_sent(now, pn, bytes);
+    fn on_packet_sent(&mut self, now: Time, _pn: u64, bytes: u64, _bytes_in_flight: u64) {
+        self.slow_start.on_packet_sent(now, bytes);
     }
 
     fn on_congestion_event(&mut self, ev: &CongestionEvent<'_>) {
@@ -194,6 +194,11 @@ impl CongestionController for NewReno {
 
     fn reads_rate_samples(&self) -> bool {
         false
+    }
+
+    fn reads_sends(&self) -> bool {
+        // Only the train estimator reads sends; HyStart's rounds take SND.NXT from the ACK.
+        self.slow_start.reads_sends()
     }
 
     fn state(&self) -> CcState {

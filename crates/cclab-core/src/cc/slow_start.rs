@@ -3,13 +3,13 @@
 //! delay-based exit ([`super::delay_exit`]) or packet-train bandwidth estimation
 //! ([`super::train_ss`]).
 //!
-//! A controller owns one [`SlowStart`], forwards `on_packet_sent`, calls [`SlowStart::on_ack`]
-//! for every ACK event while `cwnd < ssthresh`, and reports `pause_until`/`burst_allowance`
-//! while in slow start. In a scenario: `slow_start = "hystart++"`, or with parameters
+//! A controller owns one [`SlowStart`], forwards `on_packet_sent` (called only if
+//! [`SlowStart::reads_sends`]), calls [`SlowStart::on_ack`] for every ACK event while
+//! `cwnd < ssthresh`, and reports `pause_until`/`burst_allowance` while in slow start. In a scenario: `slow_start = "hystart++"`, or with parameters
 //! `slow_start = { kind = "train", pacing_pause_on_failed_estimate = true }`.
 
 use super::delay_exit::DelayExit;
-use super::hystart::{HyStart, HyStartConfig, HyStartPhase};
+use super::hystart::{AckedUpTo, HyStart, HyStartConfig, HyStartPhase};
 use super::linux_hystart::{HyStartAck, LinuxHyStart, LinuxHyStartConfig};
 use super::train_ss::{TrainConfig, TrainEstimator};
 use super::CongestionEvent;
@@ -95,17 +95,6 @@ pub struct SlowStart {
     kind: Kind,
 }
 
-#[cfg(test)]
-impl SlowStart {
-    /// Where HyStart++'s `next_pn` sits from the start of this state, if this is HyStart++.
-    pub(crate) fn hystart_next_pn_offset(&self) -> Option<usize> {
-        match &self.kind {
-            Kind::HyStart(h) => Some(h.next_pn_at() - self as *const SlowStart as usize),
-            _ => None,
-        }
-    }
-}
-
 impl SlowStart {
     /// The chosen slow start for a sender whose full-sized packet is `mss` bytes.
     pub fn new(cfg: &SlowStartConfig, mss: u64) -> SlowStart {
@@ -125,13 +114,16 @@ impl SlowStart {
         matches!(self.kind, Kind::Train(_))
     }
 
-    /// Packet `pn` of `bytes` was sent at `now` (HyStart++ rounds, the post-pause train).
-    pub fn on_packet_sent(&mut self, now: Time, pn: u64, bytes: u64) {
-        match &mut self.kind {
-            Kind::Classic | Kind::DelayExit(_) => {}
-            Kind::HyStart(h) => h.on_packet_sent(pn),
-            Kind::Linux(h) => h.on_packet_sent(pn),
-            Kind::Train(t) => t.on_packet_sent(now, bytes),
+    /// Whether [`SlowStart::on_packet_sent`] does anything: fixed by the configuration (the train estimator).
+    pub fn reads_sends(&self) -> bool {
+        self.trains()
+    }
+
+    /// A packet of `bytes` was sent at `now`: only the train estimator reads it (its post-pause train);
+    /// HyStart's rounds take SND.NXT from the ACK ([`CongestionEvent::next_pn`]).
+    pub fn on_packet_sent(&mut self, now: Time, bytes: u64) {
+        if let Kind::Train(t) = &mut self.kind {
+            t.on_packet_sent(now, bytes);
         }
     }
 
@@ -144,7 +136,11 @@ impl SlowStart {
             Kind::HyStart(h) if *ssthresh == u64::MAX => {
                 if let Some(largest) = ev.acked.last() {
                     let samples = ack_equivalents(ev.acked.len() as u64);
-                    h.on_ack(largest.pn, samples, ev.rtt.latest(), acked_bytes, cwnd, ssthresh);
+                    let acked = AckedUpTo {
+                        largest: largest.pn,
+                        next_pn: ev.next_pn,
+                    };
+                    h.on_ack(acked, samples, ev.rtt.latest(), acked_bytes, cwnd, ssthresh);
                 }
             }
             // tcp_cubic.c: the tests run in cubictcp_acked, before cubictcp_cong_avoid grows the
@@ -154,6 +150,7 @@ impl SlowStart {
                     let ack = HyStartAck {
                         now: ev.now,
                         largest_acked: largest.pn,
+                        next_pn: ev.next_pn,
                         samples: ack_equivalents(ev.acked.len() as u64),
                         rtt: ev.rtt.latest(),
                         min_rtt: ev.rtt.min(),

@@ -8,7 +8,8 @@ use crate::time::{Dur, NonZeroDur, Time};
 pub(crate) const TICK: NonZeroDur = NonZeroDur::from_millis(1);
 
 /// An event at `now` with the given packets; the tick counter follows `now` at 1 ms per tick and
-/// every other field is neutral (no ECN, not app-limited, nothing in flight or delivered).
+/// every other field is neutral (no ECN, not app-limited, nothing in flight or delivered, SND.NXT 0 as
+/// for a controller told of no sends: HyStart's rounds and alpha's windows end on every ACK).
 /// Tests change fields with struct-update syntax: `CongestionEvent { app_limited: true, ..event(..) }`.
 pub(crate) fn event<'a>(
     now: Time,
@@ -30,6 +31,7 @@ pub(crate) fn event<'a>(
         rate_sample: None,
         delivered: 0,
         may_raise_window: true,
+        next_pn: 0,
     }
 }
 

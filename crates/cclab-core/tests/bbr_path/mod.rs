@@ -241,6 +241,7 @@ impl Path {
             rate_sample: rs,
             delivered: self.rate.delivered(),
             may_raise_window: true,
+            next_pn: self.next_pn,
         };
         let state_before = self.state();
         self.bbr.on_congestion_event(&ev);

@@ -217,8 +217,8 @@ impl PicoquicCubic {
 }
 
 impl CongestionController for PicoquicCubic {
-    fn on_packet_sent(&mut self, now: Time, pn: u64, bytes: u64, _bytes_in_flight: u64) {
-        self.slow_start.on_packet_sent(now, pn, bytes);
+    fn on_packet_sent(&mut self, now: Time, _pn: u64, bytes: u64, _bytes_in_flight: u64) {
+        self.slow_start.on_packet_sent(now, bytes);
     }
 
     fn on_congestion_event(&mut self, ev: &CongestionEvent<'_>) {
@@ -293,6 +293,11 @@ impl CongestionController for PicoquicCubic {
 
     fn reads_rate_samples(&self) -> bool {
         false
+    }
+
+    fn reads_sends(&self) -> bool {
+        // Only the train estimator reads sends; HyStart's rounds take SND.NXT from the ACK.
+        self.slow_start.reads_sends()
     }
 
     fn state(&self) -> CcState {

@@ -59,9 +59,6 @@ impl Dctcp {
 }
 
 impl CongestionController for Dctcp {
-    fn on_packet_sent(&mut self, _now: Time, pn: u64, _bytes: u64, _bytes_in_flight: u64) {
-        self.w.on_packet_sent(pn);
-    }
     fn on_congestion_event(&mut self, ev: &CongestionEvent<'_>) {
         // Reno's additive increase: one MSS per window (RFC 8257 §3.2 leaves growth to the base TCP).
         self.w.on_event(ev, 1.0, Dur::ZERO);
@@ -82,6 +79,10 @@ impl CongestionController for Dctcp {
         true
     }
     fn reads_rate_samples(&self) -> bool {
+        false
+    }
+    fn reads_sends(&self) -> bool {
+        // Alpha's observation windows end at SND.NXT, which the ACK carries.
         false
     }
 
@@ -113,21 +114,19 @@ mod tests {
     fn dctcp_cuts_by_half_alpha_once_per_window() {
         let mut c = Dctcp::new(&DctcpConfig::default(), 1000);
         let rtt = rtt_of(Dur::from_millis(10));
-        for pn in 0..10 {
-            c.on_packet_sent(Time::ZERO, pn, 1000, 0);
-        }
-        // Window 1: packet 0 acked without marks opens alpha's window (ends at pn 10).
+        // Packets 0..10 sent. Window 1: packet 0 acked without marks opens alpha's window (ends at pn 10).
         let a = acked(0..1, Time::ZERO);
-        c.on_congestion_event(&event(Time(10_000_000), &a, &[], &rtt));
+        c.on_congestion_event(&CongestionEvent {
+            next_pn: 10,
+            ..event(Time(10_000_000), &a, &[], &rtt)
+        });
         assert_eq!(c.window(), 10_000 + 1000, "slow start");
-        for pn in 10..40 {
-            c.on_packet_sent(Time(10_000_000), pn, 1000, 0);
-        }
-        // Packets 1..=10 acked, 2 CE marks: the window ends at pn 10, alpha = 15/16 + 0.2/16 =
+        // Packets 10..40 sent; packets 1..=10 acked, 2 CE marks: the window ends at pn 10, alpha = 15/16 + 0.2/16 =
         // 0.95; slow start reaches 21000, then RFC 8257 §3.4: cwnd = 21000 · (1 − 0.95/2) = 11025.
         let a = acked(1..11, Time(5_000_000));
         let ev = CongestionEvent {
             ecn_ce: 2,
+            next_pn: 40,
             ..event(Time(20_000_000), &a, &[], &rtt)
         };
         c.on_congestion_event(&ev);
@@ -138,6 +137,7 @@ mod tests {
         let a = acked(11..13, Time(15_000_000));
         let ev = CongestionEvent {
             ecn_ce: 2,
+            next_pn: 40,
             ..event(Time(21_000_000), &a, &[], &rtt)
         };
         c.on_congestion_event(&ev);

@@ -55,8 +55,6 @@ pub(crate) struct ScalableWindow {
     rounds: u64,
     /// Bytes acked in congestion avoidance not yet turned into growth, scaled by the increase.
     ca_acked: f64,
-    /// Next packet number to be sent (ends alpha's observation windows).
-    next_pn: u64,
     app_limited: bool,
 }
 
@@ -89,13 +87,8 @@ impl ScalableWindow {
             ce_factor: 1.0,
             rounds: 0,
             ca_acked: 0.0,
-            next_pn: 0,
             app_limited: false,
         }
-    }
-
-    pub(crate) fn on_packet_sent(&mut self, pn: u64) {
-        self.next_pn = self.next_pn.max(pn + 1);
     }
 
     /// Current alpha.
@@ -134,7 +127,7 @@ impl ScalableWindow {
                 ev.acked.len() as u64,
                 ev.ecn_ce,
                 last.pn,
-                self.next_pn,
+                ev.next_pn,
             );
             // Linux `prague_new_round` counts rounds outside slow start only.
             if ended && self.cwnd >= self.ssthresh {

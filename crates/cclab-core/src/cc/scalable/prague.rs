@@ -123,9 +123,6 @@ impl Prague {
 }
 
 impl CongestionController for Prague {
-    fn on_packet_sent(&mut self, _now: Time, pn: u64, _bytes: u64, _bytes_in_flight: u64) {
-        self.w.on_packet_sent(pn);
-    }
     fn on_congestion_event(&mut self, ev: &CongestionEvent<'_>) {
         // RTT-independent (draft-01 §2.4.4; Linux `prague_is_rtt_indep`): outside slow start,
         // after `rtt_transition_rounds` round trips there.
@@ -169,6 +166,10 @@ impl CongestionController for Prague {
         Some(self.ecn)
     }
     fn reads_rate_samples(&self) -> bool {
+        false
+    }
+    fn reads_sends(&self) -> bool {
+        // Alpha's observation windows end at SND.NXT, which the ACK carries.
         false
     }
 
@@ -285,16 +286,14 @@ mod tests {
         let r = rtt_of(Dur::from_millis(25));
         for ecn in [true, false] {
             let mut c = Prague::new(&PragueConfig::default(), 1000);
-            for pn in 0..100 {
-                c.on_packet_sent(Time(pn), pn, 1000, 0);
-            }
-            // At 30 ms a CE mark (alpha = 1: a halving) or, for comparison, a loss cuts the
+            // Packets 0..100 sent. At 30 ms a CE mark (alpha = 1: a halving) or, for comparison, a loss cuts the
             // window. The marked ACK adds nothing (10000 → 5000 B); the unmarked one beside the
             // loss adds its slow-start MSS first (11000 → 5500 B).
             let first = [ack(0, 0)];
             let lost = loss(1, 1);
             let ev = CongestionEvent {
                 ecn_ce: u64::from(ecn),
+                next_pn: 100,
                 ..event(Time(30_000_000), &first, if ecn { &[] } else { &lost }, &r)
             };
             c.on_congestion_event(&ev);
@@ -304,7 +303,10 @@ mod tests {
             // window of ACKs, so after the CE cut the window grows (Linux `tcp_prague`); after the
             // loss nothing grows until recovery ends.
             for pn in 2..8 {
-                c.on_congestion_event(&event(Time(40_000_000), &[ack(pn, pn)], &[], &r));
+                c.on_congestion_event(&CongestionEvent {
+                    next_pn: 100,
+                    ..event(Time(40_000_000), &[ack(pn, pn)], &[], &r)
+                });
             }
             assert_eq!(c.window(), if ecn { 6000 } else { 5500 }, "ecn {ecn}");
             assert_eq!(c.state(), CcState::Recovery);
@@ -424,12 +426,12 @@ mod tests {
         // with the next packet, 30.
         let mut c = Prague::new(&PragueConfig::default(), 1000);
         let r = rtt_of(Dur::from_millis(20));
-        for pn in 0..30 {
-            c.on_packet_sent(Time::ZERO, pn, 1000, 0);
-        }
-        c.on_congestion_event(&event(Time(20_000_000), &[ack(0, 0)], &[], &r));
+        c.on_congestion_event(&CongestionEvent {
+            next_pn: 30,
+            ..event(Time(20_000_000), &[ack(0, 0)], &[], &r)
+        });
         assert_eq!(c.window(), 11_000);
-        c.on_packet_sent(Time(20_000_000), 30, 1000, 0);
+        // Packet 30 sent.
         // One frame acks 1..=30, one of them marked: the round ends, and its marks count in
         // alpha (15/16 + (1/30)/16), but the cut uses the alpha before this ACK, 1. Slow start
         // first adds the 29 unmarked packets: 40000 B, halved to 20000 B (with the updated
@@ -437,6 +439,7 @@ mod tests {
         let acked: Vec<AckedPacket> = (1..=30).map(|pn| ack(pn, 20_000_000 * (pn / 30))).collect();
         c.on_congestion_event(&CongestionEvent {
             ecn_ce: 1,
+            next_pn: 31,
             ..event(Time(21_000_000), &acked, &[], &r)
         });
         assert_eq!(c.window(), 20_000);
@@ -464,21 +467,26 @@ mod tests {
         let mut dctcp = crate::cc::Dctcp::new(&dctcp_cfg, 1000);
         let controllers: [&mut dyn CongestionController; 2] = [&mut prague, &mut dctcp];
         for (c, (cut, after_loss)) in controllers.into_iter().zip([(9000, 5000), (9900, 9900)]) {
-            for pn in 0..10 {
-                c.on_packet_sent(Time(pn), pn, 1000, 0);
-            }
+            // Packets 0..10 sent.
             c.on_congestion_event(&CongestionEvent {
                 ecn_ce: 1,
+                next_pn: 10,
                 ..event(Time(10_000_000), &[ack(0, 0)], &[], &r)
             });
             assert_eq!(c.window(), cut, "{}", c.name());
-            c.on_congestion_event(&event(Time(12_000_000), &[], &loss(1, 1), &r));
+            c.on_congestion_event(&CongestionEvent {
+                next_pn: 10,
+                ..event(Time(12_000_000), &[], &loss(1, 1), &r)
+            });
             assert!(c.window().abs_diff(after_loss) <= 1, "{}: {}", c.name(), c.window());
             // One loss response per round: another packet of the round lost changes nothing, and
             // Prague, now in loss recovery, no longer grows on ACKs of the round (§2.4.1: Reno
             // for the round after a loss).
             let w = c.window();
-            c.on_congestion_event(&event(Time(13_000_000), &[ack(3, 3)], &loss(2, 2), &r));
+            c.on_congestion_event(&CongestionEvent {
+                next_pn: 10,
+                ..event(Time(13_000_000), &[ack(3, 3)], &loss(2, 2), &r)
+            });
             assert_eq!(c.window(), w, "{}", c.name());
         }
     }
@@ -501,9 +509,7 @@ mod tests {
     fn prague_first_ce_mark_halves_then_cuts_by_alpha() {
         let mut c = Prague::new(&PragueConfig::default(), 1000);
         let r = rtt_of(Dur::from_millis(20));
-        for pn in 0..10 {
-            c.on_packet_sent(Time::ZERO, pn, 1000, 0);
-        }
+        // Packets 0..10 sent.
         let a = [AckedPacket {
             pn: 0,
             bytes: 1000,
@@ -511,6 +517,7 @@ mod tests {
         }];
         let ev = CongestionEvent {
             ecn_ce: 1,
+            next_pn: 10,
             ..event(Time(20_000_000), &a, &[], &r)
         };
         c.on_congestion_event(&ev);

@@ -301,6 +301,8 @@ impl Sender {
             rate_sample: None,
             delivered: self.rate.delivered(),
             may_raise_window,
+            // Every numbered packet went through `send`, so this is the SND.NXT a send would have told.
+            next_pn: self.sent.next_pn(),
         };
         if with_acked {
             // Taken once the event is there, so that the sample is written straight into it.

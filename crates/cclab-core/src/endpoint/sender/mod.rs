@@ -159,6 +159,9 @@ pub struct Sender {
     /// The controller's gate is its window alone (`CongestionController::gate_is_window`, asked when it
     /// is built): a send attempt asks it `window`, not `send_gate`.
     cc_gate_is_window: bool,
+    /// The controller reads sends (`CongestionController::reads_sends`, asked when it is built): without,
+    /// a send does not call its `on_packet_sent`.
+    cc_reads_sends: bool,
     sent: SentPackets,
     rtt: RttEstimator,
     loss: LossDetection,
@@ -290,6 +293,7 @@ impl Sender {
             prr_enabled: cfg.proportional_rate_reduction,
             cc_reads_rate_samples: cc.reads_rate_samples(),
             cc_gate_is_window: cc.gate_is_window(),
+            cc_reads_sends: cc.reads_sends(),
             prr: None,
             ecn: cc
                 .ecn_codepoint()
@@ -525,6 +529,7 @@ impl Sender {
             self.cc = cfg.with_one_segment_window(self.mss).build(t, self.mss);
             self.cc_reads_rate_samples = self.cc.reads_rate_samples();
             self.cc_gate_is_window = self.cc.gate_is_window();
+            self.cc_reads_sends = self.cc.reads_sends();
             self.cc_state = self.cc.state();
             self.stats.cwnd_max_bytes = self.cc.window();
         }
@@ -684,6 +689,7 @@ mod tests {
             span!(af_resend: bool),
             span!(source_closed: bool),
             span!(cc_gate_is_window: bool),
+            span!(cc_reads_sends: bool),
             span!(sent: SentPackets),
             span!(rtt, crate::recovery::rtt::SEND_BYTES),
             span!(loss, crate::recovery::loss::SEND_BYTES),

@@ -367,7 +367,9 @@ impl Sender {
         }
         self.loss.on_ack_eliciting_sent(t);
         self.update_loss_deadline_after_send();
-        self.cc.on_packet_sent(t, pn, bytes as u64, self.sent.bytes_in_flight());
+        if self.cc_reads_sends {
+            self.cc.on_packet_sent(t, pn, bytes as u64, self.sent.bytes_in_flight());
+        }
         self.pacer.on_sent(bytes as u64);
         if let Some(prr) = self.prr.as_deref_mut() {
             prr.on_sent(bytes as u64);
