@@ -148,13 +148,15 @@ pub struct Receiver {
     flow: FlowId,
     /// ECT(0), ECT(1), CE packets received.
     ecn_counts: [u64; 3],
-    /// The counters but `bytes_delivered` and `completion_time` (fields of their own above).
+    /// The counters but `bytes_delivered` and `completion_time` (fields of their own above). From 48
+    /// bytes into line 5, so that the four an ACK counts end lines 5 and 6.
     stats: EndpointStats,
-    /// QUIC: the ACK frames' ranges below the first, kept between ACKs with their fields' bytes.
-    frame_ranges: FrameRanges,
     /// QUIC: which ACKs the sender has acknowledged, so ACK frames stop reporting what it knows
-    /// (RFC 9000 §13.2.4).
+    /// (RFC 9000 §13.2.4). The part every ACK reads ends line 7, after the counters' cold tail.
     acked_acks: AckOfAck,
+    /// QUIC: the ACK frames' ranges below the first, kept between ACKs with their fields' bytes
+    /// (line 9, a line of its own).
+    frame_ranges: FrameRanges,
 }
 
 impl Receiver {
@@ -798,8 +800,9 @@ mod tests {
             prev_ce: bool,
         );
         assert_eq!(arrival, [0, 1, 2, 3, 4]);
-        // What an ACK sent reads besides them.
-        let ack = lines!(
+        // What an ACK sent reads besides them: of the counters the four `emit_ack` counts, of the
+        // ACK-of-ACK record the PING awaited and the floor (line 8 holds its record of PINGs).
+        let mut ack = lines!(
             ecn_reporting: bool,
             pn_len: u8,
             next_pn: u64,
@@ -807,11 +810,21 @@ mod tests {
             lower_ranges_len: u32,
             flow: FlowId,
             ecn_counts: [u64; 3],
-            stats: EndpointStats,
             frame_ranges: FrameRanges,
-            acked_acks: AckOfAck,
         );
-        assert_eq!(ack, [4, 5, 6, 7, 8, 9]);
+        let stats = offset_of!(Receiver, stats);
+        let acked_acks = offset_of!(Receiver, acked_acks);
+        let counted = [
+            offset_of!(EndpointStats, datagrams_sent)..offset_of!(EndpointStats, bytes_sent) + 8,
+            offset_of!(EndpointStats, acks_sent)..offset_of!(EndpointStats, ack_bytes) + 8,
+        ];
+        let parts = counted.iter().map(|r| stats + r.start..stats + r.end);
+        let parts = parts.chain([acked_acks + crate::ack::ack_of_ack::PER_ACK_BYTES.start
+            ..acked_acks + crate::ack::ack_of_ack::PER_ACK_BYTES.end]);
+        ack.extend(parts.flat_map(|r| r.start / 64..r.end.div_ceil(64)));
+        ack.sort_unstable();
+        ack.dedup();
+        assert_eq!(ack, [4, 5, 6, 7, 9]);
         assert_eq!(offset_of!(Receiver, next_pn), 5 * 64);
         assert_eq!(size_of::<Receiver>(), 10 * 64);
     }
