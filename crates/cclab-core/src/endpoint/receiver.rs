@@ -98,14 +98,11 @@ impl Default for ReceiverConfig {
 #[repr(C, align(64))]
 pub struct Receiver {
     clock: Clock,
-    /// Boxed (its largest kind is ~100 bytes): in the struct it would take more of the lines every
-    /// arrival reads than the one line of its box.
-    policy: Box<AnyAckPolicy>,
+    /// In the struct (24 bytes: the larger kinds are boxed), not a box of its own, a line more to read.
+    policy: AnyAckPolicy,
     /// Largest ack-eliciting packet number received (0 before the first: the first one's number is
     /// the larger).
     largest_unacked: u64,
-    /// Stream length, once the FIN arrived (every arrival asks whether it did).
-    fin_offset: Option<u64>,
     /// Packet numbers received.
     received: RangeSet,
     /// Stream bytes received, as inclusive offset ranges.
@@ -127,13 +124,15 @@ pub struct Receiver {
     receive_window: u64,
     /// True time of the latest input, for `poll_timeout` when an ACK is due at once.
     last_now: Time,
-    /// The counters' `bytes_delivered` and `completion_time`, kept here among the fields every arrival
-    /// reads, not in `stats`' second line; `stats()` puts them back.
+    /// The counters' `bytes_delivered`, kept here among the fields every arrival reads, not in `stats`'
+    /// second line; `stats()` puts it back, with `completion_time`.
     bytes_delivered: u64,
     /// The server side of the handshake (QUIC and TCP profiles); boxed, as every poll asks whether
     /// there is one.
     handshake: Option<Box<HandshakeServer>>,
-    completion_time: Option<Time>,
+    /// Stream length, once the FIN arrived (every arrival asks whether it did). The transfer is complete
+    /// when the contiguous prefix reaches it (`is_done`, asked at every visit).
+    fin_offset: Option<u64>,
     profile: Profile,
     /// The policy asked for an ACK at once.
     ack_now: bool,
@@ -155,16 +154,17 @@ pub struct Receiver {
     /// QUIC: which ACKs the sender has acknowledged, so ACK frames stop reporting what it knows
     /// (RFC 9000 §13.2.4). The part every ACK reads ends line 7, after the counters' cold tail.
     acked_acks: AckOfAck,
+    /// When the contiguous prefix reached `fin_offset` (for `stats()`).
+    completion_time: Option<Time>,
     /// QUIC: the ACK frames' ranges below the first, kept between ACKs with their fields' bytes
     /// (line 9, a line of its own).
     frame_ranges: FrameRanges,
 }
 
 impl Receiver {
-    /// Starts loading what a datagram's arrival reads outside the receiver's own struct: the ACK
-    /// policy and the ends of the received-packet and stream ranges (see `Sender::prefetch_state`).
+    /// Starts loading what a datagram's arrival reads outside the receiver's own struct: the ends of
+    /// the received-packet and stream ranges (see `Sender::prefetch_state`).
     pub fn prefetch_state(&self) {
-        crate::prefetch::prefetch_bytes(&*self.policy as *const _ as *const () as usize, 128);
         self.received.prefetch();
         self.stream.prefetch();
     }
@@ -175,7 +175,7 @@ impl Receiver {
             flow,
             profile,
             clock: Clock::new(cfg.clock),
-            policy: Box::new(cfg.ack.build_any()),
+            policy: cfg.ack.build_any(),
             max_ack_ranges: cfg.max_ack_ranges.get(),
             ecn_reporting: cfg.ecn,
             pn_len: cfg.pn_len.get(),
@@ -239,7 +239,7 @@ impl Receiver {
 
     /// The ACK policy in use.
     pub fn policy(&self) -> &dyn AckPolicy {
-        &*self.policy
+        &self.policy
     }
 
     /// An ACK is to be sent at `now`: something is unacknowledged (the delayed-ACK timer is armed)
@@ -753,7 +753,10 @@ impl Endpoint for Receiver {
     }
 
     fn is_done(&self) -> bool {
-        self.completion_time.is_some() && self.ack_deadline.is_none()
+        // Complete once the prefix reached the FIN, which is when `completion_time` is set (`deliver`,
+        // `extend_in_order`; data past the FIN is refused, so the prefix never passes it): asked at every
+        // visit, so from the arrival's lines, not from `completion_time`'s.
+        self.ack_deadline.is_none() && self.fin_offset.is_some_and(|f| f == self.bytes_delivered)
     }
 }
 
@@ -781,9 +784,8 @@ mod tests {
         // or write: with thousands of flows each arrival finds the receiver cold.
         let arrival = lines!(
             clock: Clock,
-            policy: Box<AnyAckPolicy>,
+            policy: AnyAckPolicy,
             largest_unacked: u64,
-            fin_offset: Option<u64>,
             received: RangeSet,
             stream: RangeSet,
             trace: TraceLog,
@@ -795,7 +797,7 @@ mod tests {
             last_now: Time,
             bytes_delivered: u64,
             handshake: Option<Box<HandshakeServer>>,
-            completion_time: Option<Time>,
+            fin_offset: Option<u64>,
             profile: Profile,
             ack_now: bool,
             prev_ce: bool,
