@@ -30,17 +30,25 @@ pub const PING_RETRY_ACKS: u64 = 64;
 const REMEMBERED: usize = 8;
 
 /// A receiver's record of its ACK packets and of the floor below which it stops reporting.
+///
+/// What every ACK sent reads first (`repr(C)`), the record of PINGs, read when one is sent or
+/// acknowledged, last: the receiver keeps the two on different lines.
 #[derive(Clone, Debug, Default)]
+#[repr(C)]
 pub struct AckOfAck {
-    /// (packet number, Largest Acknowledged of its ACK frame) of PING-carrying ACK packets not yet
-    /// known acknowledged.
-    sent: VecDeque<(u64, u64)>,
     /// The receiver's packet number of the PING awaiting acknowledgement, with the ACK packets sent since.
     ping: Option<(u64, u64)>,
     /// Largest Acknowledged of the newest ACK frame the peer has acknowledged: packets up to here are
     /// never reported again.
     floor: Option<u64>,
+    /// (packet number, Largest Acknowledged of its ACK frame) of PING-carrying ACK packets not yet
+    /// known acknowledged.
+    sent: VecDeque<(u64, u64)>,
 }
+
+/// The bytes of an `AckOfAck` that every ACK sent reads (`ping`, `floor`), for the receiver's layout test.
+#[cfg(test)]
+pub(crate) const PER_ACK_BYTES: core::ops::Range<usize> = 0..core::mem::offset_of!(AckOfAck, sent);
 
 impl AckOfAck {
     /// Packets up to and including this number need no more reporting, if known.

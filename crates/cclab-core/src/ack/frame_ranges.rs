@@ -21,7 +21,10 @@ type Range = (u64, u64);
 /// The ranges below the top one of a receiver's packet-number set that lie above the ACK-of-ACK floor,
 /// highest first, as the receiver's next ACK frame carries them (unclipped: the lowest is clipped to the
 /// floor when a frame is filled), and the bytes of their Gap and ACK Range Length fields.
+///
+/// A line of its own (`align(64)`): every ACK a receiver sends reads all of it.
 #[derive(Clone, Debug, Default)]
+#[repr(align(64))]
 pub struct FrameRanges {
     /// `buf[start..end]` are the ranges, highest first; room is kept before `start` for new ones.
     buf: Vec<Range>,

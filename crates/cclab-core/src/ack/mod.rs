@@ -157,10 +157,10 @@ impl AckPolicyConfig {
     pub fn build_any(&self) -> AnyAckPolicy {
         match self {
             AckPolicyConfig::Rfc9000(c) => AnyAckPolicy::Rfc9000(Rfc9000::new(c)),
-            AckPolicyConfig::Ratio(c) => AnyAckPolicy::Ratio(Ratio::new(c)),
-            AckPolicyConfig::RatioAfter(c) => AnyAckPolicy::RatioAfter(RatioAfter::new(c)),
-            AckPolicyConfig::TcpDelayed(c) => AnyAckPolicy::TcpDelayed(TcpDelayed::new(c)),
-            AckPolicyConfig::AckFrequency(c) => AnyAckPolicy::AckFrequency(AckFrequencyPolicy::new(c)),
+            AckPolicyConfig::Ratio(c) => AnyAckPolicy::Ratio(Box::new(Ratio::new(c))),
+            AckPolicyConfig::RatioAfter(c) => AnyAckPolicy::RatioAfter(Box::new(RatioAfter::new(c))),
+            AckPolicyConfig::TcpDelayed(c) => AnyAckPolicy::TcpDelayed(Box::new(TcpDelayed::new(c))),
+            AckPolicyConfig::AckFrequency(c) => AnyAckPolicy::AckFrequency(Box::new(AckFrequencyPolicy::new(c))),
         }
     }
 }

@@ -88,72 +88,83 @@ impl Default for ReceiverConfig {
 
 /// The sans-IO data receiver of one flow.
 ///
-/// The fields every data packet reads come first (`repr(C)` keeps the order) and the struct starts
-/// on a cache line: with thousands of flows each arrival finds the receiver cold, and those fields
-/// then take 7 lines, not all 10.
+/// Ordered by visit (`repr(C)` keeps the order) from the start of a cache line: with thousands of
+/// flows each arrival finds the receiver cold, and an in-order data packet, its poll and the host's
+/// questions (`poll_timeout`, `is_done`) read only the first 5 lines; an ACK sent reads 4 of the next 5
+/// (line 8 holds the record of PINGs, read about once a round trip).
+/// Lines 1 and 2 are the two range sets, whole (an in-order arrival reads each one's top range, its
+/// deque's length and floor, and `prefetch_state` the deque's ends).
 #[derive(Debug)]
 #[repr(C, align(64))]
 pub struct Receiver {
     clock: Clock,
-    /// Boxed (its largest kind is ~100 bytes): in the struct it would push the per-packet fields past
-    /// their 7 lines.
-    policy: Box<AnyAckPolicy>,
+    /// In the struct (24 bytes: the larger kinds are boxed), not a box of its own, a line more to read.
+    policy: AnyAckPolicy,
     /// Largest ack-eliciting packet number received (0 before the first: the first one's number is
-    /// the larger). Here, in the 8 bytes the boxed policy's vtable pointer took.
+    /// the larger).
     largest_unacked: u64,
     /// Packet numbers received.
     received: RangeSet,
     /// Stream bytes received, as inclusive offset ranges.
     stream: RangeSet,
-    stats: EndpointStats,
     trace: TraceLog,
-    /// Clock reading of the first ack-eliciting packet not yet acknowledged (meaningful while
-    /// `ack_deadline` is set).
-    first_unacked: Time,
-    /// Largest packet number reported in an ACK sent.
-    largest_acked: Option<u64>,
     /// True time at which the delayed-ACK timer fires, while an ack-eliciting packet is unacknowledged:
     /// worked out when that packet arrives, and again when an ACK_FREQUENCY frame may change the delay,
     /// not at each of the two or three polls an ACK takes (the policy's `max_ack_delay` is a call
     /// through its box, and the clock rounds).
     ack_deadline: Option<Time>,
+    /// Largest packet number reported in an ACK sent.
+    largest_acked: Option<u64>,
+    /// Clock reading of the first ack-eliciting packet not yet acknowledged (meaningful while
+    /// `ack_deadline` is set).
+    first_unacked: Time,
     /// Clock reading when the largest packet number arrived (for the ACK Delay field).
     largest_time: Time,
     /// Flow-control credit past the contiguous prefix, bytes.
     receive_window: u64,
-    next_pn: u64,
     /// True time of the latest input, for `poll_timeout` when an ACK is due at once.
     last_now: Time,
-    max_ack_ranges: usize,
+    /// The counters' `bytes_delivered`, kept here among the fields every arrival reads, not in `stats`'
+    /// second line; `stats()` puts it back, with `completion_time`.
+    bytes_delivered: u64,
+    /// The server side of the handshake (QUIC and TCP profiles); boxed, as every poll asks whether
+    /// there is one.
+    handshake: Option<Box<HandshakeServer>>,
+    /// Stream length, once the FIN arrived (every arrival asks whether it did). The transfer is complete
+    /// when the contiguous prefix reaches it (`is_done`, asked at every visit).
+    fin_offset: Option<u64>,
     profile: Profile,
-    flow: FlowId,
-    ecn_reporting: bool,
     /// The policy asked for an ACK at once.
     ack_now: bool,
     /// The previous packet was CE-marked.
     prev_ce: bool,
+    ecn_reporting: bool,
     pn_len: u8,
-    // Below: fields read per ACK sent, at the end of the stream, with ECN, or in the handshake.
-    /// QUIC: the ACK frames' ranges below the first, kept between ACKs with their fields' bytes.
-    frame_ranges: FrameRanges,
+    // Below, from line 5: fields read per ACK sent, with ECN, at a reshape of the ranges.
+    next_pn: u64,
+    max_ack_ranges: usize,
     /// QUIC: bytes of the Gap and ACK Range Length fields of the frame `ack_frame` built last.
     lower_ranges_len: u32,
-    /// Stream length, once the FIN arrived.
-    fin_offset: Option<u64>,
+    flow: FlowId,
     /// ECT(0), ECT(1), CE packets received.
     ecn_counts: [u64; 3],
+    /// The counters but `bytes_delivered` and `completion_time` (fields of their own above). From 48
+    /// bytes into line 5, so that the four an ACK counts end lines 5 and 6.
+    stats: EndpointStats,
     /// QUIC: which ACKs the sender has acknowledged, so ACK frames stop reporting what it knows
-    /// (RFC 9000 §13.2.4).
+    /// (RFC 9000 §13.2.4). The part every ACK reads ends line 7, after the counters' cold tail.
     acked_acks: AckOfAck,
-    /// The server side of the handshake (QUIC and TCP profiles).
-    handshake: Option<HandshakeServer>,
+    /// When the contiguous prefix reached `fin_offset` (for `stats()`).
+    completion_time: Option<Time>,
+    /// QUIC: the ACK frames' ranges below the first, kept between ACKs with their fields' bytes
+    /// (line 9, a line of its own).
+    frame_ranges: FrameRanges,
 }
 
 impl Receiver {
-    /// Starts loading what a datagram's arrival reads outside the receiver's own struct: the ACK
-    /// policy and the ends of the received-packet and stream ranges (see `Sender::prefetch_state`).
+    /// Starts loading what a datagram's arrival reads outside the receiver's own struct: the ends of
+    /// the received-packet and stream ranges (see `Sender::prefetch_state`).
     pub fn prefetch_state(&self) {
-        crate::prefetch::prefetch_bytes(&*self.policy as *const _ as *const () as usize, 128);
         self.received.prefetch();
         self.stream.prefetch();
     }
@@ -164,7 +175,7 @@ impl Receiver {
             flow,
             profile,
             clock: Clock::new(cfg.clock),
-            policy: Box::new(cfg.ack.build_any()),
+            policy: cfg.ack.build_any(),
             max_ack_ranges: cfg.max_ack_ranges.get(),
             ecn_reporting: cfg.ecn,
             pn_len: cfg.pn_len.get(),
@@ -189,7 +200,9 @@ impl Receiver {
                 .handshake
                 .as_ref()
                 .filter(|_| !matches!(profile, Profile::Dccp(_)))
-                .map(|h| HandshakeServer::new(&profile, h)),
+                .map(|h| Box::new(HandshakeServer::new(&profile, h))),
+            bytes_delivered: 0,
+            completion_time: None,
             stats: EndpointStats::default(),
             trace: TraceLog::default(),
         }
@@ -221,12 +234,12 @@ impl Receiver {
 
     /// `stats().bytes_delivered` alone, without copying the other counters (for time-series samples).
     pub fn bytes_delivered(&self) -> u64 {
-        self.stats.bytes_delivered
+        self.bytes_delivered
     }
 
     /// The ACK policy in use.
     pub fn policy(&self) -> &dyn AckPolicy {
-        &*self.policy
+        &self.policy
     }
 
     /// An ACK is to be sent at `now`: something is unacknowledged (the delayed-ACK timer is armed)
@@ -264,9 +277,9 @@ impl Receiver {
         if d.fin {
             self.fin_offset = Some(d.offset + d.len as u64);
         }
-        self.stats.bytes_delivered = self.stream.contiguous_end(0);
-        if self.stats.completion_time.is_none() && self.fin_offset == Some(self.stats.bytes_delivered) {
-            self.stats.completion_time = Some(now);
+        self.bytes_delivered = self.stream.contiguous_end(0);
+        if self.completion_time.is_none() && self.fin_offset == Some(self.bytes_delivered) {
+            self.completion_time = Some(now);
         }
     }
 
@@ -286,7 +299,7 @@ impl Receiver {
         // The credit runs `receive_window` past the contiguous prefix (`bytes_delivered`, kept by `deliver`):
         // every stored range lies below it, so the stream set holds at most about window / 2 ranges (one
         // byte each, one byte apart).
-        if end > self.stats.bytes_delivered.saturating_add(self.receive_window) {
+        if end > self.bytes_delivered.saturating_add(self.receive_window) {
             return true;
         }
         // At the range cap, only data touching a stored range (so it extends or fills, never opens one) is
@@ -350,7 +363,7 @@ impl Receiver {
     /// The next handshake datagram, if the handshake server has one to send.
     #[cold]
     fn poll_handshake(&mut self, now: Time) -> Option<Datagram> {
-        let (packet, size) = self.handshake.as_mut().and_then(HandshakeServer::poll)?;
+        let (packet, size) = self.handshake.as_deref_mut().and_then(HandshakeServer::poll)?;
         self.stats.datagrams_sent += 1;
         self.stats.bytes_sent += size as u64;
         if self.trace.is_on() {
@@ -477,11 +490,11 @@ impl Receiver {
         }
         self.received.extend_top(p.pn);
         self.stream.extend_top(end - 1);
-        self.stats.bytes_delivered = end;
+        self.bytes_delivered = end;
         if d.fin {
             self.fin_offset = Some(end);
-            if self.stats.completion_time.is_none() {
-                self.stats.completion_time = Some(now);
+            if self.completion_time.is_none() {
+                self.completion_time = Some(now);
             }
         }
         true
@@ -508,7 +521,7 @@ impl Receiver {
             || p.pn <= largest
             || p.pn > MAX_VARINT
             || end > MAX_VARINT
-            || end > self.stats.bytes_delivered.saturating_add(self.receive_window)
+            || end > self.bytes_delivered.saturating_add(self.receive_window)
         {
             return None;
         }
@@ -517,7 +530,7 @@ impl Receiver {
         if self.stream.follows_top(d.offset) {
             self.stream.extend_top(last);
             if !gaps_before {
-                self.stats.bytes_delivered = end;
+                self.bytes_delivered = end;
             }
         } else if self.stream.opens_above_top(d.offset) {
             // At the cap, data opening a range is refused (`violates`).
@@ -526,7 +539,7 @@ impl Receiver {
             }
             self.stream.push_top(d.offset, last);
         } else {
-            self.stats.bytes_delivered = self.stream.fill_first_hole(d.offset, last)?;
+            self.bytes_delivered = self.stream.fill_first_hole(d.offset, last)?;
         }
         if self.received.follows_top(p.pn) {
             self.received.extend_top(p.pn);
@@ -715,7 +728,7 @@ impl Endpoint for Receiver {
     // line when that dispatch was inlined there, it was a second call for a few loads.
     #[inline]
     fn poll_timeout(&self) -> Option<Time> {
-        let handshake = self.handshake.as_ref().is_some_and(HandshakeServer::wants_to_send);
+        let handshake = self.handshake.as_deref().is_some_and(HandshakeServer::wants_to_send);
         if handshake || (self.ack_now && self.ack_deadline.is_some()) {
             Some(self.last_now)
         } else {
@@ -732,10 +745,88 @@ impl Endpoint for Receiver {
     }
 
     fn stats(&self) -> EndpointStats {
-        self.stats.clone()
+        EndpointStats {
+            bytes_delivered: self.bytes_delivered,
+            completion_time: self.completion_time,
+            ..self.stats.clone()
+        }
     }
 
     fn is_done(&self) -> bool {
-        self.stats.completion_time.is_some() && self.ack_deadline.is_none()
+        // Complete once the prefix reached the FIN, which is when `completion_time` is set (`deliver`,
+        // `extend_in_order`; data past the FIN is refused, so the prefix never passes it): asked at every
+        // visit, so from the arrival's lines, not from `completion_time`'s.
+        self.ack_deadline.is_none() && self.fin_offset.is_some_and(|f| f == self.bytes_delivered)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use core::mem::offset_of;
+
+    /// The cache lines (of 64 bytes, from the struct's start) that fields `$f` of types `$t` take.
+    macro_rules! lines {
+        ($($f:ident: $t:ty),* $(,)?) => {{
+            let mut v: Vec<usize> = [$(offset_of!(Receiver, $f)..offset_of!(Receiver, $f) + size_of::<$t>()),*]
+                .iter()
+                .flat_map(|r| r.start / 64..r.end.div_ceil(64))
+                .collect();
+            v.sort_unstable();
+            v.dedup();
+            v
+        }};
+    }
+
+    #[test]
+    fn layout_keeps_an_arrival_in_5_lines_and_an_ack_in_4_more() {
+        // Every field an in-order data packet, the poll after it, `poll_timeout` and `is_done` read
+        // or write: with thousands of flows each arrival finds the receiver cold.
+        let arrival = lines!(
+            clock: Clock,
+            policy: AnyAckPolicy,
+            largest_unacked: u64,
+            received: RangeSet,
+            stream: RangeSet,
+            trace: TraceLog,
+            ack_deadline: Option<Time>,
+            largest_acked: Option<u64>,
+            first_unacked: Time,
+            largest_time: Time,
+            receive_window: u64,
+            last_now: Time,
+            bytes_delivered: u64,
+            handshake: Option<Box<HandshakeServer>>,
+            fin_offset: Option<u64>,
+            profile: Profile,
+            ack_now: bool,
+            prev_ce: bool,
+        );
+        assert_eq!(arrival, [0, 1, 2, 3, 4]);
+        // What an ACK sent reads besides them: of the counters the four `emit_ack` counts, of the
+        // ACK-of-ACK record the PING awaited and the floor (line 8 holds its record of PINGs).
+        let mut ack = lines!(
+            ecn_reporting: bool,
+            pn_len: u8,
+            next_pn: u64,
+            max_ack_ranges: usize,
+            lower_ranges_len: u32,
+            flow: FlowId,
+            ecn_counts: [u64; 3],
+            frame_ranges: FrameRanges,
+        );
+        let (stats, acked_acks) = (offset_of!(Receiver, stats), offset_of!(Receiver, acked_acks));
+        let per_ack = crate::ack::ack_of_ack::PER_ACK_BYTES;
+        let parts = [
+            stats + offset_of!(EndpointStats, datagrams_sent)..stats + offset_of!(EndpointStats, bytes_sent) + 8,
+            stats + offset_of!(EndpointStats, acks_sent)..stats + offset_of!(EndpointStats, ack_bytes) + 8,
+            acked_acks + per_ack.start..acked_acks + per_ack.end,
+        ];
+        ack.extend(parts.iter().flat_map(|r| r.start / 64..r.end.div_ceil(64)));
+        ack.sort_unstable();
+        ack.dedup();
+        assert_eq!(ack, [4, 5, 6, 7, 9]);
+        assert_eq!(offset_of!(Receiver, next_pn), 5 * 64);
+        assert_eq!(size_of::<Receiver>(), 10 * 64);
     }
 }
