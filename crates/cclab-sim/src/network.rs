@@ -186,7 +186,8 @@ pub struct Network {
     flows: Vec<FlowState>,
     /// Datagrams a host sent after one whose route has no link, until the host is done (see `act_host`).
     scratch: Vec<InFlight>,
-    /// Hosts run within link events when they allow it ([`Network::set_hand_off`]).
+    /// Hosts run within link events when they allow it ([`Network::set_hand_off`]); each host
+    /// holds it too, with what it allows (`Host::set_hand_off`), so a link event tests the host's alone.
     hand_off: bool,
     /// The host the last link event delivered to first, which runs next at the same instant, in
     /// the event's turn of `run`'s loop or, when the observer stopped the run after the event,
@@ -240,10 +241,11 @@ impl Network {
     pub fn add_host(&mut self, cfg: &HostConfig, seed: u64) -> HostId {
         let id = self.hosts.len() as u32;
         let rng = crate::engine::stream_rng(seed, crate::engine::Stream::HostStall, id);
-        let host = Host::new(cfg, rng);
+        let mut host = Host::new(cfg, rng);
         if host.costs_time() {
             self.timed_hosts.push(id);
         }
+        host.set_hand_off(self.hand_off);
         self.hosts.push(host);
         HostId(id)
     }
@@ -320,6 +322,7 @@ impl Network {
     /// existed (for tests that compare the two; the default is `true`).
     pub fn set_hand_off(&mut self, on: bool) {
         self.hand_off = on;
+        self.hosts.iter_mut().for_each(|h| h.set_hand_off(on));
     }
 
     /// Current simulated time.
@@ -614,7 +617,7 @@ impl Network {
     /// event's arrivals are forwarded, so no host is handed off yet.
     #[inline(always)]
     fn hand_straight(&mut self, l: u32) -> Option<Straight> {
-        if !self.hand_off || self.events & 0xffff == 0 {
+        if self.events & 0xffff == 0 {
             return None;
         }
         let p = self.links[l as usize].only_arrival()?;
@@ -659,7 +662,7 @@ impl Network {
             arrival_link: straight.map_or(0, |s| s.link),
         };
         let host = &mut self.hosts[h as usize];
-        let finished = host.act(now, &mut out, straight.map(|s| s.slot));
+        let (finished, wake) = host.act(now, &mut out, straight.map(|s| s.slot));
         self.done += finished;
         host.drain_events(|flow, side, ev| observer.on_trace(flow, side, ev));
         if !self.scratch.is_empty() {
@@ -669,7 +672,7 @@ impl Network {
             }
             self.scratch = later;
         }
-        if let Some(t) = self.hosts[h as usize].next_wake(self.now) {
+        if let Some(t) = wake {
             self.sched.schedule(self.host_actor(h), t);
         }
         finished > 0 && self.all_done()
@@ -703,12 +706,13 @@ impl Network {
                 p.hop += 1;
                 self.push(l, p);
             }
-            None => self.arrive(p, self.hand_off),
+            None => self.arrive(p, true),
         }
     }
 
-    /// A datagram reached its destination host; with `in_link_event`, a host that allows it runs at
-    /// the end of the link event (a datagram a host sends to itself always wakes it).
+    /// A datagram reached its destination host; with `in_link_event`, a host that allows it (and
+    /// that the network lets: `Host::hand_off`) runs at the end of the link event (a datagram a host
+    /// sends to itself always wakes it).
     #[inline]
     fn arrive(&mut self, p: InFlight, in_link_event: bool) {
         let r = &self.routes[p.route as usize];

@@ -151,8 +151,9 @@ pub struct Host {
     free: bool,
     /// The next job should be a send job if one is possible.
     send_turn: bool,
-    /// An arrival that finds the host idle may be handled within the arriving event (see `hand_off`).
-    hand_off: bool,
+    /// How an arrival that finds the host idle is handled: what it allows and the network asks,
+    /// settled once here so that a link event tests one byte (see `hand_off`, `takes_straight`).
+    hand_off: HandOff,
     /// Slot to poll first for the next send job.
     next_slot: u32,
     /// Bytes of the datagrams waiting in `rx`, and the most it may hold.
@@ -182,6 +183,19 @@ pub struct Host {
     job_tx_slot: usize,
     stalls: Option<Stalls>,
     idle: Option<IdleStates>,
+    /// The host allows hand-offs (see `hand_off`), whether or not the network makes them.
+    allows_hand_off: bool,
+}
+
+/// How a host takes an arrival that finds it idle.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum HandOff {
+    /// In a wake-up event of its own.
+    Never,
+    /// In the arriving event ([`Host::hand_off`]).
+    InEvent,
+    /// In the arriving event, straight from the link when its socket buffer is empty ([`Host::takes_straight`]).
+    Straight,
 }
 
 /// Bytes at the start of a host that an event reads: its first four lines (see `Host`).
@@ -204,10 +218,10 @@ impl Host {
             && c.stall.is_none()
             && c.idle_states.is_empty();
         let socket_buffer = cfg.socket_buffer.map_or(u64::MAX, |b| b.0);
-        Host {
+        let mut host = Host {
             cpu: cfg.cpu.clone(),
             free,
-            hand_off: socket_buffer == u64::MAX && (free || batch(&c.gro) == 1),
+            hand_off: HandOff::Never,
             max_tx: batch(&c.gso),
             max_rx: batch(&c.gro),
             socket_buffer,
@@ -227,7 +241,22 @@ impl Host {
             stats: HostStats::default(),
             stalls: cfg.cpu.stall.as_ref().map(|s| Stalls::new(s, rng)),
             idle: (!cfg.cpu.idle_states.is_empty()).then(|| IdleStates::new(&cfg.cpu.idle_states)),
-        }
+            allows_hand_off: socket_buffer == u64::MAX && (free || batch(&c.gro) == 1),
+        };
+        host.set_hand_off(true);
+        host
+    }
+
+    /// With `on`, the host takes arrivals within the arriving event if it allows it (the network's
+    /// default); without, every arrival wakes it in an event of its own ([`Network::set_hand_off`]).
+    ///
+    /// [`Network::set_hand_off`]: crate::network::Network::set_hand_off
+    pub fn set_hand_off(&mut self, on: bool) {
+        self.hand_off = match (on && self.allows_hand_off, self.free) {
+            (false, _) => HandOff::Never,
+            (true, false) => HandOff::InEvent,
+            (true, true) => HandOff::Straight,
+        };
     }
 
     /// Adds an endpoint whose datagrams take route `route`, whose first link is `link` ([`NO_LINK`]:
@@ -380,7 +409,7 @@ impl Host {
     /// whose CPU costs nothing handles every batch at `now` either way, so it allows it with GRO.
     #[inline]
     pub fn hand_off(&self) -> bool {
-        self.hand_off
+        self.hand_off != HandOff::Never
     }
 
     /// A datagram arriving now may skip the socket buffer, taken by the host's next run straight
@@ -389,11 +418,13 @@ impl Host {
     /// empty (so the datagram would be the only one there).
     #[inline]
     pub fn takes_straight(&self) -> bool {
-        self.free && self.hand_off && self.rx.is_empty()
+        self.hand_off == HandOff::Straight && self.rx.is_empty()
     }
 
     /// Runs the event loop at `now`; each sent datagram is handed to `out` as it leaves the host,
-    /// in the order they leave. Returns the number of endpoints that became done.
+    /// in the order they leave. Returns the number of endpoints that became done and when the host
+    /// next has work ([`Host::next_wake`] after the run: nothing the network does before it asks for
+    /// the host's next run changes that, as a delivery only fills the socket buffer).
     ///
     /// With `arrival`, a datagram for that slot waits in `out` ([`Inbox::take`]), handed straight
     /// from its link to a host that [`Host::takes_straight`]: the run makes the calls it would make
@@ -402,10 +433,10 @@ impl Host {
     /// Inlined where the network runs a host, its one caller: as a call of its own (LLVM's choice
     /// once the arrival's path was added) it cost 3.7 M instructions more on 100 MB at 10 Gbit/s.
     #[inline(always)]
-    pub fn act(&mut self, now: Time, out: &mut (impl Outbox + Inbox), arrival: Option<u16>) -> usize {
+    pub fn act(&mut self, now: Time, out: &mut (impl Outbox + Inbox), arrival: Option<u16>) -> (usize, Option<Time>) {
         let finished = if self.free {
             if self.slots.len() == 1 {
-                // Its own wake-up time is re-read in its loop: no slot is stale.
+                // Its own wake-up time is re-read in its loop, which returns it: no slot is stale.
                 return self.run_single(now, out, arrival);
             }
             self.run_free(now, out, arrival)
@@ -417,7 +448,7 @@ impl Host {
             self.run(now, out)
         };
         self.refresh_stale(now);
-        finished
+        (finished, self.next_wake(now))
     }
 
     fn run(&mut self, now: Time, out: &mut impl Outbox) -> usize {
@@ -460,7 +491,7 @@ impl Host {
 
     /// When the host next has work, if ever.
     #[inline(always)]
-    pub fn next_wake(&self, now: Time) -> Option<Time> {
+    fn next_wake(&self, now: Time) -> Option<Time> {
         if self.job != Job::Idle {
             return Some(self.busy_until);
         }

@@ -14,7 +14,7 @@ use crate::ack_intervals::AckIntervalStats;
 use crate::endpoint::AnyEndpoint;
 use crate::packet::InFlight;
 use cclab_core::endpoint::Endpoint;
-use cclab_core::time::Time;
+use cclab_core::time::{Dur, Time};
 
 /// What a run of a host of one endpoint touches besides the endpoint, borrowed apart from it.
 struct One<'h> {
@@ -36,9 +36,15 @@ struct One<'h> {
 }
 
 impl Host {
-    /// `act` for a free host with one endpoint (see `run_free`); returns 1 if it became done.
+    /// `act` for a free host with one endpoint (see `run_free`): 1 if it became done, and when it
+    /// next has work (as `Host::next_wake`: a free host holds no job).
     #[inline(always)]
-    pub(super) fn run_single(&mut self, now: Time, out: &mut (impl Outbox + Inbox), arrival: Option<u16>) -> usize {
+    pub(super) fn run_single(
+        &mut self,
+        now: Time,
+        out: &mut (impl Outbox + Inbox),
+        arrival: Option<u16>,
+    ) -> (usize, Option<Time>) {
         let Host {
             rx,
             rx_bytes,
@@ -77,11 +83,14 @@ impl Host {
             start: *start,
             tracing: *tracing,
         };
-        match endpoint {
+        let finished = match endpoint {
             AnyEndpoint::Sender(e) => one.run(&mut **e, now, out, arrival.is_some()),
             AnyEndpoint::Receiver(e) => one.run(&mut **e, now, out, arrival.is_some()),
             e => one.run(e, now, out, arrival.is_some()),
-        }
+        };
+        // An endpoint asking for `now` again after doing nothing would spin; move on by 1 ns.
+        let wake = (*one.wake != u64::MAX).then(|| Time(*one.wake).max(now + Dur(1)));
+        (finished, wake)
     }
 }
 
