@@ -23,7 +23,7 @@ use crate::ack::frequency_sender::{AckFrequencySender, AckFrequencySenderConfig}
 use crate::ack::RangeSet;
 use crate::cc::{AckedPacket, CcConfig, CcState, CongestionController, LostPacket};
 use crate::clock::{Clock, ClockConfig};
-use crate::recovery::delivery_rate::DeliveryRate;
+use crate::recovery::delivery_rate::{DeliveryRate, Rate};
 use crate::recovery::loss::LossDetection;
 use crate::recovery::pacer::{Pacer, Pacing, PacingConfig};
 use crate::recovery::prr::Prr;
@@ -198,9 +198,9 @@ pub struct Sender {
     recovery_point: Option<u64>,
     /// Newest ACK_FREQUENCY frame sent, resent when its packet was lost.
     last_af_frame: Option<AckFrequencyFrame>,
-    /// Delivery rate of the last rate sample, bytes/s (0 before the first), for `metrics`: the sample
-    /// itself is 72 bytes, copied on every ACK only for this field.
-    last_delivery_rate: f64,
+    /// Delivery rate of the last rate sample (0 before the first), for `metrics`: the sample itself is
+    /// 72 bytes, copied on every ACK only for this field.
+    last_delivery_rate: Rate,
     /// QUIC: the peer's max_ack_delay, read by the PTO period (`pto_max_ack_delay`), which sends take
     /// from `pto_period`.
     peer_max_ack_delay: Dur,
@@ -335,7 +335,7 @@ impl Sender {
             app_limited: false,
             blocked_until: None,
             ecn_ce_count: 0,
-            last_delivery_rate: 0.0,
+            last_delivery_rate: Rate::default(),
             stats: EndpointStats::default(),
             trace: TraceLog::default(),
             acked_buf: Vec::new(),
@@ -640,7 +640,7 @@ impl Endpoint for Sender {
             } else {
                 0
             },
-            delivery_rate_bps: (self.last_delivery_rate * 8.0) as u64,
+            delivery_rate_bps: (self.last_delivery_rate.bytes_per_sec() * 8.0) as u64,
             ssthresh: self.cc.ssthresh(),
         }
     }
