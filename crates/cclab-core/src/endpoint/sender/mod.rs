@@ -568,8 +568,15 @@ impl Endpoint for Sender {
             self.on_ack_frame(now, ack);
         }
         if matches!(self.profile, Profile::Quic(_)) {
-            self.peer_received.insert(dgram.packet.pn, dgram.packet.pn);
-            self.peer_received.trim(PEER_ACK_RANGES);
+            let pn = dgram.packet.pn;
+            // The next packet number (every ACK of a bulk transfer) only extends the top range: no new
+            // range to trim, as on the receiver's in-order path.
+            if self.peer_received.follows_top(pn) {
+                self.peer_received.extend_top(pn);
+            } else {
+                self.peer_received.insert(pn, pn);
+                self.peer_received.trim(PEER_ACK_RANGES);
+            }
             if dgram.packet.is_ack_eliciting() {
                 self.peer_ack_due.get_or_insert(self.clock.read(now));
             }
@@ -719,6 +726,39 @@ mod tests {
         );
         assert!(offset_of!(Sender, last_af_frame) < offset_of!(Sender, last_delivery_rate));
         assert_eq!(size_of::<Sender>(), 20 * 64);
+    }
+
+    #[test]
+    fn peer_packet_numbers_in_order_extend_the_top_range_and_others_keep_four_ranges() {
+        // The receiver's packets in order take the fast path; gaps, a late one and a duplicate the general one.
+        use crate::wire::packet::Packet;
+        let cc = CcConfig::NewReno(crate::cc::NewRenoConfig::default());
+        let source = SourceConfig::Bulk { size: Bytes(1 << 20) };
+        let mut s = Sender::new(
+            FlowId(0),
+            Profile::Quic(Default::default()),
+            &SenderConfig::default(),
+            &cc,
+            &source,
+            Time(0),
+        );
+        for pn in [0, 1, 2, 5, 6, 4, 9, 9, 12, 13, 20, 21, 22, 30] {
+            let packet = Packet {
+                pn,
+                ..Default::default()
+            };
+            s.handle_datagram(
+                Time(0),
+                Datagram {
+                    packet,
+                    flow: FlowId(0),
+                    size: 50,
+                    ecn: Ecn::NotEct,
+                },
+            );
+        }
+        let ranges: Vec<_> = s.peer_received.iter_desc().collect();
+        assert_eq!(ranges, [(30, 30), (20, 22), (12, 13), (9, 9)]);
     }
 
     #[test]
