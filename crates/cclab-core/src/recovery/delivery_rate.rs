@@ -151,13 +151,22 @@ impl DeliveryRate {
         })
     }
 
-    /// `generate`'s `delivery_rate` alone, with the same effects: for a controller that reads no rate
-    /// sample, where the sender keeps only the rate (for its metrics) and the rest of the sample went
-    /// unread on every ACK.
-    pub fn generate_rate(&mut self, min_rtt: Dur) -> Option<f64> {
-        let s = self.complete()?;
-        let (delivered, interval) = self.delivered_over(&s);
-        Some(rate(delivered, interval, min_rtt))
+    /// `on_ack` and `generate`'s rate for a controller that reads no rate sample, where the sender keeps
+    /// only the rate (for its metrics): the same effects, but the sample's interval and bytes are
+    /// returned at once, not assembled in `pending` (8 words written and read back on every ACK), and
+    /// checked against `min_rtt` by the caller ([`Rate::of`]) after the ACK's RTT sample, as `generate` is.
+    pub fn on_ack_rate_only(&mut self, now: Time, bytes: u64, time_sent: Time, p: &PacketDelivery) -> (u64, Dur) {
+        self.delivered += bytes;
+        self.delivered_time = now;
+        self.first_sent_time = time_sent;
+        // `complete`'s mark clearing: `delivered` moves only here, so it is the same after the ACK.
+        if self.app_limited != 0 && self.delivered > self.app_limited {
+            self.app_limited = 0;
+        }
+        let interval = time_sent
+            .saturating_since(p.first_sent_time)
+            .max(now.saturating_since(p.delivered_time));
+        (self.delivered - p.delivered, interval)
     }
 
     /// Ends this ACK's sample: clears the app-limited mark once the bubble is acknowledged and takes
@@ -181,10 +190,36 @@ impl DeliveryRate {
 /// Bytes/s of `delivered` bytes over `interval`; 0 for an interval shorter than `min_rtt` (or zero).
 #[inline(always)]
 fn rate(delivered: u64, interval: Dur, min_rtt: Dur) -> f64 {
-    if interval >= min_rtt && interval > Dur::ZERO {
-        delivered as f64 / interval.as_secs_f64()
-    } else {
-        0.0
+    Rate::of(delivered, interval, min_rtt).bytes_per_sec()
+}
+
+/// A sample's delivery rate as its two integers, divided only when read: the sender keeps the last
+/// one for its metrics, which are read far less often than an ACK comes (two divisions an ACK).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Rate {
+    delivered: u64,
+    /// Zero for a rate of 0 (an interval too short to be valid).
+    interval: Dur,
+}
+
+impl Rate {
+    /// `delivered` bytes over `interval`; 0 for an interval shorter than `min_rtt` (or zero).
+    #[inline(always)]
+    pub fn of(delivered: u64, interval: Dur, min_rtt: Dur) -> Rate {
+        if interval >= min_rtt && interval > Dur::ZERO {
+            Rate { delivered, interval }
+        } else {
+            Rate::default()
+        }
+    }
+
+    /// Bytes/s.
+    pub fn bytes_per_sec(self) -> f64 {
+        if self.interval > Dur::ZERO {
+            self.delivered as f64 / self.interval.as_secs_f64()
+        } else {
+            0.0
+        }
     }
 }
 
@@ -274,18 +309,27 @@ mod tests {
         for (k, p) in snaps.iter().enumerate() {
             let now = ms(30 + k as u64);
             sample.on_ack(now, 1000, ms(k as u64), 1000, p);
-            rate.on_ack(now, 1000, ms(k as u64), 1000, p);
-            let (s, r) = (
-                sample.generate(Dur::from_millis(20)),
-                rate.generate_rate(Dur::from_millis(20)),
+            let (delivered, interval) = rate.on_ack_rate_only(now, 1000, ms(k as u64), p);
+            let min_rtt = Dur::from_millis(20);
+            let s = sample.generate(min_rtt).unwrap();
+            assert_eq!(
+                Rate::of(delivered, interval, min_rtt).bytes_per_sec(),
+                s.delivery_rate,
+                "ACK {k}"
             );
-            assert_eq!(s.map(|s| s.delivery_rate), r, "ACK {k}");
+            assert_eq!((delivered, interval), (s.delivered, s.interval), "ACK {k}");
             assert_eq!(sample.is_app_limited(), rate.is_app_limited(), "ACK {k}");
         }
         assert!(!rate.is_app_limited(), "the bubble was acknowledged");
+        // Both sent their next packet from the same state.
+        assert_eq!(sample.on_packet_sent(ms(40), 500), rate.on_packet_sent(ms(40), 500));
         assert_eq!(
-            (sample.generate(Dur::ZERO), rate.generate_rate(Dur::ZERO)),
-            (None, None)
+            Rate::of(5000, Dur::from_millis(19), Dur::from_millis(20)).bytes_per_sec(),
+            0.0
+        );
+        assert_eq!(
+            Rate::of(5000, Dur::from_millis(20), Dur::from_millis(20)).bytes_per_sec(),
+            250_000.0
         );
     }
 

@@ -33,6 +33,9 @@ pub struct RttHistogram {
     /// 8 % in the next one), and `counts` lives apart from the sender: with thousands of flows each
     /// add there is a cold line read before it can be written, so only a third bucket flushes one.
     runs: [(u32, u32); 2],
+    /// The values of `runs[0]`'s bucket, `[lo, lo + width)` as `(lo, width)`; width 0 while it holds no
+    /// run: a sample in it is counted with a subtraction and a comparison, not its bucket worked out.
+    latest_span: (u64, u64),
 }
 
 /// The bucket of `ns` and the smallest value in it.
@@ -63,6 +66,21 @@ impl RttHistogram {
     /// LLVM's own choice made it a call when 64-byte sent records grew that handling (+18 instructions an ACK).
     #[inline(always)]
     pub fn record(&mut self, rtt: Dur) {
+        let (lo, width) = self.latest_span;
+        let latest = &mut self.runs[0];
+        if rtt.0.wrapping_sub(lo) < width && latest.1 < u32::MAX {
+            latest.1 += 1;
+        } else {
+            self.record_by_bucket(rtt);
+        }
+        self.min = if self.total == 0 { rtt } else { self.min.min(rtt) };
+        self.max = self.max.max(rtt);
+        self.total += 1;
+    }
+
+    /// Counts a sample outside the latest run's bucket (or in a full run).
+    #[inline(never)]
+    fn record_by_bucket(&mut self, rtt: Dur) {
         let b = bucket(rtt.0) as u32;
         let [latest, other] = &mut self.runs;
         if latest.1 > 0 && latest.0 == b && latest.1 < u32::MAX {
@@ -74,9 +92,8 @@ impl RttHistogram {
             self.flush_run(1);
             self.runs = [(b, 1), self.runs[0]];
         }
-        self.min = if self.total == 0 { rtt } else { self.min.min(rtt) };
-        self.max = self.max.max(rtt);
-        self.total += 1;
+        let lo = lower_bound(self.runs[0].0 as usize);
+        self.latest_span = (lo, lower_bound(self.runs[0].0 as usize + 1) - lo);
     }
 
     /// Adds pending run `i` of samples to `counts` (saturating, as adding them one by one would).
@@ -109,6 +126,7 @@ impl RttHistogram {
     }
 
     fn flush_all(&mut self) {
+        self.latest_span = (0, 0);
         self.flush_run(0);
         self.flush_run(1);
     }
@@ -169,6 +187,29 @@ mod tests {
         assert_eq!(h.quantile(1.0), Some(Dur::from_micros(1000)));
         assert_eq!(h.quantile(0.0), Some(Dur::from_micros(1)));
         assert_eq!(RttHistogram::default().quantile(0.5), None);
+    }
+
+    #[test]
+    fn rtt_histogram_latest_run_takes_exactly_its_bucket() {
+        // Samples at both edges of the latest run's bucket and just outside it, with a quantile read (which
+        // flushes a copy) between them: each lands in its own bucket, as counted one by one.
+        let b = bucket(20_000_000);
+        let (lo, hi) = (lower_bound(b), lower_bound(b + 1));
+        let mut h = RttHistogram::default();
+        let mut want = vec![0u64; BUCKETS];
+        for ns in [lo, hi - 1, hi, lo - 1, lo, hi - 1, lo, u64::MAX, u64::MAX, 0, 0] {
+            h.record(Dur(ns));
+            want[bucket(ns)] += 1;
+            h.quantile(0.5);
+        }
+        h.flush_all();
+        for (i, &n) in want.iter().enumerate() {
+            let got = i
+                .checked_sub(h.first)
+                .and_then(|j| h.counts.get(j))
+                .map_or(0, |&n| n as u64);
+            assert_eq!(got, n, "bucket {i}");
+        }
     }
 
     #[test]

@@ -5,6 +5,7 @@
 use super::{Sender, PTO_PROBES};
 use crate::cc::{AckedPacket, CcState, CongestionEvent, LostPacket};
 use crate::endpoint::TraceEvent;
+use crate::recovery::delivery_rate::Rate;
 use crate::recovery::loss::LossTimer;
 use crate::recovery::prr::Prr;
 use crate::time::{Dur, Time};
@@ -30,6 +31,8 @@ impl Sender {
         let mut largest_newly: Option<Time> = None;
         let mut any_eliciting = false;
         let mut stream_run = None;
+        // The newest packet's rate interval and bytes, for a controller that reads no rate sample.
+        let mut rate_only = (0, Dur::ZERO);
         self.sent.on_ack(
             ranges,
             |pn, p| {
@@ -51,7 +54,11 @@ impl Sender {
                 if pn == largest {
                     largest_newly = Some(p.time_sent());
                 }
-                self.rate.on_ack(t, bytes, p.time_sent(), p.bytes(), &p.delivery());
+                if self.cc_reads_rate_samples {
+                    self.rate.on_ack(t, bytes, p.time_sent(), p.bytes(), &p.delivery());
+                } else {
+                    rate_only = self.rate.on_ack_rate_only(t, bytes, p.time_sent(), &p.delivery());
+                }
             },
         );
         if let Some(run) = stream_run {
@@ -72,6 +79,10 @@ impl Sender {
             if first {
                 self.loss.on_first_rtt_sample(self.sent.next_pn());
             }
+        }
+        if !self.cc_reads_rate_samples {
+            // After the RTT sample, whose minimum the rate is checked against, as `generate` is.
+            self.last_delivery_rate = Rate::of(rate_only.0, rate_only.1, self.rtt.min());
         }
         // §B.7: an increase of the CE count is a congestion signal.
         let mut ecn_ce = 0;
@@ -304,16 +315,12 @@ impl Sender {
             // Every numbered packet went through `send`, so this is the SND.NXT a send would have told.
             next_pn: self.sent.next_pn(),
         };
-        if with_acked {
-            // Taken once the event is there, so that the sample is written straight into it.
-            if self.cc_reads_rate_samples {
-                ev.rate_sample = self.rate.generate(self.rtt.min());
-                if let Some(s) = &ev.rate_sample {
-                    self.last_delivery_rate = s.delivery_rate;
-                }
-            } else if let Some(rate) = self.rate.generate_rate(self.rtt.min()) {
-                // Only the rate is read (`metrics`): the rest of the sample is not made.
-                self.last_delivery_rate = rate;
+        if with_acked && self.cc_reads_rate_samples {
+            // Taken once the event is there, so that the sample is written straight into it (without
+            // a controller that reads it, `on_ack_frame` kept only the rate).
+            ev.rate_sample = self.rate.generate(self.rtt.min());
+            if let Some(s) = &ev.rate_sample {
+                self.last_delivery_rate = Rate::of(s.delivered, s.interval, self.rtt.min());
             }
         }
         self.cc.on_congestion_event(&ev);

@@ -23,7 +23,7 @@ use crate::ack::frequency_sender::{AckFrequencySender, AckFrequencySenderConfig}
 use crate::ack::RangeSet;
 use crate::cc::{AckedPacket, CcConfig, CcState, CongestionController, LostPacket};
 use crate::clock::{Clock, ClockConfig};
-use crate::recovery::delivery_rate::DeliveryRate;
+use crate::recovery::delivery_rate::{DeliveryRate, Rate};
 use crate::recovery::loss::LossDetection;
 use crate::recovery::pacer::{Pacer, Pacing, PacingConfig};
 use crate::recovery::prr::Prr;
@@ -198,9 +198,9 @@ pub struct Sender {
     recovery_point: Option<u64>,
     /// Newest ACK_FREQUENCY frame sent, resent when its packet was lost.
     last_af_frame: Option<AckFrequencyFrame>,
-    /// Delivery rate of the last rate sample, bytes/s (0 before the first), for `metrics`: the sample
-    /// itself is 72 bytes, copied on every ACK only for this field.
-    last_delivery_rate: f64,
+    /// Delivery rate of the last rate sample (0 before the first), for `metrics`: the sample itself is
+    /// 72 bytes, copied on every ACK only for this field.
+    last_delivery_rate: Rate,
     /// QUIC: the peer's max_ack_delay, read by the PTO period (`pto_max_ack_delay`), which sends take
     /// from `pto_period`.
     peer_max_ack_delay: Dur,
@@ -335,7 +335,7 @@ impl Sender {
             app_limited: false,
             blocked_until: None,
             ecn_ce_count: 0,
-            last_delivery_rate: 0.0,
+            last_delivery_rate: Rate::default(),
             stats: EndpointStats::default(),
             trace: TraceLog::default(),
             acked_buf: Vec::new(),
@@ -568,8 +568,15 @@ impl Endpoint for Sender {
             self.on_ack_frame(now, ack);
         }
         if matches!(self.profile, Profile::Quic(_)) {
-            self.peer_received.insert(dgram.packet.pn, dgram.packet.pn);
-            self.peer_received.trim(PEER_ACK_RANGES);
+            let pn = dgram.packet.pn;
+            // The next packet number (every ACK of a bulk transfer) only extends the top range: no new
+            // range to trim, as on the receiver's in-order path.
+            if self.peer_received.follows_top(pn) {
+                self.peer_received.extend_top(pn);
+            } else {
+                self.peer_received.insert(pn, pn);
+                self.peer_received.trim(PEER_ACK_RANGES);
+            }
             if dgram.packet.is_ack_eliciting() {
                 self.peer_ack_due.get_or_insert(self.clock.read(now));
             }
@@ -640,7 +647,7 @@ impl Endpoint for Sender {
             } else {
                 0
             },
-            delivery_rate_bps: (self.last_delivery_rate * 8.0) as u64,
+            delivery_rate_bps: (self.last_delivery_rate.bytes_per_sec() * 8.0) as u64,
             ssthresh: self.cc.ssthresh(),
         }
     }
@@ -719,6 +726,39 @@ mod tests {
         );
         assert!(offset_of!(Sender, last_af_frame) < offset_of!(Sender, last_delivery_rate));
         assert_eq!(size_of::<Sender>(), 20 * 64);
+    }
+
+    #[test]
+    fn peer_packet_numbers_in_order_extend_the_top_range_and_others_keep_four_ranges() {
+        // The receiver's packets in order take the fast path; gaps, a late one and a duplicate the general one.
+        use crate::wire::packet::Packet;
+        let cc = CcConfig::NewReno(crate::cc::NewRenoConfig::default());
+        let source = SourceConfig::Bulk { size: Bytes(1 << 20) };
+        let mut s = Sender::new(
+            FlowId(0),
+            Profile::Quic(Default::default()),
+            &SenderConfig::default(),
+            &cc,
+            &source,
+            Time(0),
+        );
+        for pn in [0, 1, 2, 5, 6, 4, 9, 9, 12, 13, 20, 21, 22, 30] {
+            let packet = Packet {
+                pn,
+                ..Default::default()
+            };
+            s.handle_datagram(
+                Time(0),
+                Datagram {
+                    packet,
+                    flow: FlowId(0),
+                    size: 50,
+                    ecn: Ecn::NotEct,
+                },
+            );
+        }
+        let ranges: Vec<_> = s.peer_received.iter_desc().collect();
+        assert_eq!(ranges, [(30, 30), (20, 22), (12, 13), (9, 9)]);
     }
 
     #[test]
