@@ -107,8 +107,13 @@ delay = "5ms"
     let emu = out.summary.emulator.as_ref().expect("emulated");
     let fwd = &out.summary.links[0];
     let achieved = fwd.achieved_rate_bps.expect("the forward link was backlogged");
+    // Within 2 % of the rate while the emulator keeps time. When other work on the machine starves it
+    // (a CI build on both cores), it falls behind and must say so: more than 1 % of its packets late
+    // (it reported 567 of 12,242 and 96.7 Mbit/s under a load of 7). Then only 10 % holds, never above.
+    let late = emu.late_packets as f64 > 0.01 * emu.packets as f64;
+    let (below, above) = if late { (0.10, 0.02) } else { (0.02, 0.02) };
     assert!(
-        (achieved / 100e6 - 1.0).abs() < 0.02,
+        achieved > 100e6 * (1.0 - below) && achieved < 100e6 * (1.0 + above),
         "achieved {achieved} bit/s, emulator {emu:?}"
     );
     // The smallest RTT: 2 × 5 ms propagation + a 1500 B packet at 100 Mbit/s (120 µs) + a small ACK.
