@@ -137,17 +137,19 @@ impl One<'_> {
                 (self.max_rx as usize).min(self.rx.len())
             };
             for _ in 0..batch {
-                let d = if std::mem::take(&mut arrival) {
-                    out.take()
+                // The arrival goes from the link's ring into the call, and a buffered datagram from the
+                // socket buffer, each at a call of its own: one value taking either was copied twice
+                // more on the stack before the call.
+                if std::mem::take(&mut arrival) {
+                    e.handle_datagram(now, out.take());
                 } else {
                     let (_, d) = match self.rx.take_first() {
                         Some(first) => first,
                         None => self.rx.pop_front().expect("the socket buffer holds a datagram"),
                     };
                     *self.rx_bytes -= d.size as u64;
-                    d
-                };
-                e.handle_datagram(now, d);
+                    e.handle_datagram(now, d);
+                }
                 self.collect_events();
                 finished += self.check_done(e);
             }
