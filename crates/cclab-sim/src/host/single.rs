@@ -28,7 +28,6 @@ struct One<'h> {
     ack_intervals: &'h mut AckIntervalStats,
     max_tx: u32,
     max_rx: u32,
-    side: Side,
     route: u16,
     link: u32,
     start: Time,
@@ -67,6 +66,11 @@ impl Host {
             ack_intervals,
             ..
         } = &mut slots[0];
+        // The ACK-only packets of a receiver's side are noted for the ACK intervals. A data sender is
+        // never on that side (`Network::add_flow`), so its copy of the loop leaves the test and the
+        // note out, a constant `false`: the note's call kept the datagram's fields live across it,
+        // spilled (100 MB at 10 Gbit/s: -1.36 M instructions).
+        let notes_acks = *side == Side::Receiver;
         let mut one = One {
             rx,
             rx_bytes,
@@ -77,16 +81,15 @@ impl Host {
             ack_intervals,
             max_tx: *max_tx,
             max_rx: *max_rx,
-            side: *side,
             route: *route,
             link: *link,
             start: *start,
             tracing: *tracing,
         };
         let finished = match endpoint {
-            AnyEndpoint::Sender(e) => one.run(&mut **e, now, out, arrival.is_some()),
-            AnyEndpoint::Receiver(e) => one.run(&mut **e, now, out, arrival.is_some()),
-            e => one.run(e, now, out, arrival.is_some()),
+            AnyEndpoint::Sender(e) => one.run(&mut **e, now, out, arrival.is_some(), false),
+            AnyEndpoint::Receiver(e) => one.run(&mut **e, now, out, arrival.is_some(), notes_acks),
+            e => one.run(e, now, out, arrival.is_some(), notes_acks),
         };
         // An endpoint asking for `now` again after doing nothing would spin; move on by 1 ns.
         let wake = (*one.wake != u64::MAX).then(|| Time(*one.wake).max(now + Dur(1)));
@@ -95,7 +98,8 @@ impl Host {
 }
 
 impl One<'_> {
-    /// The run with `e`, the endpoint; with `arrival`, a datagram for it waits in `out`.
+    /// The run with `e`, the endpoint; with `arrival`, a datagram for it waits in `out`; with
+    /// `notes_acks`, its ACK-only packets are noted for the ACK intervals (see `poll`).
     #[inline(always)]
     fn run<E: Endpoint + ?Sized>(
         &mut self,
@@ -103,6 +107,7 @@ impl One<'_> {
         now: Time,
         out: &mut (impl Outbox + Inbox),
         arrival: bool,
+        notes_acks: bool,
     ) -> usize {
         let mut finished = 0;
         let mut arrival = arrival;
@@ -119,7 +124,7 @@ impl One<'_> {
         }
         loop {
             if (*self.send_turn || (self.rx.is_empty() && !arrival)) && self.start <= now {
-                let sent = self.poll(e, now, out);
+                let sent = self.poll(e, now, out, notes_acks);
                 self.collect_events();
                 called = true;
                 if sent {
@@ -167,16 +172,17 @@ impl One<'_> {
         finished
     }
 
-    /// Polls `e` for up to `max_tx` datagrams, which leave the host now; true if it sent any.
+    /// Polls `e` for up to `max_tx` datagrams, which leave the host now; true if it sent any. With
+    /// `notes_acks`, the ACK-only ones are noted for the ACK intervals.
     #[inline(always)]
-    fn poll<E: Endpoint + ?Sized>(&mut self, e: &mut E, now: Time, out: &mut impl Outbox) -> bool {
+    fn poll<E: Endpoint + ?Sized>(&mut self, e: &mut E, now: Time, out: &mut impl Outbox, notes_acks: bool) -> bool {
         let mut sent = 0;
         // A poll the endpoint says it would refuse is skipped (see `Host::poll_slot`).
         while sent < self.max_tx && e.may_transmit(now) {
             match e.poll_transmit(now) {
                 Some(dgram) => {
                     let p = InFlight::new(dgram, self.route, 0, now);
-                    if self.side == Side::Receiver && p.is_pure_ack() {
+                    if notes_acks && p.is_pure_ack() {
                         self.ack_intervals.record(now);
                     }
                     out.put(p, self.link)
