@@ -110,7 +110,6 @@ impl One<'_> {
         notes_acks: bool,
     ) -> usize {
         let mut finished = 0;
-        let mut arrival = arrival;
         // The endpoint was called: its wake-up time is read again at the end.
         let mut called = false;
         if *self.wake <= now.0 {
@@ -122,8 +121,12 @@ impl One<'_> {
             }
             called = true;
         }
-        loop {
-            if (*self.send_turn || (self.rx.is_empty() && !arrival)) && self.start <= now {
+        if arrival {
+            finished += self.run_arrival(e, now, out, notes_acks);
+            called = true;
+        }
+        while !arrival {
+            if (*self.send_turn || self.rx.is_empty()) && self.start <= now {
                 let sent = self.poll(e, now, out, notes_acks);
                 self.collect_events();
                 called = true;
@@ -134,27 +137,18 @@ impl One<'_> {
                     continue;
                 }
             }
-            let batch = if arrival {
-                1
-            } else if self.rx.is_empty() {
+            let batch = if self.rx.is_empty() {
                 break;
             } else {
                 (self.max_rx as usize).min(self.rx.len())
             };
             for _ in 0..batch {
-                // The arrival goes from the link's ring into the call, and a buffered datagram from the
-                // socket buffer, each at a call of its own: one value taking either was copied twice
-                // more on the stack before the call.
-                if std::mem::take(&mut arrival) {
-                    e.handle_datagram(now, out.take());
-                } else {
-                    let (_, d) = match self.rx.take_first() {
-                        Some(first) => first,
-                        None => self.rx.pop_front().expect("the socket buffer holds a datagram"),
-                    };
-                    *self.rx_bytes -= d.size as u64;
-                    e.handle_datagram(now, d);
-                }
+                let (_, d) = match self.rx.take_first() {
+                    Some(first) => first,
+                    None => self.rx.pop_front().expect("the socket buffer holds a datagram"),
+                };
+                *self.rx_bytes -= d.size as u64;
+                e.handle_datagram(now, d);
                 self.collect_events();
                 finished += self.check_done(e);
             }
@@ -168,6 +162,46 @@ impl One<'_> {
                 e.poll_timeout()
             };
             *self.wake = t.map_or(u64::MAX, |t| t.0);
+        }
+        finished
+    }
+
+    /// The calls of `run`'s loop for a datagram waiting in `out`, in its order, as straight-line code:
+    /// such an arrival finds the socket buffer empty (`Host::takes_straight`), and nothing the run
+    /// does fills it, so the loop takes a send turn first if one was due, then the arrival, then
+    /// polls until a poll sends nothing. Returns how many endpoints became done.
+    #[inline(always)]
+    fn run_arrival<E: Endpoint + ?Sized>(
+        &mut self,
+        e: &mut E,
+        now: Time,
+        out: &mut (impl Outbox + Inbox),
+        notes_acks: bool,
+    ) -> usize {
+        debug_assert!(
+            self.rx.is_empty(),
+            "a straight arrival with datagrams in the socket buffer"
+        );
+        let mut finished = 0;
+        if *self.send_turn && self.start <= now {
+            let sent = self.poll(e, now, out, notes_acks);
+            self.collect_events();
+            if sent {
+                finished += self.check_done(e);
+                *self.send_turn = false;
+            }
+        }
+        e.handle_datagram(now, out.take());
+        self.collect_events();
+        finished += self.check_done(e);
+        *self.send_turn = true;
+        if self.start <= now {
+            while self.poll(e, now, out, notes_acks) {
+                self.collect_events();
+                finished += self.check_done(e);
+                *self.send_turn = false;
+            }
+            self.collect_events();
         }
         finished
     }
