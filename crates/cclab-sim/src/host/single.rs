@@ -3,9 +3,10 @@
 //!
 //! It makes the same calls into the endpoint in the same order as the free loop (`free.rs`) does
 //! on such a host: its due timer, then sends and arrivals alternating while both are pending, then
-//! the endpoint's next wake-up read once if it was called. One endpoint makes the rest of that
-//! loop's bookkeeping moot: the set of slots to re-read (a flag here), the ready bits and the
-//! round-robin (the one endpoint is always the one to poll), the due list (one time). The
+//! the endpoint's next wake-up read once if it was called; a link event's straight arrival, the
+//! common run, makes those calls as straight-line code (`One::run_arrival`). One endpoint makes the
+//! rest of that loop's bookkeeping moot: the set of slots to re-read (a flag here), the ready bits
+//! and the round-robin (the one endpoint is always the one to poll), the due list (one time). The
 //! endpoint's kind is matched once per run, not at each of its five to ten calls.
 
 use super::rx::RxQueue;
@@ -124,36 +125,38 @@ impl One<'_> {
         if arrival {
             finished += self.run_arrival(e, now, out, notes_acks);
             called = true;
-        }
-        while !arrival {
-            if (*self.send_turn || self.rx.is_empty()) && self.start <= now {
-                let sent = self.poll(e, now, out, notes_acks);
-                self.collect_events();
-                called = true;
-                if sent {
-                    // An endpoint may be done once its last datagram is out.
-                    finished += self.check_done(e);
-                    *self.send_turn = false;
-                    continue;
+        } else {
+            // Sends and the socket buffer's datagrams alternating while both are pending.
+            loop {
+                if (*self.send_turn || self.rx.is_empty()) && self.start <= now {
+                    let sent = self.poll(e, now, out, notes_acks);
+                    self.collect_events();
+                    called = true;
+                    if sent {
+                        // An endpoint may be done once its last datagram is out.
+                        finished += self.check_done(e);
+                        *self.send_turn = false;
+                        continue;
+                    }
                 }
-            }
-            let batch = if self.rx.is_empty() {
-                break;
-            } else {
-                (self.max_rx as usize).min(self.rx.len())
-            };
-            for _ in 0..batch {
-                let (_, d) = match self.rx.take_first() {
-                    Some(first) => first,
-                    None => self.rx.pop_front().expect("the socket buffer holds a datagram"),
+                let batch = if self.rx.is_empty() {
+                    break;
+                } else {
+                    (self.max_rx as usize).min(self.rx.len())
                 };
-                *self.rx_bytes -= d.size as u64;
-                e.handle_datagram(now, d);
-                self.collect_events();
-                finished += self.check_done(e);
+                for _ in 0..batch {
+                    let (_, d) = match self.rx.take_first() {
+                        Some(first) => first,
+                        None => self.rx.pop_front().expect("the socket buffer holds a datagram"),
+                    };
+                    *self.rx_bytes -= d.size as u64;
+                    e.handle_datagram(now, d);
+                    self.collect_events();
+                    finished += self.check_done(e);
+                }
+                called = true;
+                *self.send_turn = true;
             }
-            called = true;
-            *self.send_turn = true;
         }
         if called {
             let t = if self.start > now {
