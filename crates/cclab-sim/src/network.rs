@@ -258,9 +258,15 @@ impl Network {
     /// Adds a flow.
     ///
     /// # Panics
-    /// After the run has started, or with a route longer than 255 links.
+    /// After the run has started, with a route longer than 255 links, or with a data sender
+    /// ([`AnyEndpoint::Sender`]) as the receiver (a host of one endpoint notes the ACK-only packets
+    /// of a receiver's side but never looks for them from a data sender, `host/single.rs`).
     pub fn add_flow(&mut self, spec: FlowSpec) -> FlowId {
         assert!(!self.started, "flows must be added before the run starts");
+        assert!(
+            !matches!(spec.receiver, AnyEndpoint::Sender(_)),
+            "a flow's receiver is not a data sender"
+        );
         assert!(
             spec.forward.len() < 256 && spec.reverse.len() < 256,
             "routes are at most 255 links"
