@@ -395,7 +395,7 @@ impl SentPackets {
         mut each: impl FnMut(u64, &SentPacket),
         newest: impl FnOnce(u64, &SentPacket, u64),
     ) {
-        let (base, end) = (self.base, self.next_pn());
+        let base = self.base;
         if ranges.len() > INLINE_RANGES {
             // A frame of more ranges than its box holds (the box the simulator's return link loads ahead;
             // after a loss burst up to 32 ranges, 512 bytes in a buffer of their own) was written by the
@@ -408,15 +408,74 @@ impl SentPackets {
         // trailing ones wholly below `base` (descending ranges, as `AckFrame::check` ensures) rather than step
         // over them one by one.
         let n = ranges.partition_point(|r| r.1 >= base);
+        // Each walk returns the bytes in flight of the packets it handed to `each`, the newest one's packet
+        // number and slot, and the slots at the front it left empty for certain (a struct of the three, with
+        // this end as a function of its own, cost the ACK 17 instructions more than this tuple).
+        let (bytes, newest_slot, empty_front) = match ranges[..n] {
+            // Nearly every ACK: the one range above `base` reaches down to it.
+            [(lo, hi)] if lo <= base => self.ack_front(hi, &mut each),
+            _ => self.ack_ranges(&ranges[..n], &mut each),
+        };
+        if let Some((pn, slot)) = newest_slot {
+            if let Some(p) = self.live(slot) {
+                newest(pn, p, bytes);
+            }
+            self.empty(slot);
+        }
+        // Empty slots at the front go once per ACK, not once per packet.
+        self.drop_empty_front(empty_front);
+    }
+
+    /// `on_ack`'s walk for an ACK whose only range reaching `base` or above covers `base` and ends at `hi`
+    /// (at or above `base`): every packet it acknowledges is in the front slots, which go with the front,
+    /// so no slot is emptied and no range is clipped against another.
+    ///
+    /// The general walk alone held ~15 values across its loop (the ranges' iterator, the end of the last
+    /// range, the slot still to empty) beside the sender's ACK's own, with the sender's closure inlined into
+    /// it, and most of them lived on the stack; this loop holds the bytes, the count and the newest packet,
+    /// and LLVM calls the closure out of line (170.31 → 169.53 M instructions on the 100 MB run).
+    #[inline(always)]
+    fn ack_front(&mut self, hi: u64, each: &mut impl FnMut(u64, &SentPacket)) -> (u64, Option<(u64, usize)>, usize) {
+        let (base, head, mask) = (self.base, self.head, self.mask());
+        // At or above `base`: `hi` is, and packets from `base` to `next_pn` are in the record.
+        let stop = hi.saturating_add(1).min(self.next_pn());
+        let (mut bytes, mut eliciting) = (0u64, 0u32);
+        let mut newest: Option<(u64, usize)> = None;
+        for pn in base..stop {
+            let slot = (head + (pn - base) as usize) & mask;
+            if let Some(p) = self.live(slot) {
+                bytes += p.bytes();
+                eliciting += p.eliciting_in_flight();
+                each(pn, p);
+                newest = Some((pn, slot));
+            }
+        }
+        self.bytes_in_flight -= bytes;
+        self.ack_eliciting_in_flight -= eliciting;
+        // At most `len` slots: `stop` is at most `next_pn`.
+        (bytes, newest, (stop - base) as usize)
+    }
+
+    /// `on_ack`'s walk for any other ranges above `base` (`ranges`, highest first), as `ack_front`'s: each
+    /// range is clipped to the record and to the end of the one below, and each acknowledged slot but the
+    /// newest emptied. Out of line, with `each` behind `dyn`: few ACKs come here (106 of 34,790 on the
+    /// 100 MB run), and a second inlined walk in the sender's ACK would share its registers.
+    #[inline(never)]
+    fn ack_ranges(
+        &mut self,
+        ranges: &[(u64, u64)],
+        each: &mut dyn FnMut(u64, &SentPacket),
+    ) -> (u64, Option<(u64, usize)>, usize) {
+        let (base, end) = (self.base, self.next_pn());
         let mask = self.mask();
         let (mut bytes, mut eliciting) = (0u64, 0u32);
-        // The newest packet so far and its slot, emptied when a newer one turns up or at the end.
+        // The newest packet so far and its slot, emptied when a newer one turns up.
         let mut held: Option<(u64, usize)> = None;
         // Where the last range ended: a range overlapping it (never from `AckFrame::check`) is not walked twice.
         let mut next = base;
         // Slots at the front that this ACK leaves empty for certain: the lowest range's, if it starts at `base`.
         let mut empty_front = 0;
-        for &(lo, hi) in ranges[..n].iter().rev() {
+        for &(lo, hi) in ranges.iter().rev() {
             let (first, last) = (lo.max(next), hi.min(end.saturating_sub(1)));
             if first > last || first >= end {
                 continue;
@@ -439,14 +498,7 @@ impl SentPackets {
         }
         self.bytes_in_flight -= bytes;
         self.ack_eliciting_in_flight -= eliciting;
-        if let Some((pn, slot)) = held {
-            if let Some(p) = self.live(slot) {
-                newest(pn, p, bytes);
-            }
-            self.empty(slot);
-        }
-        // Empty slots at the front go once per ACK, not once per packet.
-        self.drop_empty_front(empty_front);
+        (bytes, held, empty_front)
     }
 
     /// Outstanding packets in packet-number order, oldest first.
@@ -588,6 +640,64 @@ mod tests {
             (s.first_pn(), s.bytes_in_flight(), s.ack_eliciting_in_flight()),
             (7, 0, 0)
         );
+    }
+
+    #[test]
+    fn sent_ack_of_the_front_walks_as_the_general_walk() {
+        // The walk of an ACK whose one range reaches the front (`ack_front`, nearly every ACK) against the general
+        // walk (`ack_ranges`) on the same record: a ring that wraps or not, with packets already acknowledged
+        // above a gap (empty slots inside the range), and ranges ending inside the record, at its newest packet,
+        // past it (a frame `checked_ranges` would refuse) and from below the front.
+        for wrap in [0, 5] {
+            for holes in [&[][..], &[(9, 9)], &[(7, 8), (11, 11)], &[(15, 15)]] {
+                let mut s = SentPackets::new();
+                for i in 0..wrap {
+                    s.push(pkt(i, 100));
+                }
+                s.on_ack(&[(0, wrap.saturating_sub(1))], |_, _| {}, |_, _, _| {});
+                for i in wrap..wrap + 16 {
+                    s.push(pkt(i, 100 + i as u32));
+                }
+                let shift = |r: &[(u64, u64)]| r.iter().map(|&(a, b)| (a + wrap, b + wrap)).collect::<Vec<_>>();
+                s.on_ack(&shift(holes), |_, _| {}, |_, _, _| {});
+                let base = s.first_pn();
+                for (lo, hi) in [(base, base), (base, base + 9), (base, s.next_pn() - 1), (0, base + 40)] {
+                    let (mut a, mut b) = (s.clone(), s.clone());
+                    let (mut each_a, mut each_b) = (Vec::new(), Vec::new());
+                    let (mut newest_a, mut newest_b) = (None, None);
+                    a.on_ack(
+                        &[(lo, hi)],
+                        |pn, p| each_a.push((pn, p.bytes())),
+                        |pn, p, bytes| newest_a = Some((pn, p.bytes(), bytes)),
+                    );
+                    // `on_ack`'s end after the general walk.
+                    let (bytes, newest, empty_front) =
+                        b.ack_ranges(&[(lo, hi)], &mut |pn, p| each_b.push((pn, p.bytes())));
+                    if let Some((pn, slot)) = newest {
+                        newest_b = b.live(slot).map(|p| (pn, p.bytes(), bytes));
+                        b.empty(slot);
+                    }
+                    b.drop_empty_front(empty_front);
+                    assert!(!each_a.is_empty(), "the front packet is outstanding");
+                    assert_eq!(
+                        (&each_a, newest_a),
+                        (&each_b, newest_b),
+                        "wrap {wrap}, holes {holes:?}, {lo}-{hi}"
+                    );
+                    let state = |s: &SentPackets| {
+                        let left: Vec<_> = s.iter().map(|(pn, p)| (pn, p.bytes())).collect();
+                        (
+                            s.first_pn(),
+                            s.next_pn(),
+                            s.bytes_in_flight(),
+                            s.ack_eliciting_in_flight(),
+                            left,
+                        )
+                    };
+                    assert_eq!(state(&a), state(&b), "wrap {wrap}, holes {holes:?}, {lo}-{hi}");
+                }
+            }
+        }
     }
 
     #[test]
