@@ -15,8 +15,11 @@ use std::collections::VecDeque;
 
 /// One packet awaiting acknowledgement (RFC 9002 §A.1.1), in 64 bytes: its fields are private so that
 /// `SentPacket::new` is the one place a record is made, which says what keeps its sizes within 16 bits.
+/// Every packet a sender records elicits an acknowledgement (it carries stream data or a PING, and no
+/// packet carries an ACK frame alone), so the record has no flag for it: the ACK's walk read and kept one
+/// for every packet, only for the RTT sample's test (RFC 9002 §5.1) that something newly acknowledged elicits.
 ///
-/// Eight bytes for each time and count, two for each size, one for each flag, no padding: the ring's
+/// Eight bytes for each time and count, two for each size, one for each flag (and one of padding): the ring's
 /// slots are then one cache line each (`Slot`), where 80-byte records straddled two lines, so that a send
 /// writes one line, not two, and an ACK reads one line a record, not 1.25; at 100,000 packets of BDP the
 /// ring's ~350,000 records take a fifth fewer pages to fault in than at 80 bytes.
@@ -36,8 +39,6 @@ pub struct SentPacket {
     bytes: u16,
     /// Payload bytes of the stream data it carried, when `has_data`.
     data_len: u16,
-    /// Whether it elicits an acknowledgement.
-    ack_eliciting: bool,
     /// The snapshot's `is_app_limited`.
     is_app_limited: bool,
     /// Whether it carried stream data (`data_offset`, `data_len`, `data_fin`).
@@ -46,7 +47,8 @@ pub struct SentPacket {
     data_fin: bool,
 }
 
-// Seven 8-byte fields, two 2-byte ones, four flags: one cache line, with the niche of `Option` in a flag.
+// Seven 8-byte fields, two 2-byte ones, three flags and a byte of padding: one cache line, with the niche of
+// `Option` in a flag.
 const _: () = assert!(size_of::<Option<SentPacket>>() == 64);
 
 impl SentPacket {
@@ -57,13 +59,7 @@ impl SentPacket {
     /// `ip_limit`), and what counts in flight (a QUIC packet, a TCP segment's payload) and a STREAM frame's or
     /// segment's payload are within its full-sized packet.
     #[inline]
-    pub(crate) fn new(
-        time_sent: Time,
-        bytes: u32,
-        ack_eliciting: bool,
-        data: Option<DataChunk>,
-        delivery: PacketDelivery,
-    ) -> SentPacket {
+    pub(crate) fn new(time_sent: Time, bytes: u32, data: Option<DataChunk>, delivery: PacketDelivery) -> SentPacket {
         let (data_offset, data_len, data_fin) = data.map_or((0, 0, false), |c| (c.offset, c.len, c.fin));
         // A check here, a test and branch a send, cost 8 instructions a data packet (0.26 % of a run at BDP 100).
         debug_assert!(
@@ -81,7 +77,6 @@ impl SentPacket {
             data_offset,
             bytes,
             data_len,
-            ack_eliciting,
             is_app_limited: delivery.is_app_limited,
             has_data: data.is_some(),
             data_fin,
@@ -100,16 +95,11 @@ impl SentPacket {
         u64::from(self.bytes)
     }
 
-    /// Whether it elicits an acknowledgement.
-    #[inline]
-    pub fn ack_eliciting(&self) -> bool {
-        self.ack_eliciting
-    }
-
-    /// Whether it counts toward the ack-eliciting packets in flight (they arm the PTO, RFC 9002 §6.2.1).
+    /// Whether it counts toward the ack-eliciting packets in flight (they arm the PTO, RFC 9002 §6.2.1):
+    /// every recorded packet elicits an acknowledgement, so whether it counts in flight.
     #[inline]
     fn eliciting_in_flight(&self) -> u32 {
-        (self.ack_eliciting && self.bytes > 0) as u32
+        (self.bytes > 0) as u32
     }
 
     /// Stream data it carried; re-queued if the packet is lost.
@@ -513,7 +503,7 @@ mod tests {
     use super::*;
 
     fn pkt(t: u64, bytes: u32) -> SentPacket {
-        SentPacket::new(Time(t), bytes, true, None, PacketDelivery::default())
+        SentPacket::new(Time(t), bytes, None, PacketDelivery::default())
     }
 
     #[test]
@@ -575,21 +565,18 @@ mod tests {
         ];
         let mut s = SentPackets::new();
         for (i, &data) in chunks.iter().enumerate() {
-            s.push(SentPacket::new(
-                Time(i as u64),
-                65_535 - i as u32,
-                i != 2,
-                data,
-                delivery,
-            ));
+            s.push(SentPacket::new(Time(i as u64), 65_535 - i as u32, data, delivery));
         }
         assert_eq!(s.ring.as_ptr() as usize % 64, 0);
         for (i, &data) in chunks.iter().enumerate() {
             let p = s.get(i as u64).unwrap();
-            let got = (p.time_sent(), p.bytes(), p.ack_eliciting(), p.data(), p.delivery());
-            assert_eq!(got, (Time(i as u64), 65_535 - i as u64, i != 2, data, delivery));
+            let got = (p.time_sent(), p.bytes(), p.data(), p.delivery());
+            assert_eq!(got, (Time(i as u64), 65_535 - i as u64, data, delivery));
         }
-        assert_eq!((s.bytes_in_flight(), s.ack_eliciting_in_flight()), (3 * 65_535 - 3, 2));
+        assert_eq!((s.bytes_in_flight(), s.ack_eliciting_in_flight()), (3 * 65_535 - 3, 3));
+        // A packet of no bytes in flight (a TCP segment without payload) is not among the ack-eliciting in flight.
+        s.push(SentPacket::new(Time(3), 0, None, delivery));
+        assert_eq!((s.bytes_in_flight(), s.ack_eliciting_in_flight()), (3 * 65_535 - 3, 3));
     }
 
     #[test]
