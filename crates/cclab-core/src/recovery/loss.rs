@@ -250,7 +250,7 @@ impl LossDetection {
                 break;
             };
             sent.pop_oldest();
-            if p.ack_eliciting() && self.pc_first_pn.is_some_and(|f| pn >= f) {
+            if self.pc_first_pn.is_some_and(|f| pn >= f) {
                 match pc_start {
                     None => pc_start = Some(p.time_sent()),
                     Some(s) => persistent = persistent || p.time_sent().saturating_since(s) > pc_duration(),
@@ -274,7 +274,7 @@ mod tests {
 
     fn push(s: &mut SentPackets, t: Time) -> u64 {
         let delivery = PacketDelivery::default();
-        s.push(SentPacket::new(t, 1000, true, None, delivery))
+        s.push(SentPacket::new(t, 1000, None, delivery))
     }
 
     #[test]

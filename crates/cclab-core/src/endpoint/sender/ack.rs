@@ -29,14 +29,12 @@ impl Sender {
         self.acked_buf.clear();
         // Send time of the largest acknowledged, if newly acknowledged.
         let mut largest_newly: Option<Time> = None;
-        let mut any_eliciting = false;
         let mut stream_run = None;
         // The newest packet's rate interval and bytes, for a controller that reads no rate sample.
         let mut rate_only = (0, Dur::ZERO);
         self.sent.on_ack(
             ranges,
             |pn, p| {
-                any_eliciting |= p.ack_eliciting();
                 if let Some(c) = p.data() {
                     self.stream.join_acked(&mut stream_run, c);
                 }
@@ -70,8 +68,9 @@ impl Sender {
         }
         self.loss.on_ack(largest);
         // §5.1: sample only when the largest acknowledged is newly acked and something newly
-        // acked is ack-eliciting; §5.3: ack_delay limited to the peer's max_ack_delay.
-        if let Some(time_sent) = largest_newly.filter(|_| any_eliciting) {
+        // acked is ack-eliciting, which every packet the sender records is (`SentPacket`); §5.3:
+        // ack_delay limited to the peer's max_ack_delay.
+        if let Some(time_sent) = largest_newly {
             let first = !self.rtt.has_sample();
             let ack_delay = Dur(ack.ack_delay_ns).min(self.max_ack_delay());
             self.rtt.update(t, t.saturating_since(time_sent), ack_delay);

@@ -361,7 +361,7 @@ impl Sender {
         };
         let in_flight_before = self.sent.bytes_in_flight();
         let delivery = self.rate.on_packet_sent(t, in_flight_before);
-        self.sent.push(SentPacket::new(t, bytes, true, p.data, delivery));
+        self.sent.push(SentPacket::new(t, bytes, p.data, delivery));
         if let Some(f) = p.ack_frequency() {
             self.af_sent.push(pn, f.sequence);
         }
