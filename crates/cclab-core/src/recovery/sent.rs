@@ -139,6 +139,12 @@ impl AckFrequencySent {
         self.0.push_back((pn, seq));
     }
 
+    /// Whether no packet carrying a frame is outstanding.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
     /// The sequence number of the frame packet `pn` carried, forgotten as the packet is acknowledged or
     /// lost. Inlined for the common case, no frame outstanding.
     #[inline]

@@ -38,9 +38,6 @@ impl Sender {
                 if let Some(c) = p.data() {
                     self.stream.join_acked(&mut stream_run, c);
                 }
-                if let (Some(seq), Some(af)) = (self.af_sent.take(pn), self.ack_frequency.as_mut()) {
-                    af.on_frame_acked(seq);
-                }
                 self.acked_buf.push(AckedPacket {
                     pn,
                     bytes: p.bytes(),
@@ -61,6 +58,9 @@ impl Sender {
         );
         if let Some(run) = stream_run {
             self.stream.on_acked(run);
+        }
+        if !self.af_sent.is_empty() {
+            self.on_ack_frequency_frames_acked();
         }
         if self.acked_buf.is_empty() {
             // §A.7: nothing newly acknowledged, nothing to do.
@@ -99,6 +99,18 @@ impl Sender {
         }
         if self.stats.completion_time.is_none() && self.stream.is_complete() {
             self.stats.completion_time = Some(now);
+        }
+    }
+
+    /// Hands the ACK_FREQUENCY frames the packets in `acked_buf` carried to the policy, in packet-number
+    /// order, before the RTT sample reads the peer's max ACK delay. Once an ACK, when a frame is outstanding,
+    /// rather than a look-up in the walk for every packet: a policy sends about one frame a round trip.
+    #[inline(never)]
+    fn on_ack_frequency_frames_acked(&mut self) {
+        for p in &self.acked_buf {
+            if let (Some(seq), Some(af)) = (self.af_sent.take(p.pn), self.ack_frequency.as_mut()) {
+                af.on_frame_acked(seq);
+            }
         }
     }
 
