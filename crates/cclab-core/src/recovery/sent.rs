@@ -7,6 +7,7 @@
 //! largest acknowledged number hold at most `packet_threshold` packets once loss detection has
 //! run (RFC 9002 §6.1.1 declares everything further back lost), so old ranges are cheap.
 
+use crate::cc::AckedPacket;
 use crate::recovery::delivery_rate::PacketDelivery;
 use crate::time::Time;
 use crate::wire::packet::{DataChunk, INLINE_RANGES};
@@ -158,6 +159,21 @@ impl AckFrequencySent {
     fn take_recorded(&mut self, pn: u64) -> Option<u64> {
         let i = self.0.binary_search_by_key(&pn, |&(p, _)| p).ok()?;
         self.0.remove(i).map(|(_, seq)| seq)
+    }
+}
+
+/// What an ACK's walk hands the stream data of each packet it acknowledges to, in packet-number order. A
+/// trait rather than a closure so that the sender's implementation can be marked inline (a closure cannot be):
+/// LLVM called the sender's closure out of line from the walk, ~25 instructions a packet acknowledged.
+pub trait AckedData {
+    /// A packet carrying `c` was newly acknowledged.
+    fn on_data_acked(&mut self, c: DataChunk);
+}
+
+impl<F: FnMut(DataChunk)> AckedData for F {
+    #[inline]
+    fn on_data_acked(&mut self, c: DataChunk) {
+        self(c)
     }
 }
 
@@ -379,16 +395,23 @@ impl SentPackets {
     }
 
     /// Removes every outstanding packet covered by `ranges` (inclusive `(smallest, largest)`,
-    /// highest first, as in an ACK frame) and hands each to `each` in ascending packet-number order,
-    /// then the newest of them again to `newest`, with the bytes in flight they held together.
-    /// Both borrow the record in its slot: copying it out first cost more than the rest of the walk,
-    /// and the newest one's slot is emptied last so that a caller reads its snapshot once per ACK
-    /// (the delivery-rate sample) rather than from every packet in case it is the newest.
+    /// highest first, as in an ACK frame), appends each to `acked` in ascending packet-number order and
+    /// hands the stream data it carried to `data`, then hands the newest of them again to `newest`, with
+    /// the bytes in flight they held together. `newest` borrows the record in its slot: copying it out
+    /// first cost more than the rest of the walk, and the newest one's slot is emptied last so that a
+    /// caller reads its snapshot once per ACK (the delivery-rate sample) rather than from every packet in
+    /// case it is the newest.
+    ///
+    /// The walk fills the controller's list itself, and the caller's code per packet is only what it does
+    /// with the data: with the list's push (and an ACK_FREQUENCY look-up) in a closure per packet as well,
+    /// LLVM called that closure out of line, ~49 instructions a packet acknowledged of which ~16 saved and
+    /// restored registers.
     #[inline]
     pub fn on_ack(
         &mut self,
         ranges: &[(u64, u64)],
-        mut each: impl FnMut(u64, &SentPacket),
+        acked: &mut Vec<AckedPacket>,
+        data: &mut impl AckedData,
         newest: impl FnOnce(u64, &SentPacket, u64),
     ) {
         let base = self.base;
@@ -404,13 +427,13 @@ impl SentPackets {
         // trailing ones wholly below `base` (descending ranges, as `AckFrame::check` ensures) rather than step
         // over them one by one.
         let n = ranges.partition_point(|r| r.1 >= base);
-        // Each walk returns the bytes in flight of the packets it handed to `each`, the newest one's packet
+        // Each walk returns the bytes in flight of the packets it appended to `acked`, the newest one's packet
         // number and slot, and the slots at the front it left empty for certain (a struct of the three, with
         // this end as a function of its own, cost the ACK 17 instructions more than this tuple).
         let (bytes, newest_slot, empty_front) = match ranges[..n] {
             // Nearly every ACK: the one range above `base` reaches down to it.
-            [(lo, hi)] if lo <= base => self.ack_front(hi, &mut each),
-            _ => self.ack_ranges(&ranges[..n], &mut each),
+            [(lo, hi)] if lo <= base => self.ack_front(hi, acked, data),
+            _ => self.ack_ranges(&ranges[..n], acked, data),
         };
         if let Some((pn, slot)) = newest_slot {
             if let Some(p) = self.live(slot) {
@@ -428,10 +451,16 @@ impl SentPackets {
     ///
     /// The general walk alone held ~15 values across its loop (the ranges' iterator, the end of the last
     /// range, the slot still to empty) beside the sender's ACK's own, with the sender's closure inlined into
-    /// it, and most of them lived on the stack; this loop holds the bytes, the count and the newest packet,
-    /// and LLVM calls the closure out of line (170.31 → 169.53 M instructions on the 100 MB run).
+    /// it, and most of them lived on the stack; this loop holds the bytes, the count and the newest packet
+    /// (170.31 → 169.53 M instructions on the 100 MB run), and the list's push and the stream's join
+    /// ([`AckedData`]) inline.
     #[inline(always)]
-    fn ack_front(&mut self, hi: u64, each: &mut impl FnMut(u64, &SentPacket)) -> (u64, Option<(u64, usize)>, usize) {
+    fn ack_front(
+        &mut self,
+        hi: u64,
+        acked: &mut Vec<AckedPacket>,
+        data: &mut impl AckedData,
+    ) -> (u64, Option<(u64, usize)>, usize) {
         let (base, head, mask) = (self.base, self.head, self.mask());
         // At or above `base`: `hi` is, and packets from `base` to `next_pn` are in the record.
         let stop = hi.saturating_add(1).min(self.next_pn());
@@ -442,7 +471,14 @@ impl SentPackets {
             if let Some(p) = self.live(slot) {
                 bytes += p.bytes();
                 eliciting += p.eliciting_in_flight();
-                each(pn, p);
+                acked.push(AckedPacket {
+                    pn,
+                    bytes: p.bytes(),
+                    time_sent: p.time_sent(),
+                });
+                if let Some(c) = p.data() {
+                    data.on_data_acked(c);
+                }
                 newest = Some((pn, slot));
             }
         }
@@ -454,13 +490,14 @@ impl SentPackets {
 
     /// `on_ack`'s walk for any other ranges above `base` (`ranges`, highest first), as `ack_front`'s: each
     /// range is clipped to the record and to the end of the one below, and each acknowledged slot but the
-    /// newest emptied. Out of line, with `each` behind `dyn`: few ACKs come here (106 of 34,790 on the
+    /// newest emptied. Out of line, with `data` behind `dyn`: few ACKs come here (106 of 34,790 on the
     /// 100 MB run), and a second inlined walk in the sender's ACK would share its registers.
     #[inline(never)]
     fn ack_ranges(
         &mut self,
         ranges: &[(u64, u64)],
-        each: &mut dyn FnMut(u64, &SentPacket),
+        acked: &mut Vec<AckedPacket>,
+        data: &mut dyn AckedData,
     ) -> (u64, Option<(u64, usize)>, usize) {
         let (base, end) = (self.base, self.next_pn());
         let mask = self.mask();
@@ -485,7 +522,14 @@ impl SentPackets {
                 if let Some(p) = self.live(slot) {
                     bytes += p.bytes();
                     eliciting += p.eliciting_in_flight();
-                    each(pn, p);
+                    acked.push(AckedPacket {
+                        pn,
+                        bytes: p.bytes(),
+                        time_sent: p.time_sent(),
+                    });
+                    if let Some(c) = p.data() {
+                        data.on_data_acked(c);
+                    }
                     if let Some((_, older)) = held.replace((pn, slot)) {
                         self.empty(older);
                     }
@@ -512,6 +556,17 @@ mod tests {
         SentPacket::new(Time(t), bytes, None, PacketDelivery::default())
     }
 
+    /// `on_ack` of `ranges`: the packet numbers and bytes of the packets it acknowledged, in its list's order.
+    fn ack(s: &mut SentPackets, ranges: &[(u64, u64)]) -> Vec<(u64, u64)> {
+        let mut acked = Vec::new();
+        s.on_ack(ranges, &mut acked, &mut |_| {}, |_, _, _| {});
+        acked.iter().map(|a| (a.pn, a.bytes)).collect()
+    }
+
+    fn pns(acked: &[(u64, u64)]) -> Vec<u64> {
+        acked.iter().map(|&(pn, _)| pn).collect()
+    }
+
     #[test]
     fn sent_record_acks_ranges_in_order_and_compacts() {
         let mut s = SentPackets::new();
@@ -519,15 +574,14 @@ mod tests {
             assert_eq!(s.push(pkt(i, 100)), i);
         }
         assert_eq!(s.bytes_in_flight(), 1000);
-        let mut got = Vec::new();
         // Highest range first, as in an ACK frame; 4 and 7 stay outstanding.
-        s.on_ack(&[(8, 20), (5, 6), (0, 3)], |pn, _| got.push(pn), |_, _, _| {});
-        assert_eq!(got, vec![0, 1, 2, 3, 5, 6, 8, 9]);
+        let got = ack(&mut s, &[(8, 20), (5, 6), (0, 3)]);
+        assert_eq!(pns(&got), vec![0, 1, 2, 3, 5, 6, 8, 9]);
         assert_eq!(s.first_pn(), 4);
         assert_eq!(s.bytes_in_flight(), 200);
         assert_eq!(s.iter().map(|(pn, _)| pn).collect::<Vec<_>>(), vec![4, 7]);
         // Re-acking old ranges does nothing.
-        s.on_ack(&[(0, 9)], |pn, _| assert!(pn == 4 || pn == 7), |_, _, _| {});
+        assert_eq!(pns(&ack(&mut s, &[(0, 9)])), vec![4, 7]);
         assert_eq!(s.bytes_in_flight(), 0);
         assert_eq!(s.first_pn(), 10);
         assert_eq!(s.ack_eliciting_in_flight(), 0);
@@ -538,9 +592,7 @@ mod tests {
         }
         let mut ranges: Vec<(u64, u64)> = vec![(18, 18), (12, 15)];
         ranges.extend((0..5).rev().map(|k| (2 * k, 2 * k)));
-        let mut got = Vec::new();
-        s.on_ack(&ranges, |pn, _| got.push(pn), |_, _, _| {});
-        assert_eq!(got, vec![12, 13, 14, 15, 18]);
+        assert_eq!(pns(&ack(&mut s, &ranges)), vec![12, 13, 14, 15, 18]);
         assert_eq!((s.first_pn(), s.bytes_in_flight()), (10, 500));
     }
 
@@ -593,7 +645,7 @@ mod tests {
         for i in 0..4 {
             s.push(pkt(i, 100 + i as u32));
         }
-        s.on_ack(&[(0, 1)], |_, _| {}, |_, _, _| {});
+        ack(&mut s, &[(0, 1)]);
         assert_eq!((s.first_pn(), s.bytes_in_flight()), (2, 205));
         for i in 4..7 {
             assert_eq!(s.push(pkt(i, 100 + i as u32)), i);
@@ -605,30 +657,29 @@ mod tests {
         assert_eq!(s.get(5).map(|p| p.bytes()), Some(105));
         // The newest packet the ACK newly acknowledges comes once more, last, with the bytes of all of
         // them; 4 stays outstanding, and the front moves past 2-3 only.
-        let (mut each, mut newest) = (Vec::new(), None);
-        s.on_ack(
-            &[(5, 6), (2, 3)],
-            |pn, p| each.push((pn, p.bytes())),
-            |pn, p, bytes| newest = Some((pn, p.bytes(), bytes)),
-        );
-        assert_eq!(each, vec![(2, 102), (3, 103), (5, 105), (6, 106)]);
+        let (mut acked, mut newest) = (Vec::new(), None);
+        s.on_ack(&[(5, 6), (2, 3)], &mut acked, &mut |_| {}, |pn, p, bytes| {
+            newest = Some((pn, p.bytes(), bytes))
+        });
+        let each: Vec<_> = acked.iter().map(|a| (a.pn, a.bytes, a.time_sent.0)).collect();
+        assert_eq!(each, vec![(2, 102, 2), (3, 103, 3), (5, 105, 5), (6, 106, 6)]);
         assert_eq!(newest, Some((6, 106, 416)));
         assert_eq!((s.first_pn(), s.next_pn(), s.bytes_in_flight()), (4, 7, 104));
         assert!(s.get(5).is_none() && s.get(6).is_none() && s.get(4).is_some());
         // Ranges that overlap (never from a checked frame) walk no packet twice; an ACK of nothing new hands
         // over nothing.
-        let mut each = Vec::new();
-        s.on_ack(
-            &[(3, 6), (4, 5)],
-            |pn, _| each.push(pn),
-            |pn, _, bytes| newest = Some((pn, 0, bytes)),
-        );
-        assert_eq!((each, newest), (vec![4], Some((4, 0, 104))));
+        let mut acked = Vec::new();
+        s.on_ack(&[(3, 6), (4, 5)], &mut acked, &mut |_| {}, |pn, _, bytes| {
+            newest = Some((pn, 0, bytes))
+        });
+        assert_eq!((acked.len(), acked[0].pn, newest), (1, 4, Some((4, 0, 104))));
         s.on_ack(
             &[(0, 6)],
-            |_, _| panic!("nothing outstanding"),
+            &mut acked,
+            &mut |_| panic!("nothing outstanding"),
             |_, _, _| panic!("nothing newly acknowledged"),
         );
+        assert_eq!(acked.len(), 1, "nothing appended");
         assert_eq!(
             (s.first_pn(), s.bytes_in_flight(), s.ack_eliciting_in_flight()),
             (7, 0, 0)
@@ -640,32 +691,43 @@ mod tests {
         // The walk of an ACK whose one range reaches the front (`ack_front`, nearly every ACK) against the general
         // walk (`ack_ranges`) on the same record: a ring that wraps or not, with packets already acknowledged
         // above a gap (empty slots inside the range), and ranges ending inside the record, at its newest packet,
-        // past it (a frame `checked_ranges` would refuse) and from below the front.
+        // past it (a frame `checked_ranges` would refuse) and from below the front. Packets carry stream data but
+        // every third, which both walks must hand over alike.
+        let data = |i: u64| {
+            (!i.is_multiple_of(3)).then_some(DataChunk {
+                offset: 1000 * i,
+                len: 100 + i as u32,
+                fin: i == 20,
+            })
+        };
         for wrap in [0, 5] {
             for holes in [&[][..], &[(9, 9)], &[(7, 8), (11, 11)], &[(15, 15)]] {
                 let mut s = SentPackets::new();
                 for i in 0..wrap {
                     s.push(pkt(i, 100));
                 }
-                s.on_ack(&[(0, wrap.saturating_sub(1))], |_, _| {}, |_, _, _| {});
+                ack(&mut s, &[(0, wrap.saturating_sub(1))]);
                 for i in wrap..wrap + 16 {
-                    s.push(pkt(i, 100 + i as u32));
+                    s.push(SentPacket::new(
+                        Time(i),
+                        100 + i as u32,
+                        data(i),
+                        PacketDelivery::default(),
+                    ));
                 }
                 let shift = |r: &[(u64, u64)]| r.iter().map(|&(a, b)| (a + wrap, b + wrap)).collect::<Vec<_>>();
-                s.on_ack(&shift(holes), |_, _| {}, |_, _, _| {});
+                ack(&mut s, &shift(holes));
                 let base = s.first_pn();
                 for (lo, hi) in [(base, base), (base, base + 9), (base, s.next_pn() - 1), (0, base + 40)] {
                     let (mut a, mut b) = (s.clone(), s.clone());
                     let (mut each_a, mut each_b) = (Vec::new(), Vec::new());
+                    let (mut data_a, mut data_b) = (Vec::new(), Vec::new());
                     let (mut newest_a, mut newest_b) = (None, None);
-                    a.on_ack(
-                        &[(lo, hi)],
-                        |pn, p| each_a.push((pn, p.bytes())),
-                        |pn, p, bytes| newest_a = Some((pn, p.bytes(), bytes)),
-                    );
+                    a.on_ack(&[(lo, hi)], &mut each_a, &mut |c| data_a.push(c), |pn, p, bytes| {
+                        newest_a = Some((pn, p.bytes(), bytes))
+                    });
                     // `on_ack`'s end after the general walk.
-                    let (bytes, newest, empty_front) =
-                        b.ack_ranges(&[(lo, hi)], &mut |pn, p| each_b.push((pn, p.bytes())));
+                    let (bytes, newest, empty_front) = b.ack_ranges(&[(lo, hi)], &mut each_b, &mut |c| data_b.push(c));
                     if let Some((pn, slot)) = newest {
                         newest_b = b.live(slot).map(|p| (pn, p.bytes(), bytes));
                         b.empty(slot);
@@ -673,8 +735,8 @@ mod tests {
                     b.drop_empty_front(empty_front);
                     assert!(!each_a.is_empty(), "the front packet is outstanding");
                     assert_eq!(
-                        (&each_a, newest_a),
-                        (&each_b, newest_b),
+                        (&each_a, &data_a, newest_a),
+                        (&each_b, &data_b, newest_b),
                         "wrap {wrap}, holes {holes:?}, {lo}-{hi}"
                     );
                     let state = |s: &SentPackets| {
@@ -702,7 +764,7 @@ mod tests {
         for i in 0..4 {
             s.push(pkt(i, 100 + i as u32));
         }
-        s.on_ack(&[(0, 2)], |_, _| {}, |_, _, _| {});
+        ack(&mut s, &[(0, 2)]);
         for i in 4..8 {
             assert_eq!(s.push(pkt(i, 100 + i as u32)), i);
         }
@@ -720,9 +782,7 @@ mod tests {
         }
         s.push(pkt(11, 111));
         assert_eq!((s.cap, s.head, s.len), (16, 15, 9));
-        let mut each = Vec::new();
-        s.on_ack(&[(9, 10), (3, 4)], |pn, _| each.push(pn), |_, _, _| {});
-        assert_eq!(each, vec![3, 4, 9, 10]);
+        assert_eq!(pns(&ack(&mut s, &[(9, 10), (3, 4)])), vec![3, 4, 9, 10]);
         assert_eq!(s.iter().map(|(pn, _)| pn).collect::<Vec<_>>(), vec![5, 6, 7, 8, 11]);
         assert_eq!((s.first_pn(), s.bytes_in_flight()), (5, 105 + 106 + 107 + 108 + 111));
         assert_eq!(s.get(8).map(|p| p.bytes()), Some(108));

@@ -2,6 +2,7 @@
 //! and the PTO (§6), ECN (§7.3.2, §B.7), persistent congestion (§7.6), and the one controller
 //! call per ACK frame or loss timeout.
 
+use super::stream::AckedJoin;
 use super::{Sender, PTO_PROBES};
 use crate::cc::{AckedPacket, CcState, CongestionEvent, LostPacket};
 use crate::endpoint::TraceEvent;
@@ -29,22 +30,15 @@ impl Sender {
         self.acked_buf.clear();
         // Send time of the largest acknowledged, if newly acknowledged.
         let mut largest_newly: Option<Time> = None;
-        let mut stream_run = None;
+        // The stream's side of the walk, joining the acknowledged chunks into runs.
+        let mut join = AckedJoin {
+            stream: &mut self.stream,
+            run: None,
+        };
         // The newest packet's rate interval and bytes, for a controller that reads no rate sample.
         let mut rate_only = (0, Dur::ZERO);
-        self.sent.on_ack(
-            ranges,
-            |pn, p| {
-                if let Some(c) = p.data() {
-                    self.stream.join_acked(&mut stream_run, c);
-                }
-                self.acked_buf.push(AckedPacket {
-                    pn,
-                    bytes: p.bytes(),
-                    time_sent: p.time_sent(),
-                });
-            },
-            |pn, p, bytes| {
+        self.sent
+            .on_ack(ranges, &mut self.acked_buf, &mut join, |pn, p, bytes| {
                 // The newest packet newly acknowledged is the largest acknowledged if that one is.
                 if pn == largest {
                     largest_newly = Some(p.time_sent());
@@ -54,9 +48,8 @@ impl Sender {
                 } else {
                     rate_only = self.rate.on_ack_rate_only(t, bytes, p.time_sent(), &p.delivery());
                 }
-            },
-        );
-        if let Some(run) = stream_run {
+            });
+        if let Some(run) = join.run {
             self.stream.on_acked(run);
         }
         if !self.af_sent.is_empty() {

@@ -2,6 +2,7 @@
 //! waiting to be resent in new packets (RFC 9000 §13.3), and the bytes the peer acknowledged.
 
 use crate::ack::ranges::{partition_point_from, replace_merged};
+use crate::recovery::sent::AckedData;
 use crate::wire::packet::DataChunk;
 use std::collections::VecDeque;
 
@@ -141,6 +142,21 @@ pub(super) struct AckedRun {
     end: u64,
     /// A chunk of the run carried the FIN.
     fin: bool,
+}
+
+/// The stream's side of one ACK's walk of the sent record: the run of acknowledged chunks being joined
+/// (`SendStream::join_acked`), which the caller hands to `on_acked` after the walk.
+pub(super) struct AckedJoin<'a> {
+    pub(super) stream: &'a mut SendStream,
+    pub(super) run: Option<AckedRun>,
+}
+
+impl AckedData for AckedJoin<'_> {
+    /// Inline in the walk's loop: see [`AckedData`].
+    #[inline(always)]
+    fn on_data_acked(&mut self, c: DataChunk) {
+        self.stream.join_acked(&mut self.run, c);
+    }
 }
 
 impl From<DataChunk> for AckedRun {
@@ -354,19 +370,25 @@ impl SendStream {
     /// to `run` if it starts where `run` ends, else hands `run` to `on_acked` and starts a new one with
     /// it. Packets mostly carry the stream in order, so an ACK's packets make one run and the acknowledged
     /// ranges take one insert per ACK, not one per packet; the caller hands the last run to `on_acked`.
-    #[inline]
+    /// In the ACK's walk (`AckedJoin`), with the run's end, the one call per packet of a gap, out of line.
+    #[inline(always)]
     pub(super) fn join_acked(&mut self, run: &mut Option<AckedRun>, c: DataChunk) {
-        let end = c.offset + c.len as u64;
         match run {
             Some(r) if r.end == c.offset => {
-                r.end = end;
+                r.end = c.offset + c.len as u64;
                 r.fin |= c.fin;
             }
-            _ => {
-                if let Some(done) = run.replace(AckedRun::from(c)) {
-                    self.on_acked(done);
-                }
-            }
+            None => *run = Some(AckedRun::from(c)),
+            Some(_) => self.restart_acked_run(run, c),
+        }
+    }
+
+    /// `join_acked` for a chunk that does not extend `run`: hands `run` to `on_acked` and starts a new
+    /// one with `c`.
+    #[inline(never)]
+    fn restart_acked_run(&mut self, run: &mut Option<AckedRun>, c: DataChunk) {
+        if let Some(done) = run.replace(AckedRun::from(c)) {
+            self.on_acked(done);
         }
     }
 
