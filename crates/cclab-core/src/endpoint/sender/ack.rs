@@ -21,7 +21,6 @@ impl Sender {
             return;
         };
         let t = self.clock.read(now);
-        let prior_in_flight = self.sent.bytes_in_flight();
         // Read only for `cumulative_ack_growth`: every other sender skips the ranges' front line.
         let prior_prefix = self.cumulative_ack_growth.then(|| self.stream.acked_prefix());
         let prr_before = self.prr_enabled.then(|| self.prr_before());
@@ -37,8 +36,12 @@ impl Sender {
         };
         // The newest packet's rate interval and bytes, for a controller that reads no rate sample.
         let mut rate_only = (0, Dur::ZERO);
+        // Bytes in flight the ACK newly acknowledged: with those after the walk, the bytes in flight before it,
+        // where the value read before the walk was held across it.
+        let mut acked_bytes = 0;
         self.sent
             .on_ack(ranges, &mut self.acked_buf, &mut join, |pn, p, bytes| {
+                acked_bytes = bytes;
                 // The newest packet newly acknowledged is the largest acknowledged if that one is.
                 if pn == largest {
                     largest_newly = Some(p.time_sent());
@@ -59,6 +62,8 @@ impl Sender {
             // §A.7: nothing newly acknowledged, nothing to do.
             return;
         }
+        // The walk took `acked_bytes` from the bytes in flight it read: adding them back cannot overflow.
+        let prior_in_flight = self.sent.bytes_in_flight() + acked_bytes;
         self.loss.on_ack(largest);
         // §5.1: sample only when the largest acknowledged is newly acked and something newly
         // acked is ack-eliciting, which every packet the sender records is (`SentPacket`); §5.3:
@@ -87,8 +92,7 @@ impl Sender {
         let may_raise_window = self.may_raise_window(prior_prefix, lost);
         self.congestion_event(now, t, true, ecn_ce, prior_in_flight, persistent, may_raise_window);
         if let Some(before) = prr_before {
-            let delivered = self.acked_buf.iter().map(|p| p.bytes).sum();
-            self.update_prr(before, delivered, lost || ecn_ce > 0, persistent);
+            self.update_prr(before, acked_bytes, lost || ecn_ce > 0, persistent);
         }
         if self.stats.completion_time.is_none() && self.stream.is_complete() {
             self.stats.completion_time = Some(now);
