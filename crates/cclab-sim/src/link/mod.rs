@@ -212,7 +212,10 @@ impl Link {
     /// scheduler): what the packet added (its arrival when it goes straight to the wire), or the
     /// whole [`Link::next_wake`] after a change that is not just an addition. A push never moves
     /// an earlier wake-up the link asked for, so the merged time is what requesting `next_wake()`
-    /// gives, without recomputing it per packet.
+    /// gives, without recomputing it per packet. Inlined into its two callers (a host's send, a
+    /// forwarded hop): as a call it saved and restored six registers a push and took the packet
+    /// through the argument's stack copy (100 MB at 10 Gbit/s: -1.28 M instructions).
+    #[inline(always)]
     pub fn push(&mut self, now: Time, p: InFlight) -> Option<Time> {
         if self.ring_push {
             return self.push_to_ring(now, p);

@@ -83,10 +83,19 @@ fn scheduler_withdrawn_wakeup_is_replaced_in_place() {
 }
 
 #[test]
+fn scheduler_scans_only_five_entries_for_a_point_to_point_run() {
+    // The pop's unrolled scan is as long as the array: a point-to-point run's five actors must not
+    // pay for the idle entries of the next short length.
+    for (n, len) in [(1, FLAT_P2P), (5, FLAT_P2P), (6, FLAT_SHORT), (8, FLAT_SHORT), (9, 9)] {
+        assert_eq!(Scheduler::new(n).heap.len(), len, "{n} actors");
+    }
+}
+
+#[test]
 fn scheduler_heap_order_survives_many_moves() {
-    // One actor and five (short flat arrays, padded with idle entries), eight and nine (either
-    // side of the short array's length), the longest flat array and heaps.
-    for n in [1, 5, 8, 9, FLAT_MAX_ACTORS, FLAT_MAX_ACTORS + 1, 64] {
+    // One actor and five (the point-to-point array, padded with idle entries), six (the next
+    // short array's), eight and nine (either side of its length), the longest flat array and heaps.
+    for n in [1, 5, 6, 8, 9, FLAT_MAX_ACTORS, FLAT_MAX_ACTORS + 1, 64] {
         random_requests_match_reference(Scheduler::new(n), n, Times::Anywhere);
     }
 }
