@@ -10,7 +10,7 @@ use cclab_core::endpoint::{Endpoint, EndpointStats};
 use cclab_core::time::{Dur, Time};
 use cclab_core::wire::packet::Datagram;
 use cclab_sim::endpoint::AnyEndpoint;
-use cclab_sim::host::{CpuConfig, HostConfig, IdleStateConfig};
+use cclab_sim::host::{CpuConfig, HostConfig};
 use cclab_sim::network::FlowSpec;
 use common::{link, log, pair, Sink};
 use std::sync::{Arc, Mutex};
@@ -56,13 +56,9 @@ impl Endpoint for Ticker {
 /// A ticker started at `start` whose first wake-up is `first`, run to `END`; with `general`, an idle
 /// state of no exit latency sends its host through the general loop.
 fn run(start: Time, first: Time, general: bool) -> Seen {
-    let idle = IdleStateConfig {
-        residency: Dur::from_micros(1),
-        exit_latency: Dur::ZERO,
-    };
     let sender_host = HostConfig {
         cpu: CpuConfig {
-            idle_states: if general { vec![idle] } else { vec![] },
+            idle_states: common::idle_states(general),
             ..Default::default()
         },
         socket_buffer: None,

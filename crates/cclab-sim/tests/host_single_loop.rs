@@ -16,7 +16,7 @@ mod common;
 
 use cclab_core::time::{Dur, Time};
 use cclab_core::wire::packet::FlowId;
-use cclab_sim::host::{BatchConfig, CpuConfig, HostConfig, IdleStateConfig};
+use cclab_sim::host::{BatchConfig, CpuConfig, HostConfig};
 use cclab_sim::network::{FlowSpec, Network};
 use common::{link, recorded, AckEvery, Call, Calls, Cbr, Sink, WindowSender};
 use std::num::NonZeroU32;
@@ -28,15 +28,11 @@ fn host(batch: u32, general: bool) -> HostConfig {
         max_segments: NonZeroU32::new(batch).unwrap(),
         fixed: Dur::ZERO,
     });
-    let idle = IdleStateConfig {
-        residency: Dur::from_micros(1),
-        exit_latency: Dur::ZERO,
-    };
     HostConfig {
         cpu: CpuConfig {
             gso: b.clone(),
             gro: b,
-            idle_states: if general { vec![idle] } else { vec![] },
+            idle_states: common::idle_states(general),
             ..Default::default()
         },
         socket_buffer: None,

@@ -8,7 +8,7 @@ mod common;
 use cclab_core::endpoint::{Endpoint, EndpointStats};
 use cclab_core::time::{Dur, Time};
 use cclab_core::wire::packet::Datagram;
-use cclab_sim::host::{CpuConfig, HostConfig, IdleStateConfig};
+use cclab_sim::host::{CpuConfig, HostConfig};
 use cclab_sim::network::{Network, Observer, Stop};
 use common::{link, log, pair, Sink};
 use std::sync::{Arc, Mutex};
@@ -49,13 +49,9 @@ impl Observer for StopAtCheck {
 /// The times the endpoint was woken, and how the run stopped; with `general`, an idle state of
 /// no exit latency sends its host through the general loop.
 fn wake_ups(general: bool) -> (Vec<Time>, Stop) {
-    let idle = IdleStateConfig {
-        residency: Dur::from_micros(1),
-        exit_latency: Dur::ZERO,
-    };
     let sender_host = HostConfig {
         cpu: CpuConfig {
-            idle_states: if general { vec![idle] } else { vec![] },
+            idle_states: common::idle_states(general),
             ..Default::default()
         },
         socket_buffer: None,

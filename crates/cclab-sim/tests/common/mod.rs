@@ -7,7 +7,7 @@ use cclab_core::endpoint::{Endpoint, EndpointStats};
 use cclab_core::time::{Dur, Time};
 use cclab_core::wire::packet::{AckFrame, DataChunk, Datagram, Ecn, FlowId, Packet};
 use cclab_sim::endpoint::AnyEndpoint;
-use cclab_sim::host::{CpuConfig, HostConfig};
+use cclab_sim::host::{CpuConfig, HostConfig, IdleStateConfig};
 use cclab_sim::link::{LinkConfig, LinkRate};
 use cclab_sim::network::{FlowSpec, HostId, LinkId, Network};
 use std::sync::{Arc, Mutex};
@@ -260,6 +260,21 @@ impl Endpoint for AckEvery {
     }
     fn is_done(&self) -> bool {
         self.received == self.total && !self.pending
+    }
+}
+
+/// The idle states of a host whose CPU costs nothing: with `general`, one of no exit latency, which
+/// sends the host through the general loop (`Host::free`) rather than the loop of a host of one
+/// endpoint (`host/single.rs`, only for hosts whose CPU costs nothing), with the same timing.
+pub(crate) fn idle_states(general: bool) -> Vec<IdleStateConfig> {
+    let idle = IdleStateConfig {
+        residency: Dur::from_micros(1),
+        exit_latency: Dur::ZERO,
+    };
+    if general {
+        vec![idle]
+    } else {
+        vec![]
     }
 }
 
