@@ -33,10 +33,6 @@ pub struct FrameRanges {
     /// Smallest value of the range above `buf[start]` (the set's top range when they were last brought up
     /// to date): the Gap field of the highest kept range is measured from it.
     above: u64,
-    /// PROTOTYPE: `word` of each range of `buf`, same index.
-    words: Vec<u64>,
-    /// PROTOTYPE: kept ranges whose word is `WIDE`.
-    wide: u32,
     /// Sum of `fields_len` over the kept ranges.
     fields_len: u32,
     /// `RangeSet::revision` of the set when last brought up to date.
@@ -50,20 +46,6 @@ pub struct FrameRanges {
 #[inline]
 fn fields_len(r: Range, above: u64) -> u32 {
     varint_len(above.saturating_sub(r.1).saturating_sub(2)) + varint_len(r.1 - r.0)
-}
-
-/// PROTOTYPE: a gap or length past 32 bits.
-const WIDE: u64 = u64::MAX;
-
-/// PROTOTYPE: `r` below a range starting at `above` as `gap | len << 32`, or `WIDE`.
-#[inline]
-fn word(r: Range, above: u64) -> u64 {
-    let gap = above.saturating_sub(r.1).saturating_sub(2);
-    let len = r.1 - r.0;
-    if gap >= u64::from(u32::MAX) || len > u64::from(u32::MAX) {
-        return WIDE;
-    }
-    gap | len << 32
 }
 
 impl FrameRanges {
@@ -102,11 +84,7 @@ impl FrameRanges {
     fn fill_lower(&self, top: Range, floor: Option<u64>, max: usize, frame: &mut AckRanges) -> u32 {
         let kept = &self.buf[self.start..self.end];
         let take = kept.len().min(max - 1);
-        if take == kept.len() && take + 1 > crate::wire::packet::INLINE_RANGES && self.wide == 0 {
-            frame.set_first_and_words(top, &self.words[self.start..self.end]);
-        } else {
-            frame.set_first_and_rest(top, &kept[..take]);
-        }
+        frame.set_first_and_rest(top, &kept[..take]);
         let Some(&last) = kept[..take].last() else {
             return 0;
         };
@@ -119,7 +97,9 @@ impl FrameRanges {
         if let Some(f) = floor.filter(|&f| f >= last.0) {
             // Only the lowest range can reach down to the floor: ranges are disjoint, highest first.
             let clipped = (f + 1, last.1);
-            frame.clip_last(clipped);
+            if let Some(r) = frame.last_mut() {
+                *r = clipped;
+            }
             n = n - varint_len(last.1 - last.0) + varint_len(clipped.1 - clipped.0);
         }
         n
@@ -132,7 +112,6 @@ impl FrameRanges {
         if self.reshaped {
             self.reshaped = false;
             self.fields_len = 0;
-            self.wide = 0;
             self.start = self.end;
         }
         let above_floor = |r: &Range| floor.is_none_or(|f| r.1 > f);
@@ -150,7 +129,6 @@ impl FrameRanges {
                 self.above
             };
             self.fields_len -= fields_len(r, above);
-            self.wide -= u32::from(self.words[self.end - 1] == WIDE);
             self.end -= 1;
         }
         if received.revision() == self.revision && self.start < self.end {
@@ -180,9 +158,6 @@ impl FrameRanges {
         for i in 0..new {
             let r = at(i);
             self.buf[self.start - new + i] = r;
-            let w = word(r, above);
-            self.words[self.start - new + i] = w;
-            self.wide += u32::from(w == WIDE);
             self.fields_len += fields_len(r, above);
             above = r.0;
         }
@@ -200,11 +175,9 @@ impl FrameRanges {
         let cap = (2 * (len + n)).max(8);
         if self.buf.len() < cap {
             self.buf.resize(cap, (0, 0));
-            self.words.resize(cap, 0);
         }
         let to = self.buf.len() - len;
         self.buf.copy_within(self.start..self.end, to);
-        self.words.copy_within(self.start..self.end, to);
         self.start = to;
         self.end = to + len;
     }

@@ -73,8 +73,6 @@ pub(crate) const INLINE_RANGES: usize = 4;
 
 /// `AckRanges::len` once the ranges live in `heap`.
 const SPILLED: u32 = u32::MAX;
-/// PROTOTYPE: the first range in `inline[0]`, `inline[1].0` lower ranges as `gap | len << 32`, two a slot of `heap`.
-const NARROW: u32 = u32::MAX - 1;
 
 /// The ranges of an ACK frame, a slice (`Deref`) of inclusive `(smallest, largest)` pairs. Up to
 /// `INLINE_RANGES` live inside the frame, so the boxed frame is the only allocation of a typical ACK (and
@@ -91,8 +89,6 @@ pub struct AckRanges {
     inline: [(u64, u64); INLINE_RANGES],
     /// Every range when spilled; otherwise empty, keeping its capacity from an earlier spill.
     heap: Vec<(u64, u64)>,
-    /// PROTOTYPE: NARROW's lower ranges, `gap | len << 32`.
-    words: Vec<u64>,
 }
 
 impl AckRanges {
@@ -126,8 +122,6 @@ impl AckRanges {
     pub fn clear(&mut self) {
         if self.len == SPILLED {
             self.heap.clear();
-        } else if self.len == NARROW {
-            self.words.clear();
         }
         self.len = 0;
         self.vouched = false;
@@ -163,66 +157,6 @@ impl AckRanges {
             return;
         }
         self.set_spilled(first, rest);
-    }
-
-    /// PROTOTYPE: replaces the lowest range by `r`, of the same largest.
-    #[inline]
-    pub fn clip_last(&mut self, r: (u64, u64)) {
-        if self.len == NARROW {
-            if let Some(w) = self.words.last_mut() {
-                *w = (*w & 0xffff_ffff) | (r.1 - r.0) << 32;
-            }
-        } else if let Some(l) = self.last_mut() {
-            *l = r;
-        }
-    }
-
-    /// PROTOTYPE: the first range and the count of ranges.
-    #[inline]
-    pub fn first_and_len(&self) -> Option<((u64, u64), usize)> {
-        if self.len == NARROW {
-            return Some((self.inline[0], 1 + self.words.len()));
-        }
-        let s: &[(u64, u64)] = self;
-        s.first().map(|&f| (f, s.len()))
-    }
-
-    /// PROTOTYPE: the ranges wide in `out` (cleared first), down to the first whose largest is below
-    /// `stop` when vouched; `None` if the narrow form does not decode.
-    #[inline]
-    pub fn decode_into(&self, out: &mut Vec<(u64, u64)>, stop: u64) -> Option<()> {
-        if self.len != NARROW {
-            return Some(());
-        }
-        self.decode_narrow(out, if self.vouched { stop } else { 0 })
-    }
-
-    #[inline(never)]
-    fn decode_narrow(&self, out: &mut Vec<(u64, u64)>, stop: u64) -> Option<()> {
-        out.clear();
-        out.reserve(self.words.len() + 1);
-        let mut above = self.inline[0];
-        out.push(above);
-        for &w in &self.words {
-            let hi = above.0.checked_sub((w & 0xffff_ffff) + 2)?;
-            if hi < stop {
-                break;
-            }
-            let lo = hi.checked_sub(w >> 32)?;
-            above = (lo, hi);
-            out.push(above);
-        }
-        Some(())
-    }
-
-    /// PROTOTYPE: an empty frame's ranges as `first` and the lower ranges' words.
-    #[inline(never)]
-    pub fn set_first_and_words(&mut self, first: (u64, u64), words: &[u64]) {
-        self.vouched = false;
-        self.words.clear();
-        self.words.extend_from_slice(words);
-        self.inline[0] = first;
-        self.len = NARROW;
     }
 
     /// `set_first_and_rest` past the inline storage (out of line: most frames carry one range).
@@ -344,7 +278,7 @@ pub type CheckedRanges<'a> = (&'a [(u64, u64)], u64);
 impl AckFrame {
     /// The largest acknowledged packet number.
     pub fn largest(&self) -> Option<u64> {
-        self.ranges.first_and_len().map(|(r, _)| r.1)
+        self.ranges.first().map(|r| r.1)
     }
 
     /// Checks the frame from an endpoint that has sent packets `0..next_pn`: at least one range, each
@@ -353,22 +287,14 @@ impl AckFrame {
     /// PROTOCOL_VIOLATION (RFC 9000 §13.1). Returns the largest acknowledged; O(ranges), O(1) for ranges
     /// their builder vouched for ([`AckRanges::vouch_ordered`]); the error says which rule was broken.
     pub fn check(&self, next_pn: u64) -> Result<u64, &'static str> {
-        let mut wide = Vec::new();
-        if self.ranges.decode_into(&mut wide, 0).is_none() {
-            return Err("ACK ranges not descending with a gap");
-        }
-        self.checked_ranges(next_pn, &wide).map(|(_, largest)| largest)
+        self.checked_ranges(next_pn).map(|(_, largest)| largest)
     }
 
     /// [`AckFrame::check`] that also hands back the ranges, for a caller that walks them next: taken as a
     /// slice once, as each deref of [`AckRanges`] tests whether they are inline or spilled.
     #[inline]
-    pub fn checked_ranges<'a>(
-        &'a self,
-        next_pn: u64,
-        scratch: &'a [(u64, u64)],
-    ) -> Result<CheckedRanges<'a>, &'static str> {
-        let ranges: &[(u64, u64)] = if self.ranges.len == NARROW { scratch } else { &self.ranges };
+    pub fn checked_ranges(&self, next_pn: u64) -> Result<CheckedRanges<'_>, &'static str> {
+        let ranges: &[(u64, u64)] = &self.ranges;
         let Some(&(_, largest)) = ranges.first() else {
             return Err("ACK frame without a range");
         };

@@ -164,14 +164,15 @@ pub fn quic_ack_frame_len(ack: &AckFrame) -> u32 {
 #[inline]
 pub fn quic_ack_frame_len_with(ack: &AckFrame, ranges_len: u32) -> u32 {
     // The slice taken once: each deref of the ranges tests whether they are inline or spilled.
-    let Some(((first_lo, largest), count)) = ack.ranges.first_and_len() else {
+    let ranges: &[(u64, u64)] = &ack.ranges;
+    let Some(&(first_lo, largest)) = ranges.first() else {
         return 0;
     };
     let delay = (ack.ack_delay_ns / 1000) >> ACK_DELAY_EXPONENT;
     let mut n = 1
         + varint_len(largest)
         + varint_len(delay)
-        + varint_len(count as u64 - 1)
+        + varint_len(ranges.len() as u64 - 1)
         + varint_len(largest.saturating_sub(first_lo));
     n += ranges_len;
     if let Some(c) = &ack.ecn {

@@ -208,8 +208,6 @@ pub struct Sender {
     ecn_ce_count: u64,
     /// Reused per-ACK buffers (no allocation per ACK).
     acked_buf: Vec<AckedPacket>,
-    /// PROTOTYPE: an ACK's ranges decoded wide.
-    ranges_buf: Vec<(u64, u64)>,
     lost_buf: Vec<LostPacket>,
     /// QUIC: the receiver's packets seen, acknowledged in an ACK frame on the next data packet
     /// after an ack-eliciting one (RFC 9000 §13.2.1; the receiver's PINGs, §13.2.4).
@@ -341,7 +339,6 @@ impl Sender {
             stats: EndpointStats::default(),
             trace: TraceLog::default(),
             acked_buf: Vec::new(),
-            ranges_buf: Vec::new(),
             lost_buf: Vec::new(),
             peer_received: RangeSet::new(),
             peer_ack_due: None,
