@@ -24,7 +24,7 @@ struct ByteRanges {
 /// Which caller's hint a `first_gap` search starts from.
 #[derive(Clone, Copy)]
 enum GapHint {
-    /// Loss detection checking a lost packet's chunk (`queue_retransmission`).
+    /// Loss detection checking a lost packet's chunk (`queue_lost`).
     Lost = 0,
     /// The front of the resend queue (`peek_retransmission`).
     Resend = 1,
@@ -169,6 +169,33 @@ impl From<DataChunk> for AckedRun {
     }
 }
 
+/// A chunk of lost data waiting in the resend queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Resend {
+    offset: u64,
+    len: u32,
+    fin: bool,
+    /// No byte of it can be acknowledged while it waits: the packet that carried it was declared lost, and no
+    /// other packet ever carried any of its bytes (`SendStream::resent_end`). Such a chunk is its own trimmed
+    /// front, so `peek` takes it without searching the acknowledged ranges. At 100,000 packets of BDP nearly
+    /// every lost packet is the first copy of its bytes.
+    unacked: bool,
+}
+
+impl Resend {
+    fn chunk(self) -> DataChunk {
+        DataChunk {
+            offset: self.offset,
+            len: self.len,
+            fin: self.fin,
+        }
+    }
+
+    fn end(self) -> u64 {
+        self.offset + self.len as u64
+    }
+}
+
 /// Where the next chunk comes from (`SendStream::peek`).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct NextChunk {
@@ -192,7 +219,10 @@ pub(super) struct SendStream {
     written: u64,
     next_offset: u64,
     final_size: Option<u64>,
-    retransmit: VecDeque<DataChunk>,
+    /// End of the highest bytes ever queued for resending: every byte at or above it was carried by one
+    /// packet only, the one that first sent it (resends take their bytes from the queue).
+    resent_end: u64,
+    retransmit: VecDeque<Resend>,
     fin_sent: bool,
     /// The front of `retransmit` was trimmed to unacknowledged bytes by `peek`, and no ACK covered
     /// any of them since: a sender held by its window or pacer peeks it again and again, and each
@@ -262,7 +292,7 @@ impl SendStream {
         }
         // A front already trimmed to its unacknowledged part is the answer: so are most peeks of a
         // resend, which wait for the pacer once or twice before it leaves (a call cost each ~50).
-        if let Some(c) = self.retransmit.front().filter(|_| self.front_trimmed) {
+        if let Some(c) = self.retransmit.front().filter(|c| self.front_trimmed || c.unacked) {
             return Some(NextChunk {
                 offset: c.offset,
                 available: c.len as u64,
@@ -277,7 +307,7 @@ impl SendStream {
     #[inline(never)]
     fn peek_retransmission(&mut self) -> Option<NextChunk> {
         while let Some(&c) = self.retransmit.front() {
-            let end = c.offset + c.len as u64;
+            let end = c.end();
             if c.len == 0 {
                 if c.fin && !self.fin_acked {
                     return Some(NextChunk {
@@ -293,27 +323,30 @@ impl SendStream {
                 // Acknowledged through another copy; the FIN rides on a zero-length chunk.
                 self.retransmit.pop_front();
                 if c.fin && !self.fin_acked {
-                    self.retransmit.push_front(DataChunk {
+                    self.retransmit.push_front(Resend {
                         offset: end,
                         len: 0,
                         fin: true,
+                        unacked: false,
                     });
                 }
                 continue;
             };
             let front = self.retransmit.front_mut().expect("peeked");
-            *front = DataChunk {
+            *front = Resend {
                 offset: lo,
                 len: (hi - lo) as u32,
                 fin: c.fin && hi == end,
+                unacked: false,
             };
             if hi < end {
                 self.retransmit.insert(
                     1,
-                    DataChunk {
+                    Resend {
                         offset: hi,
                         len: (end - hi) as u32,
                         fin: c.fin,
+                        unacked: false,
                     },
                 );
             }
@@ -354,7 +387,7 @@ impl SendStream {
                 return c;
             }
             self.front_trimmed = false;
-            return self.retransmit.pop_front().expect("peeked retransmission");
+            return self.retransmit.pop_front().expect("peeked retransmission").chunk();
         }
         self.next_offset += len as u64;
         let fin = self.final_size == Some(self.next_offset);
@@ -408,12 +441,34 @@ impl SendStream {
         added
     }
 
-    /// A packet carrying `c` was lost (or is being probed): resend what is not yet acknowledged.
-    pub(super) fn queue_retransmission(&mut self, c: DataChunk) {
+    /// The packet carrying `c` was declared lost (and left the sent record): resend what is not yet acknowledged.
+    pub(super) fn queue_lost(&mut self, c: DataChunk) {
+        self.queue_retransmission(c, true);
+    }
+
+    /// A probe resends `c`, whose packet is still outstanding (TCP's tail loss probe).
+    pub(super) fn queue_probe(&mut self, c: DataChunk) {
+        self.queue_retransmission(c, false);
+    }
+
+    /// Queues what of `c` is not yet acknowledged; `lost` when its packet, the only one that can have
+    /// acknowledged its bytes besides other copies, was declared lost.
+    fn queue_retransmission(&mut self, c: DataChunk, lost: bool) {
         let end = c.offset + c.len as u64;
-        let unacked = (c.fin && !self.fin_acked) || self.acked.first_gap(GapHint::Lost, c.offset, end).is_some();
+        // Bytes never queued before had one carrier, the packet `c` came from, which is not acknowledged:
+        // they are all unacknowledged, without a search of the acknowledged ranges.
+        let first_copy = c.len > 0 && c.offset >= self.resent_end;
+        let unacked = first_copy
+            || (c.fin && !self.fin_acked)
+            || self.acked.first_gap(GapHint::Lost, c.offset, end).is_some();
         if unacked {
-            self.retransmit.push_back(c);
+            self.resent_end = self.resent_end.max(end);
+            self.retransmit.push_back(Resend {
+                offset: c.offset,
+                len: c.len,
+                fin: c.fin,
+                unacked: first_copy && lost,
+            });
         }
     }
 
@@ -551,7 +606,7 @@ mod tests {
             len: 1000,
             fin: false,
         }));
-        s.queue_retransmission(b);
+        s.queue_lost(b);
         let n = s.peek().unwrap();
         assert_eq!((n.offset, n.available, n.retransmission), (2000, 1000, true));
         let c = s.take(&n, 600);
@@ -597,8 +652,8 @@ mod tests {
             let n = s.peek().unwrap();
             chunks.push(s.take(&n, len));
         }
-        s.queue_retransmission(chunks[1]);
-        s.queue_retransmission(chunks[2]);
+        s.queue_lost(chunks[1]);
+        s.queue_lost(chunks[2]);
         assert_eq!(s.peek().unwrap().offset, 1000);
         let c = |offset, len, fin| DataChunk { offset, len, fin };
         let acked = [
@@ -636,7 +691,7 @@ mod tests {
             len: 1000,
             fin: false,
         }));
-        s.queue_retransmission(lost);
+        s.queue_lost(lost);
         // Held by the window: the same trimmed chunk, peek after peek.
         for _ in 0..3 {
             let n = s.peek().unwrap();
