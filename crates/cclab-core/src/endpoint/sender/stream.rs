@@ -458,9 +458,8 @@ impl SendStream {
         // Bytes never queued before had one carrier, the packet `c` came from, which is not acknowledged:
         // they are all unacknowledged, without a search of the acknowledged ranges.
         let first_copy = c.len > 0 && c.offset >= self.resent_end;
-        let unacked = first_copy
-            || (c.fin && !self.fin_acked)
-            || self.acked.first_gap(GapHint::Lost, c.offset, end).is_some();
+        let unacked =
+            first_copy || (c.fin && !self.fin_acked) || self.acked.first_gap(GapHint::Lost, c.offset, end).is_some();
         if unacked {
             self.resent_end = self.resent_end.max(end);
             self.retransmit.push_back(Resend {
@@ -600,13 +599,14 @@ mod tests {
                 true
             )
         );
-        // b is lost, but a probe copy of its first half was acked meanwhile.
+        // A copy of b's first half was acked, then b is probed (a lost packet's chunk, `queue_lost`, whose
+        // bytes no other packet carried, is never acknowledged: that path does not search).
         s.on_acked(AckedRun::from(DataChunk {
             offset: 1000,
             len: 1000,
             fin: false,
         }));
-        s.queue_lost(b);
+        s.queue_probe(b);
         let n = s.peek().unwrap();
         assert_eq!((n.offset, n.available, n.retransmission), (2000, 1000, true));
         let c = s.take(&n, 600);
@@ -652,8 +652,9 @@ mod tests {
             let n = s.peek().unwrap();
             chunks.push(s.take(&n, len));
         }
-        s.queue_lost(chunks[1]);
-        s.queue_lost(chunks[2]);
+        // Probed, so that the acknowledgement of part of them below can have come from a copy.
+        s.queue_probe(chunks[1]);
+        s.queue_probe(chunks[2]);
         assert_eq!(s.peek().unwrap().offset, 1000);
         let c = |offset, len, fin| DataChunk { offset, len, fin };
         let acked = [
@@ -691,7 +692,8 @@ mod tests {
             len: 1000,
             fin: false,
         }));
-        s.queue_lost(lost);
+        // Probed: its first 1000 bytes were acknowledged through a copy.
+        s.queue_probe(lost);
         // Held by the window: the same trimmed chunk, peek after peek.
         for _ in 0..3 {
             let n = s.peek().unwrap();
@@ -725,3 +727,7 @@ mod tests {
         assert!(s.take(&n, 1500).fin && s.peek().is_none());
     }
 }
+
+#[cfg(test)]
+#[path = "stream_resend_tests.rs"]
+mod resend_tests;
