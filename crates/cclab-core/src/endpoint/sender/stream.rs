@@ -209,20 +209,23 @@ pub(super) struct NextChunk {
 
 /// Stream send state.
 ///
-/// Fields in a fixed order (`repr(C)`): the acknowledged ranges and bytes, which only ACKs (and a
-/// retransmission's check) read, first (48 bytes), then what a send reads (`Sender`).
+/// Fields in a fixed order (`repr(C)`): the acknowledged ranges and bytes and the end of the bytes queued
+/// for resending, which only ACKs (and a retransmission's check) read, first (56 bytes), then what a send
+/// reads (`Sender`).
 #[derive(Clone, Debug, Default)]
 #[repr(C)]
 pub(super) struct SendStream {
     acked: ByteRanges,
     acked_bytes: u64,
-    written: u64,
-    next_offset: u64,
-    final_size: Option<u64>,
     /// End of the highest bytes ever queued for resending: every byte at or above it was carried by one
     /// packet only, the one that first sent it (resends take their bytes from the queue).
     resent_end: u64,
+    written: u64,
+    next_offset: u64,
     retransmit: VecDeque<Resend>,
+    /// The application closed the stream: `written` is its final size (a bool, not the size again, so
+    /// that `resent_end` did not grow the stream, whose size the sender's layout counts on).
+    finished: bool,
     fin_sent: bool,
     /// The front of `retransmit` was trimmed to unacknowledged bytes by `peek`, and no ACK covered
     /// any of them since: a sender held by its window or pacer peeks it again and again, and each
@@ -249,12 +252,11 @@ impl SendStream {
         }
     }
 
-    /// The application has written `written` bytes in total; `finished` closes the stream.
+    /// The application has written `written` bytes in total; `finished` closes the stream, after which
+    /// nothing more is written (the sender pumps a closed source no more).
     pub(super) fn on_written(&mut self, written: u64, finished: bool) {
         self.written = written;
-        if finished {
-            self.final_size = Some(written);
-        }
+        self.finished |= finished;
     }
 
     /// Unique bytes acknowledged.
@@ -274,12 +276,12 @@ impl SendStream {
 
     /// Every byte and the FIN are acknowledged.
     pub(super) fn is_complete(&self) -> bool {
-        self.fin_acked && self.final_size.is_some_and(|n| self.acked.covers_prefix(n))
+        self.fin_acked && self.finished && self.acked.covers_prefix(self.written)
     }
 
     /// Whether new (never sent) bytes or the FIN are waiting.
     pub(super) fn has_new_data(&self) -> bool {
-        self.next_offset < self.written || (self.final_size.is_some() && !self.fin_sent)
+        self.next_offset < self.written || (self.finished && !self.fin_sent)
     }
 
     /// The next chunk to send: lost data first (trimmed to what is still unacknowledged), then
@@ -390,7 +392,7 @@ impl SendStream {
             return self.retransmit.pop_front().expect("peeked retransmission").chunk();
         }
         self.next_offset += len as u64;
-        let fin = self.final_size == Some(self.next_offset);
+        let fin = self.finished && self.written == self.next_offset;
         self.fin_sent |= fin;
         DataChunk {
             offset: next.offset,
