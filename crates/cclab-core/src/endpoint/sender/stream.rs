@@ -448,7 +448,7 @@ impl SendStream {
         self.queue_retransmission(c, true);
     }
 
-    /// A probe resends `c`, whose packet is still outstanding (TCP's tail loss probe).
+    /// A probe resends `c`, whose packet is still outstanding (the PTO's oldest chunks, TCP's tail loss probe).
     pub(super) fn queue_probe(&mut self, c: DataChunk) {
         self.queue_retransmission(c, false);
     }
