@@ -234,7 +234,8 @@ pub(super) struct SendStream {
     fin_acked: bool,
 }
 
-/// The bytes of a `SendStream` that a send reads (all but the acknowledged ranges and bytes), for the sender's layout test.
+/// The bytes of a `SendStream` that a send reads (all but the acknowledged ranges and bytes and `resent_end`), for
+/// the sender's layout test.
 #[cfg(test)]
 pub(crate) const SEND_BYTES: core::ops::Range<usize> =
     core::mem::offset_of!(SendStream, written)..size_of::<SendStream>();
