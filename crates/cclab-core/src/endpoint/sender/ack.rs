@@ -169,7 +169,7 @@ impl Sender {
                         }
                     }
                     for c in chunks.into_iter().flatten() {
-                        self.stream.queue_retransmission(c);
+                        self.stream.queue_probe(c);
                     }
                 }
             }
@@ -265,7 +265,7 @@ impl Sender {
                     is_app_limited: delivery.is_app_limited,
                 });
                 if let Some(c) = p.data() {
-                    self.stream.queue_retransmission(c);
+                    self.stream.queue_lost(c);
                 }
                 let seq = self.af_sent.take(pn);
                 if seq.is_some() && seq == self.last_af_frame.map(|f| f.sequence) {

@@ -24,7 +24,7 @@ struct ByteRanges {
 /// Which caller's hint a `first_gap` search starts from.
 #[derive(Clone, Copy)]
 enum GapHint {
-    /// Loss detection checking a lost packet's chunk (`queue_retransmission`).
+    /// Loss detection checking a lost packet's chunk (`queue_lost`).
     Lost = 0,
     /// The front of the resend queue (`peek_retransmission`).
     Resend = 1,
@@ -169,6 +169,33 @@ impl From<DataChunk> for AckedRun {
     }
 }
 
+/// A chunk of lost data waiting in the resend queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Resend {
+    offset: u64,
+    len: u32,
+    fin: bool,
+    /// No byte of it can be acknowledged while it waits: the packet that carried it was declared lost, and no
+    /// other packet ever carried any of its bytes (`SendStream::resent_end`). Such a chunk is its own trimmed
+    /// front, so `peek` takes it without searching the acknowledged ranges. At 100,000 packets of BDP nearly
+    /// every lost packet is the first copy of its bytes.
+    unacked: bool,
+}
+
+impl Resend {
+    fn chunk(self) -> DataChunk {
+        DataChunk {
+            offset: self.offset,
+            len: self.len,
+            fin: self.fin,
+        }
+    }
+
+    fn end(self) -> u64 {
+        self.offset + self.len as u64
+    }
+}
+
 /// Where the next chunk comes from (`SendStream::peek`).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct NextChunk {
@@ -182,17 +209,23 @@ pub(super) struct NextChunk {
 
 /// Stream send state.
 ///
-/// Fields in a fixed order (`repr(C)`): the acknowledged ranges and bytes, which only ACKs (and a
-/// retransmission's check) read, first (48 bytes), then what a send reads (`Sender`).
+/// Fields in a fixed order (`repr(C)`): the acknowledged ranges and bytes and the end of the bytes queued
+/// for resending, which only ACKs (and a retransmission's check) read, first (56 bytes), then what a send
+/// reads (`Sender`).
 #[derive(Clone, Debug, Default)]
 #[repr(C)]
 pub(super) struct SendStream {
     acked: ByteRanges,
     acked_bytes: u64,
+    /// End of the highest bytes ever queued for resending: every byte at or above it was carried by one
+    /// packet only, the one that first sent it (resends take their bytes from the queue).
+    resent_end: u64,
     written: u64,
     next_offset: u64,
-    final_size: Option<u64>,
-    retransmit: VecDeque<DataChunk>,
+    retransmit: VecDeque<Resend>,
+    /// The application closed the stream: `written` is its final size (a bool, not the size again, so
+    /// that `resent_end` did not grow the stream, whose size the sender's layout counts on).
+    finished: bool,
     fin_sent: bool,
     /// The front of `retransmit` was trimmed to unacknowledged bytes by `peek`, and no ACK covered
     /// any of them since: a sender held by its window or pacer peeks it again and again, and each
@@ -201,7 +234,8 @@ pub(super) struct SendStream {
     fin_acked: bool,
 }
 
-/// The bytes of a `SendStream` that a send reads (all but the acknowledged ranges and bytes), for the sender's layout test.
+/// The bytes of a `SendStream` that a send reads (all but the acknowledged ranges and bytes and `resent_end`), for
+/// the sender's layout test.
 #[cfg(test)]
 pub(crate) const SEND_BYTES: core::ops::Range<usize> =
     core::mem::offset_of!(SendStream, written)..size_of::<SendStream>();
@@ -219,12 +253,11 @@ impl SendStream {
         }
     }
 
-    /// The application has written `written` bytes in total; `finished` closes the stream.
+    /// The application has written `written` bytes in total; `finished` closes the stream, after which
+    /// nothing more is written (the sender pumps a closed source no more).
     pub(super) fn on_written(&mut self, written: u64, finished: bool) {
         self.written = written;
-        if finished {
-            self.final_size = Some(written);
-        }
+        self.finished |= finished;
     }
 
     /// Unique bytes acknowledged.
@@ -244,12 +277,12 @@ impl SendStream {
 
     /// Every byte and the FIN are acknowledged.
     pub(super) fn is_complete(&self) -> bool {
-        self.fin_acked && self.final_size.is_some_and(|n| self.acked.covers_prefix(n))
+        self.fin_acked && self.finished && self.acked.covers_prefix(self.written)
     }
 
     /// Whether new (never sent) bytes or the FIN are waiting.
     pub(super) fn has_new_data(&self) -> bool {
-        self.next_offset < self.written || (self.final_size.is_some() && !self.fin_sent)
+        self.next_offset < self.written || (self.finished && !self.fin_sent)
     }
 
     /// The next chunk to send: lost data first (trimmed to what is still unacknowledged), then
@@ -262,7 +295,7 @@ impl SendStream {
         }
         // A front already trimmed to its unacknowledged part is the answer: so are most peeks of a
         // resend, which wait for the pacer once or twice before it leaves (a call cost each ~50).
-        if let Some(c) = self.retransmit.front().filter(|_| self.front_trimmed) {
+        if let Some(c) = self.retransmit.front().filter(|c| self.front_trimmed || c.unacked) {
             return Some(NextChunk {
                 offset: c.offset,
                 available: c.len as u64,
@@ -277,7 +310,7 @@ impl SendStream {
     #[inline(never)]
     fn peek_retransmission(&mut self) -> Option<NextChunk> {
         while let Some(&c) = self.retransmit.front() {
-            let end = c.offset + c.len as u64;
+            let end = c.end();
             if c.len == 0 {
                 if c.fin && !self.fin_acked {
                     return Some(NextChunk {
@@ -293,27 +326,30 @@ impl SendStream {
                 // Acknowledged through another copy; the FIN rides on a zero-length chunk.
                 self.retransmit.pop_front();
                 if c.fin && !self.fin_acked {
-                    self.retransmit.push_front(DataChunk {
+                    self.retransmit.push_front(Resend {
                         offset: end,
                         len: 0,
                         fin: true,
+                        unacked: false,
                     });
                 }
                 continue;
             };
             let front = self.retransmit.front_mut().expect("peeked");
-            *front = DataChunk {
+            *front = Resend {
                 offset: lo,
                 len: (hi - lo) as u32,
                 fin: c.fin && hi == end,
+                unacked: false,
             };
             if hi < end {
                 self.retransmit.insert(
                     1,
-                    DataChunk {
+                    Resend {
                         offset: hi,
                         len: (end - hi) as u32,
                         fin: c.fin,
+                        unacked: false,
                     },
                 );
             }
@@ -354,10 +390,10 @@ impl SendStream {
                 return c;
             }
             self.front_trimmed = false;
-            return self.retransmit.pop_front().expect("peeked retransmission");
+            return self.retransmit.pop_front().expect("peeked retransmission").chunk();
         }
         self.next_offset += len as u64;
-        let fin = self.final_size == Some(self.next_offset);
+        let fin = self.finished && self.written == self.next_offset;
         self.fin_sent |= fin;
         DataChunk {
             offset: next.offset,
@@ -408,12 +444,33 @@ impl SendStream {
         added
     }
 
-    /// A packet carrying `c` was lost (or is being probed): resend what is not yet acknowledged.
-    pub(super) fn queue_retransmission(&mut self, c: DataChunk) {
+    /// The packet carrying `c` was declared lost (and left the sent record): resend what is not yet acknowledged.
+    pub(super) fn queue_lost(&mut self, c: DataChunk) {
+        self.queue_retransmission(c, true);
+    }
+
+    /// A probe resends `c`, whose packet is still outstanding (the PTO's oldest chunks, TCP's tail loss probe).
+    pub(super) fn queue_probe(&mut self, c: DataChunk) {
+        self.queue_retransmission(c, false);
+    }
+
+    /// Queues what of `c` is not yet acknowledged; `lost` when its packet, the only one that can have
+    /// acknowledged its bytes besides other copies, was declared lost.
+    fn queue_retransmission(&mut self, c: DataChunk, lost: bool) {
         let end = c.offset + c.len as u64;
-        let unacked = (c.fin && !self.fin_acked) || self.acked.first_gap(GapHint::Lost, c.offset, end).is_some();
+        // Bytes never queued before had one carrier, the packet `c` came from, which is not acknowledged:
+        // they are all unacknowledged, without a search of the acknowledged ranges.
+        let first_copy = c.len > 0 && c.offset >= self.resent_end;
+        let unacked =
+            first_copy || (c.fin && !self.fin_acked) || self.acked.first_gap(GapHint::Lost, c.offset, end).is_some();
         if unacked {
-            self.retransmit.push_back(c);
+            self.resent_end = self.resent_end.max(end);
+            self.retransmit.push_back(Resend {
+                offset: c.offset,
+                len: c.len,
+                fin: c.fin,
+                unacked: first_copy && lost,
+            });
         }
     }
 
@@ -545,13 +602,14 @@ mod tests {
                 true
             )
         );
-        // b is lost, but a probe copy of its first half was acked meanwhile.
+        // A copy of b's first half was acked, then b is probed (a lost packet's chunk, `queue_lost`, whose
+        // bytes no other packet carried, is never acknowledged: that path does not search).
         s.on_acked(AckedRun::from(DataChunk {
             offset: 1000,
             len: 1000,
             fin: false,
         }));
-        s.queue_retransmission(b);
+        s.queue_probe(b);
         let n = s.peek().unwrap();
         assert_eq!((n.offset, n.available, n.retransmission), (2000, 1000, true));
         let c = s.take(&n, 600);
@@ -597,8 +655,9 @@ mod tests {
             let n = s.peek().unwrap();
             chunks.push(s.take(&n, len));
         }
-        s.queue_retransmission(chunks[1]);
-        s.queue_retransmission(chunks[2]);
+        // Probed, so that the acknowledgement of part of them below can have come from a copy.
+        s.queue_probe(chunks[1]);
+        s.queue_probe(chunks[2]);
         assert_eq!(s.peek().unwrap().offset, 1000);
         let c = |offset, len, fin| DataChunk { offset, len, fin };
         let acked = [
@@ -636,7 +695,8 @@ mod tests {
             len: 1000,
             fin: false,
         }));
-        s.queue_retransmission(lost);
+        // Probed: its first 1000 bytes were acknowledged through a copy.
+        s.queue_probe(lost);
         // Held by the window: the same trimmed chunk, peek after peek.
         for _ in 0..3 {
             let n = s.peek().unwrap();
@@ -670,3 +730,7 @@ mod tests {
         assert!(s.take(&n, 1500).fin && s.peek().is_none());
     }
 }
+
+#[cfg(test)]
+#[path = "stream_resend_tests.rs"]
+mod resend_tests;

@@ -180,7 +180,7 @@ impl Sender {
             // TCP has no PING: with no new data its probe retransmits the most recent segment
             // (tail loss probe, RFC 8985 §7.3).
             if let Some(c) = self.sent.iter().filter_map(|(_, p)| p.data()).last() {
-                self.stream.queue_retransmission(c);
+                self.stream.queue_probe(c);
                 next = self.stream.peek();
             }
         }
