@@ -8,6 +8,7 @@ use crate::cc::{AckedPacket, CcState, CongestionEvent, LostPacket};
 use crate::endpoint::TraceEvent;
 use crate::recovery::delivery_rate::Rate;
 use crate::recovery::loss::LossTimer;
+use crate::recovery::send_load::SendLoad;
 use crate::recovery::prr::Prr;
 use crate::time::{Dur, Time};
 use crate::wire::packet::{AckFrame, DataChunk, Ecn};
@@ -47,9 +48,11 @@ impl Sender {
                     largest_newly = Some(p.time_sent());
                 }
                 if self.cc_reads_rate_samples {
-                    self.rate.on_ack(t, bytes, p.time_sent(), p.bytes(), &p.delivery());
+                    let delivery = p.delivery(self.loads.get(pn));
+                    self.rate.on_ack(t, bytes, p.time_sent(), p.bytes(), &delivery);
                 } else {
-                    rate_only = self.rate.on_ack_rate_only(t, bytes, p.time_sent(), &p.delivery());
+                    let delivery = p.delivery(SendLoad::default());
+                    rate_only = self.rate.on_ack_rate_only(t, bytes, p.time_sent(), &delivery);
                 }
             });
         if let Some(run) = join.run {
@@ -255,13 +258,20 @@ impl Sender {
             .loss
             .detect_lost(t, &mut self.sent, &self.rtt, max_ack_delay, |pn, p, trigger| {
                 self.rate.on_packet_lost(p.bytes());
-                let delivery = p.delivery();
+                let delivery = p.delivery(SendLoad::default());
+                // Only a controller that reads rate samples reads the load's two (`LostPacket`).
+                let (tx_in_flight, lost_since_sent) = if self.cc_reads_rate_samples {
+                    let load = self.loads.get(pn);
+                    (load.in_flight_before + p.bytes(), self.rate.lost() - load.lost)
+                } else {
+                    (0, 0)
+                };
                 lost.push(LostPacket {
                     pn,
                     bytes: p.bytes(),
                     time_sent: p.time_sent(),
-                    tx_in_flight: delivery.in_flight_before + p.bytes(),
-                    lost_since_sent: self.rate.lost() - delivery.lost,
+                    tx_in_flight,
+                    lost_since_sent,
                     is_app_limited: delivery.is_app_limited,
                 });
                 if let Some(c) = p.data() {

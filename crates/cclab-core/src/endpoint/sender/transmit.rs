@@ -6,6 +6,7 @@ use super::{Sender, TsoView};
 use crate::cc::{CcState, SendGate};
 use crate::endpoint::TraceEvent;
 use crate::recovery::pacer::Bucket;
+use crate::recovery::send_load::SendLoad;
 use crate::recovery::sent::SentPacket;
 use crate::time::Time;
 use crate::wire::packet::{AckFrame, AckFrequencyFrame, DataChunk, Datagram, Ecn, Packet, RareFrames, MAX_VARINT};
@@ -361,6 +362,13 @@ impl Sender {
         };
         let in_flight_before = self.sent.bytes_in_flight();
         let delivery = self.rate.on_packet_sent(t, in_flight_before);
+        if self.cc_reads_rate_samples {
+            let load = SendLoad {
+                lost: delivery.lost,
+                in_flight_before,
+            };
+            self.loads.record(pn, self.sent.first_pn(), load);
+        }
         self.sent.push(SentPacket::new(t, bytes, p.data, delivery));
         if let Some(f) = p.ack_frequency() {
             self.af_sent.push(pn, f.sequence);
