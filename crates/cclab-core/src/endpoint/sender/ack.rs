@@ -8,8 +8,8 @@ use crate::cc::{AckedPacket, CcState, CongestionEvent, LostPacket};
 use crate::endpoint::TraceEvent;
 use crate::recovery::delivery_rate::Rate;
 use crate::recovery::loss::LossTimer;
-use crate::recovery::send_load::SendLoad;
 use crate::recovery::prr::Prr;
+use crate::recovery::send_load::SendLoad;
 use crate::time::{Dur, Time};
 use crate::wire::packet::{AckFrame, DataChunk, Ecn};
 
