@@ -29,11 +29,9 @@ pub struct LostPacket {
     pub bytes: u64,
     /// When it was sent (clock reading).
     pub time_sent: Time,
-    /// Bytes in flight when it was sent, including it (draft-ietf-ccwg-bbr `P.tx_in_flight`); 0 for a
-    /// controller that reads no rate samples (`reads_rate_samples`), whose sender does not keep it.
+    /// Bytes in flight when it was sent, including it (draft-ietf-ccwg-bbr `P.tx_in_flight`).
     pub tx_in_flight: u64,
-    /// Bytes declared lost since it was sent, including it (`C.lost − P.lost`); 0 for a controller that
-    /// reads no rate samples, as `tx_in_flight`.
+    /// Bytes declared lost since it was sent, including it (`C.lost − P.lost`).
     pub lost_since_sent: u64,
     /// It was sent while the sender was application limited (`P.is_app_limited`).
     pub is_app_limited: bool,
@@ -268,11 +266,10 @@ pub trait CongestionController: Send {
     fn gate_is_window(&self) -> bool {
         false
     }
-    /// Whether `on_congestion_event` reads [`CongestionEvent::rate_sample`], or the lost packets'
-    /// `tx_in_flight` and `lost_since_sent`. Asked when the sender is built (and when it builds the
-    /// controller again); a controller that answers `false` is handed `None` there and 0 for those two, and
-    /// the sender works out only the sample's rate, for its metrics, and keeps 16 bytes fewer a packet in
-    /// flight. `true` by default, so that a controller that does not say still gets its samples.
+    /// Whether `on_congestion_event` reads [`CongestionEvent::rate_sample`]. Asked when the sender is
+    /// built (and when it builds the controller again); a controller that answers `false` is handed
+    /// `None` there, and the sender works out only the sample's rate, for its metrics. `true` by
+    /// default, so that a controller that does not say still gets its samples.
     fn reads_rate_samples(&self) -> bool {
         true
     }

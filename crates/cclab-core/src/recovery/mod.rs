@@ -7,6 +7,5 @@ pub mod pacer;
 pub mod prr;
 pub mod rtt;
 pub mod rtt_histogram;
-pub mod send_load;
 pub mod sent;
 pub mod windowed_filter;

@@ -9,32 +9,31 @@
 
 use crate::cc::AckedPacket;
 use crate::recovery::delivery_rate::PacketDelivery;
-use crate::recovery::send_load::SendLoad;
 use crate::time::Time;
 use crate::wire::packet::{DataChunk, INLINE_RANGES};
 use core::mem::MaybeUninit;
 use std::collections::VecDeque;
 
-/// One packet awaiting acknowledgement (RFC 9002 §A.1.1), in 48 bytes: its fields are private so that
+/// One packet awaiting acknowledgement (RFC 9002 §A.1.1), in 64 bytes: its fields are private so that
 /// `SentPacket::new` is the one place a record is made, which says what keeps its sizes within 16 bits.
 /// Every packet a sender records elicits an acknowledgement (it carries stream data or a PING, and no
 /// packet carries an ACK frame alone), so the record has no flag for it: the ACK's walk read and kept one
 /// for every packet, only for the RTT sample's test (RFC 9002 §5.1) that something newly acknowledged elicits.
 ///
-/// Eight bytes for each time and count, two for each size, one for each flag: four records in three cache
-/// lines. The delivery-rate snapshot's `lost` and `in_flight_before`, which only a full rate sample reads, are
-/// not here but in the sender's `SendLoads` (`recovery/send_load.rs`), kept only for a controller that reads
-/// samples: at 64 bytes a record (one line a slot) a 1 GB run at 100,000 packets of BDP read and wrote a
-/// third more lines of the ring, and faulted in a third more of its pages, for fields NewReno and CUBIC never read.
+/// Eight bytes for each time and count, two for each size, one for each flag (and one of padding): the ring's
+/// slots are then one cache line each (`Slot`), where 80-byte records straddled two lines, so that a send
+/// writes one line, not two, and an ACK reads one line a record, not 1.25; at 100,000 packets of BDP the
+/// ring's ~350,000 records take a fifth fewer pages to fault in than at 80 bytes.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SentPacket {
     /// Clock reading when it was sent.
     time_sent: Time,
-    /// The delivery-rate snapshot's fields ([`PacketDelivery`]) but its flag, which sits with the others,
-    /// and the two in [`SendLoad`].
+    /// The delivery-rate snapshot's fields ([`PacketDelivery`]) but its flag, which sits with the others.
     delivered: u64,
     delivered_time: Time,
     first_sent_time: Time,
+    lost: u64,
+    in_flight_before: u64,
     /// Offset of the stream data it carried, when `has_data`.
     data_offset: u64,
     /// Bytes counted toward bytes in flight (0 = not in flight).
@@ -49,12 +48,13 @@ pub struct SentPacket {
     data_fin: bool,
 }
 
-// Five 8-byte fields, two 2-byte ones and three flags, with the niche of `Option` in a flag: 48 bytes.
-const _: () = assert!(size_of::<Option<SentPacket>>() == 48);
+// Seven 8-byte fields, two 2-byte ones, three flags and a byte of padding: one cache line, with the niche of
+// `Option` in a flag.
+const _: () = assert!(size_of::<Option<SentPacket>>() == 64);
 
 impl SentPacket {
     /// The record of a packet sent at `time_sent` whose `bytes` count in flight, carrying `data`, with the
-    /// delivery-rate snapshot taken as it was sent but its [`SendLoad`], which the sender keeps apart. `bytes` and the data's length are at most 65,535: the
+    /// delivery-rate snapshot taken as it was sent. `bytes` and the data's length are at most 65,535: the
     /// sender's packets fit an IP packet (`Sender::with_controller` refuses a profile whose full-sized
     /// packet does not, and a scenario's `quic.max_udp_payload` and `tcp.mss` are bounded below that, cclab-sim's
     /// `ip_limit`), and what counts in flight (a QUIC packet, a TCP segment's payload) and a STREAM frame's or
@@ -73,6 +73,8 @@ impl SentPacket {
             delivered: delivery.delivered,
             delivered_time: delivery.delivered_time,
             first_sent_time: delivery.first_sent_time,
+            lost: delivery.lost,
+            in_flight_before: delivery.in_flight_before,
             data_offset,
             bytes,
             data_len,
@@ -111,17 +113,16 @@ impl SentPacket {
         })
     }
 
-    /// Delivery-rate snapshot taken when it was sent, with `load`, its part kept apart (the default where
-    /// nothing reads it, as `DeliveryRate::on_ack_rate_only` does not).
+    /// Delivery-rate snapshot taken when it was sent.
     #[inline]
-    pub fn delivery(&self, load: SendLoad) -> PacketDelivery {
+    pub fn delivery(&self) -> PacketDelivery {
         PacketDelivery {
             delivered: self.delivered,
             delivered_time: self.delivered_time,
             first_sent_time: self.first_sent_time,
             is_app_limited: self.is_app_limited,
-            lost: load.lost,
-            in_flight_before: load.in_flight_before,
+            lost: self.lost,
+            in_flight_before: self.in_flight_before,
         }
     }
 }
@@ -176,15 +177,15 @@ impl<F: FnMut(DataChunk)> AckedData for F {
     }
 }
 
-/// A slot of the ring: initialised while its packet number is in use (`SentPackets::live`).
+/// A slot of the ring, one cache line: initialised while its packet number is in use (`SentPackets::live`).
 #[derive(Clone, Copy, Debug)]
+#[repr(align(64))]
 struct Slot(MaybeUninit<Option<SentPacket>>);
 
-// A record fills its slot, four in three cache lines: a send's slot writes and an ACK's walk of consecutive slots
-// touch three lines every four records, where 64-byte slots took one a record. Not aligned to a line (a 48-byte
-// type cannot be): consecutive slots take three lines every four wherever the buffer starts, and a large ring is
-// then one of glibc's own mappings, which `realloc` grows by `mremap` too.
-const _: () = assert!(size_of::<Slot>() == 48);
+// A record fills its slot and the ring's buffer starts on a line (a `Vec` honours its element's alignment; the
+// ring's large buffers are mappings of their own in cclab-alloc, `mapped.rs`): each record is one line, which a
+// send writes and an ACK reads, never two.
+const _: () = assert!(size_of::<Slot>() == 64 && align_of::<Slot>() == 64);
 
 /// The outstanding packets of one packet-number space, with bytes-in-flight accounting.
 ///
@@ -201,7 +202,7 @@ pub struct SentPackets {
     /// simulator's allocator, `cclab-alloc`, but not written).
     ring: Vec<Slot>,
     /// Slots in the ring: 0 or a power of two. This and the count below are 32 bits so that this struct (not
-    /// a slot) stays 64 bytes, which the sender's layout counts on (its layout test); 2^31 slots would be 96 GiB.
+    /// a slot) stays 64 bytes, which the sender's layout counts on (its layout test); 2^31 slots would be 128 GiB.
     cap: u32,
     ack_eliciting_in_flight: u32,
     head: usize,
@@ -596,9 +597,9 @@ mod tests {
     }
 
     #[test]
-    fn sent_record_keeps_sizes_up_to_an_ip_packet_in_48_bytes() {
+    fn sent_record_keeps_sizes_up_to_an_ip_packet_in_one_line_each() {
         // The largest sizes a packet can have (65,535 in 16 bits), a FIN without payload and no data all come
-        // back as they went in, with the snapshot's fields but the load kept apart, from 48-byte slots.
+        // back as they went in, with the snapshot's fields, from slots that each start a cache line.
         let delivery = PacketDelivery {
             delivered: 1 << 40,
             delivered_time: Time(7),
@@ -624,14 +625,10 @@ mod tests {
         for (i, &data) in chunks.iter().enumerate() {
             s.push(SentPacket::new(Time(i as u64), 65_535 - i as u32, data, delivery));
         }
-        assert_eq!(size_of_val(&s.ring[..]), 4 * 48);
-        let load = SendLoad {
-            lost: delivery.lost,
-            in_flight_before: delivery.in_flight_before,
-        };
+        assert_eq!(s.ring.as_ptr() as usize % 64, 0);
         for (i, &data) in chunks.iter().enumerate() {
             let p = s.get(i as u64).unwrap();
-            let got = (p.time_sent(), p.bytes(), p.data(), p.delivery(load));
+            let got = (p.time_sent(), p.bytes(), p.data(), p.delivery());
             assert_eq!(got, (Time(i as u64), 65_535 - i as u64, data, delivery));
         }
         assert_eq!((s.bytes_in_flight(), s.ack_eliciting_in_flight()), (3 * 65_535 - 3, 3));

@@ -9,7 +9,6 @@ use crate::endpoint::TraceEvent;
 use crate::recovery::delivery_rate::Rate;
 use crate::recovery::loss::LossTimer;
 use crate::recovery::prr::Prr;
-use crate::recovery::send_load::SendLoad;
 use crate::time::{Dur, Time};
 use crate::wire::packet::{AckFrame, DataChunk, Ecn};
 
@@ -48,11 +47,9 @@ impl Sender {
                     largest_newly = Some(p.time_sent());
                 }
                 if self.cc_reads_rate_samples {
-                    let delivery = p.delivery(self.loads.get(pn));
-                    self.rate.on_ack(t, bytes, p.time_sent(), p.bytes(), &delivery);
+                    self.rate.on_ack(t, bytes, p.time_sent(), p.bytes(), &p.delivery());
                 } else {
-                    let delivery = p.delivery(SendLoad::default());
-                    rate_only = self.rate.on_ack_rate_only(t, bytes, p.time_sent(), &delivery);
+                    rate_only = self.rate.on_ack_rate_only(t, bytes, p.time_sent(), &p.delivery());
                 }
             });
         if let Some(run) = join.run {
@@ -258,20 +255,13 @@ impl Sender {
             .loss
             .detect_lost(t, &mut self.sent, &self.rtt, max_ack_delay, |pn, p, trigger| {
                 self.rate.on_packet_lost(p.bytes());
-                let delivery = p.delivery(SendLoad::default());
-                // Only a controller that reads rate samples reads the load's two (`LostPacket`).
-                let (tx_in_flight, lost_since_sent) = if self.cc_reads_rate_samples {
-                    let load = self.loads.get(pn);
-                    (load.in_flight_before + p.bytes(), self.rate.lost() - load.lost)
-                } else {
-                    (0, 0)
-                };
+                let delivery = p.delivery();
                 lost.push(LostPacket {
                     pn,
                     bytes: p.bytes(),
                     time_sent: p.time_sent(),
-                    tx_in_flight,
-                    lost_since_sent,
+                    tx_in_flight: delivery.in_flight_before + p.bytes(),
+                    lost_since_sent: self.rate.lost() - delivery.lost,
                     is_app_limited: delivery.is_app_limited,
                 });
                 if let Some(c) = p.data() {

@@ -29,7 +29,6 @@ use crate::recovery::pacer::{Pacer, Pacing, PacingConfig};
 use crate::recovery::prr::Prr;
 use crate::recovery::rtt::RttEstimator;
 use crate::recovery::rtt_histogram::RttHistogram;
-use crate::recovery::send_load::SendLoads;
 use crate::recovery::sent::{AckFrequencySent, SentPackets};
 use crate::time::{Dur, Time};
 use crate::units::Bytes;
@@ -163,10 +162,6 @@ pub struct Sender {
     /// The controller reads sends (`CongestionController::reads_sends`, asked when it is built): without,
     /// a send does not call its `on_packet_sent`.
     cc_reads_sends: bool,
-    /// The controller reads rate samples (`CongestionController::reads_rate_samples`, asked when it is
-    /// built): without, an ACK works out only the sample's rate (`last_delivery_rate`), and a send keeps
-    /// no `SendLoad` (`loads`).
-    cc_reads_rate_samples: bool,
     sent: SentPackets,
     rtt: RttEstimator,
     loss: LossDetection,
@@ -223,8 +218,9 @@ pub struct Sender {
     cumulative_ack_growth: bool,
     /// Recovery brings the window down by PRR (`proportional_rate_reduction`).
     prr_enabled: bool,
-    /// The outstanding packets' `SendLoad`s, kept while the controller reads rate samples (empty otherwise).
-    loads: SendLoads,
+    /// The controller reads rate samples (`CongestionController::reads_rate_samples`, asked when it is
+    /// built): without, an ACK works out only the sample's rate (`last_delivery_rate`).
+    cc_reads_rate_samples: bool,
     /// The outstanding packets that carried an ACK_FREQUENCY frame (asked for each packet an ACK
     /// covers).
     af_sent: AckFrequencySent,
@@ -307,7 +303,6 @@ impl Sender {
             rtt: RttEstimator::new(cfg.initial_rtt),
             rtt_samples: RttHistogram::default(),
             sent: SentPackets::new(),
-            loads: SendLoads::default(),
             loss: LossDetection::new(cfg.packet_threshold, cfg.time_threshold),
             pacer: Pacer::new(t, step),
             rate: DeliveryRate::new(),
@@ -532,8 +527,6 @@ impl Sender {
         };
         if h.client.setup_lost() {
             self.cc = cfg.with_one_segment_window(self.mss).build(t, self.mss);
-            // No data has left yet, so no packet lacks its `SendLoad` if the new controller reads samples.
-            debug_assert_eq!(self.sent.first_pn(), self.sent.next_pn());
             self.cc_reads_rate_samples = self.cc.reads_rate_samples();
             self.cc_gate_is_window = self.cc.gate_is_window();
             self.cc_reads_sends = self.cc.reads_sends();

@@ -5,9 +5,7 @@ use super::stream::NextChunk;
 use super::{Sender, TsoView};
 use crate::cc::{CcState, SendGate};
 use crate::endpoint::TraceEvent;
-use crate::recovery::delivery_rate::PacketDelivery;
 use crate::recovery::pacer::Bucket;
-use crate::recovery::send_load::SendLoad;
 use crate::recovery::sent::SentPacket;
 use crate::time::Time;
 use crate::wire::packet::{AckFrame, AckFrequencyFrame, DataChunk, Datagram, Ecn, Packet, RareFrames, MAX_VARINT};
@@ -364,9 +362,6 @@ impl Sender {
         let in_flight_before = self.sent.bytes_in_flight();
         let delivery = self.rate.on_packet_sent(t, in_flight_before);
         self.sent.push(SentPacket::new(t, bytes, p.data, delivery));
-        if self.cc_reads_rate_samples {
-            self.record_load(pn, &delivery);
-        }
         if let Some(f) = p.ack_frequency() {
             self.af_sent.push(pn, f.sequence);
         }
@@ -396,18 +391,6 @@ impl Sender {
             ecn: self.ecn,
             packet: p,
         }
-    }
-
-    /// Keeps packet `pn`'s `lost` and `in_flight_before` (of `delivery`) for the rate sample or loss that
-    /// reads them. Out of line: only a controller that reads rate samples needs them, and inline the send
-    /// kept their values live through the rest of its code (+3 instructions a send without the call).
-    #[inline(never)]
-    fn record_load(&mut self, pn: u64, delivery: &PacketDelivery) {
-        let load = SendLoad {
-            lost: delivery.lost,
-            in_flight_before: delivery.in_flight_before,
-        };
-        self.loads.record(pn, self.sent.first_pn(), load);
     }
 }
 
