@@ -168,6 +168,11 @@ impl Pacer {
         Some(now + Dur(ceil_u64(missing / rate * 1e9)))
     }
 
+    /// Whether a send quantum is set (for a sender's check that the one it keeps is still in force).
+    pub(crate) fn has_quantum(&self) -> bool {
+        self.quantum > 0
+    }
+
     /// A paced packet of `bytes` left (call after `delay` returned `None`). Within an aggregate
     /// the bucket may go negative: that debt is what spaces aggregates at the rate.
     pub fn on_sent(&mut self, bytes: u64) {

@@ -6,7 +6,8 @@
 //! the smoothed RTT for the pacing rate. Both change only when the controller or the RTT estimator
 //! does: on an ACK, a due timer, or a send to a controller that reads sends. So the sender keeps
 //! them from the first paced attempt after such an input, and every input drops them
-//! (`Sender::forget_gate`).
+//! (`Sender::forget_gate`). An attempt with a kept gate also leaves the pacer's send quantum as the
+//! attempt that kept it set it: none, as the gate is the window alone.
 
 use super::Sender;
 
@@ -47,12 +48,14 @@ impl Sender {
     }
 
     /// `None` when no gate is kept; else whether the kept one is what the controller and the RTT
-    /// estimator say now, bit for bit. For tests: the model tests ask it after every step, and it
+    /// estimator say now, bit for bit, with the pacer still without a send quantum (an attempt with a
+    /// kept gate does not set it again). For tests: the model tests ask it after every step, and it
     /// answers `Some(false)` if an input that changed either left the gate kept.
     pub fn kept_gate_matches(&self) -> Option<bool> {
         let k = self.kept_gate.get()?;
         Some(
             self.may_keep_gate()
+                && !self.pacer.has_quantum()
                 && k.window == self.cc.window()
                 && k.rate.to_bits() == self.pacing_rate_from(None, k.window).to_bits(),
         )

@@ -143,9 +143,11 @@ impl Sender {
         }
         if self.paced {
             let rate = match self.kept_gate.get() {
+                // The attempt that kept it set the pacer's quantum: a window-gated controller has none.
                 Some(k) => k.rate,
                 None => {
                     let rate = self.pacing_rate_from(gate.pacing_rate, gate.window);
+                    self.pacer.set_quantum(Some(gate.send_quantum));
                     if self.may_keep_gate() {
                         self.kept_gate = KeptGate {
                             window: gate.window,
@@ -160,7 +162,6 @@ impl Sender {
                 max_burst: gate.max_burst,
                 train: gate.burst_allowance,
             };
-            self.pacer.set_quantum(Some(gate.send_quantum));
             if let Some(at) = self.pacer.delay(t, bytes, rate, bucket) {
                 // §7.8: a pacing delay alone does not make the sender application limited.
                 self.blocked_until = Some(at);
