@@ -38,11 +38,10 @@ impl Default for PacingConfig {
     }
 }
 
-/// A sender's pacing parameters, with the burst allowance worked out once for its packets.
+/// A sender's pacing parameters, with the burst allowance worked out once for its packets. Whether it
+/// paces at all ([`PacingConfig::enabled`]) the sender keeps in a spare byte of its own.
 #[derive(Clone, Copy, Debug)]
 pub struct Pacing {
-    /// [`PacingConfig::enabled`].
-    pub enabled: bool,
     /// [`PacingConfig::gain`].
     pub gain: f64,
     /// `burst_packets · mss`, bytes: part of every capacity [`Pacer::delay`] works out (as a product
@@ -54,7 +53,6 @@ impl PacingConfig {
     /// These parameters for a sender whose full-sized packets count `mss` bytes in flight.
     pub fn for_mss(&self, mss: u64) -> Pacing {
         Pacing {
-            enabled: self.enabled,
             gain: self.gain,
             // Saturating: `burst_packets` has no bound in a scenario, and no bucket holds 2^64 bytes.
             burst: to_f64(self.burst_packets.saturating_mul(mss)),
@@ -168,6 +166,11 @@ impl Pacer {
         }
         // Round up so that at the returned instant the bucket holds `bytes`.
         Some(now + Dur(ceil_u64(missing / rate * 1e9)))
+    }
+
+    /// Whether a send quantum is set (for a sender's check that the one it keeps is still in force).
+    pub(crate) fn has_quantum(&self) -> bool {
+        self.quantum > 0
     }
 
     /// A paced packet of `bytes` left (call after `delay` returned `None`). Within an aggregate

@@ -248,6 +248,8 @@ impl Pair {
         assert_eq!(self.sender.stats().datagrams_sent, self.sent.len() as u64);
         assert_eq!(self.sender.bytes_in_flight(), self.in_flight_bytes, "t={}", self.now);
         assert_eq!(self.sender.stats().lost_packets, l);
+        // The window and pacing rate the sender keeps between inputs (`kept_gate.rs`) never go stale.
+        assert_ne!(self.sender.kept_gate_matches(), Some(false), "t={}", self.now);
     }
 
     /// One step: send what the sender allows, jump to the next event, deliver, fire timers.

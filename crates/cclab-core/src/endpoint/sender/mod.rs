@@ -8,6 +8,7 @@
 //! deadlines `poll_timeout` returns are the true times at which that clock can see them.
 
 mod ack;
+mod kept_gate;
 mod stream;
 mod transmit;
 mod tso;
@@ -162,6 +163,9 @@ pub struct Sender {
     /// The controller reads sends (`CongestionController::reads_sends`, asked when it is built): without,
     /// a send does not call its `on_packet_sent`.
     cc_reads_sends: bool,
+    /// [`PacingConfig::enabled`], in this line's spare byte: in `pacing` its padding made the kept gate
+    /// push the counters a send writes into one more line.
+    paced: bool,
     sent: SentPackets,
     rtt: RttEstimator,
     loss: LossDetection,
@@ -178,6 +182,8 @@ pub struct Sender {
     prr: Option<Box<Prr>>,
     /// The sizes of a full data packet, for the packet-number and offset lengths last seen.
     full_packet: transmit::FullPacket,
+    /// The window and pacing rate of the last send attempt since the last input (`kept_gate.rs`).
+    kept_gate: kept_gate::KeptGate,
     /// Flow-control credit beyond the acknowledged prefix, stream bytes (`None` = unlimited).
     receive_window: Option<u64>,
     /// The largest possible ACK_FREQUENCY frame when frames may be sent, lent to the packet
@@ -286,6 +292,7 @@ impl Sender {
             mss,
             clock,
             peer_max_ack_delay: cfg.peer_max_ack_delay,
+            paced: cfg.pacing.enabled,
             pacing: cfg.pacing.for_mss(mss),
             tso: cfg.tso.enabled.then(|| Box::new(Tso::new(&cfg.tso))),
             cumulative_ack_growth: cfg.cumulative_ack_growth,
@@ -319,6 +326,7 @@ impl Sender {
             af_sent: AckFrequencySent::default(),
             af_resend: false,
             full_packet: transmit::FullPacket::default(),
+            kept_gate: kept_gate::KeptGate::NONE,
             af_bound: cfg.ack_frequency.is_some().then(transmit::af_bound),
             handshake: cfg
                 .handshake
@@ -538,6 +546,7 @@ impl Sender {
     /// `handle_timeout` with a timer that may be due: the handshake's, the source's or the loss timer.
     #[inline(never)]
     fn handle_due_timeout(&mut self, now: Time) {
+        self.forget_gate();
         if let Some(h) = self.handshake.as_mut() {
             h.client.on_timeout(self.clock.read(now));
         }
@@ -553,6 +562,7 @@ impl Sender {
 
 impl Endpoint for Sender {
     fn handle_datagram(&mut self, now: Time, dgram: Datagram) {
+        self.forget_gate();
         if let (Some(f), Some(h)) = (dgram.packet.handshake(), self.handshake.as_mut()) {
             let t = self.clock.read(now);
             let was_open = h.client.is_open();
@@ -642,7 +652,7 @@ impl Endpoint for Sender {
             smoothed_rtt: sampled(self.rtt.smoothed()),
             min_rtt: sampled(self.rtt.min()),
             latest_rtt: sampled(self.rtt.latest()),
-            pacing_rate_bps: if self.pacing.enabled {
+            pacing_rate_bps: if self.paced {
                 (self.pacing_rate() * 8.0) as u64
             } else {
                 0
@@ -697,6 +707,7 @@ mod tests {
             span!(source_closed: bool),
             span!(cc_gate_is_window: bool),
             span!(cc_reads_sends: bool),
+            span!(paced: bool),
             span!(sent: SentPackets),
             span!(rtt, crate::recovery::rtt::SEND_BYTES),
             span!(loss, crate::recovery::loss::SEND_BYTES),
@@ -708,6 +719,7 @@ mod tests {
             span!(tso: Option<Box<Tso>>),
             span!(prr: Option<Box<Prr>>),
             span!(full_packet: transmit::FullPacket),
+            span!(kept_gate: kept_gate::KeptGate),
             span!(receive_window: Option<u64>),
             span!(af_bound: Option<Box<RareFrames>>),
             span!(pto_period: Dur),

@@ -1,6 +1,7 @@
 //! Building packets: the congestion window, the pacer, the controller's pause, PTO probes,
 //! packet-number lengths and ACK_FREQUENCY frames.
 
+use super::kept_gate::KeptGate;
 use super::stream::NextChunk;
 use super::{Sender, TsoView};
 use crate::cc::{CcState, SendGate};
@@ -92,10 +93,11 @@ impl Sender {
             }
             return None;
         };
-        let mut gate = if self.cc_gate_is_window {
-            SendGate::of_window(self.cc.window())
-        } else {
-            self.cc.send_gate()
+        // A kept gate (`kept_gate.rs`) needs no controller call.
+        let mut gate = match self.kept_gate.get() {
+            Some(k) => SendGate::of_window(k.window),
+            None if self.cc_gate_is_window => SendGate::of_window(self.cc.window()),
+            None => self.cc.send_gate(),
         };
         if let Some(prr) = self.prr.as_deref() {
             gate.window = prr.window();
@@ -139,14 +141,27 @@ impl Sender {
             self.app_limited = false;
             return None;
         }
-        if self.pacing.enabled {
-            let rate = self.pacing_rate_from(gate.pacing_rate, gate.window);
+        if self.paced {
+            let rate = match self.kept_gate.get() {
+                // The attempt that kept it set the pacer's quantum: a window-gated controller has none.
+                Some(k) => k.rate,
+                None => {
+                    let rate = self.pacing_rate_from(gate.pacing_rate, gate.window);
+                    self.pacer.set_quantum(Some(gate.send_quantum));
+                    if self.may_keep_gate() {
+                        self.kept_gate = KeptGate {
+                            window: gate.window,
+                            rate,
+                        };
+                    }
+                    rate
+                }
+            };
             let bucket = Bucket {
                 burst: self.pacing.burst,
                 max_burst: gate.max_burst,
                 train: gate.burst_allowance,
             };
-            self.pacer.set_quantum(Some(gate.send_quantum));
             if let Some(at) = self.pacer.delay(t, bytes, rate, bucket) {
                 // §7.8: a pacing delay alone does not make the sender application limited.
                 self.blocked_until = Some(at);
