@@ -415,6 +415,44 @@ fn cubic_config_parses_names() {
 }
 
 #[test]
+fn cubic_window_follows_cwnd_through_every_input() {
+    // `window` is `cwnd` in whole bytes kept apart from it: after each kind of input that moves
+    // `cwnd` (slow-start and congestion-avoidance growth of fractions of a byte, a loss, ECN-CE, an
+    // ACK in recovery, persistent congestion) it must read what `cwnd` converts to.
+    let rtt = rtt_of(Dur::from_millis(100));
+    let mut c = Cubic::new(&cfg(RenoFriendly::PerAck), Time::ZERO, MSS);
+    let check = |c: &Cubic, what: &str| assert_eq!(c.window(), c.cwnd as u64, "after {what}");
+    check(&c, "the start");
+    ack(&mut c, Time(1), 3 * MSS, &rtt);
+    check(&c, "slow start");
+    c.on_congestion_event(&event(T_LOSS, &[], &[lost(Time(2))], &rtt));
+    check(&c, "a loss");
+    ack(&mut c, T_LOSS, MSS, &rtt);
+    check(&c, "an ACK in recovery");
+    let mut grew = 0;
+    for i in 1..200 {
+        let before = c.window();
+        ack(&mut c, T_LOSS + Dur::from_millis(10 * i), 7 * MSS / 3, &rtt);
+        check(&c, "congestion avoidance");
+        grew += u32::from(c.window() != before);
+    }
+    assert!(grew > 10, "the window grew on {grew} ACKs");
+    let after = [AckedPacket {
+        pn: 9,
+        bytes: MSS,
+        time_sent: T_LOSS + Dur::from_secs(3),
+    }];
+    c.on_congestion_event(&CongestionEvent {
+        ecn_ce: 1,
+        ..event(T_LOSS + Dur::from_secs(4), &after, &[], &rtt)
+    });
+    check(&c, "ECN-CE");
+    c.on_persistent_congestion(T_LOSS + Dur::from_secs(5));
+    check(&c, "persistent congestion");
+    assert_eq!(c.window(), 2 * MSS);
+}
+
+#[test]
 fn layout_keeps_a_send_in_one_line() {
     // A send attempt reads `cwnd` and `ssthresh` (the window, whether in slow start) and the slow
     // start's kind (its pause and burst allowance): all in line 0. A send writes nothing here.
