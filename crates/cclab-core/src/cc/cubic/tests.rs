@@ -454,11 +454,13 @@ fn cubic_window_follows_cwnd_through_every_input() {
 
 #[test]
 fn layout_keeps_a_send_in_one_line() {
-    // A send attempt reads `cwnd` and `ssthresh` (the window, whether in slow start) and the slow
-    // start's kind (its pause and burst allowance): all in line 0. A send writes nothing here.
+    // A send attempt reads `window`, `cwnd` and `ssthresh` (the window, whether in slow start) and
+    // the slow start's kind (its pause and burst allowance): all in line 0. A send writes nothing here.
     let c = Cubic::new(&CubicConfig::default(), Time::ZERO, 1200);
     let base = &c as *const Cubic as usize;
     let kind = &c.slow_start as *const SlowStart as usize - base;
+    assert!(core::mem::offset_of!(Cubic, window) + 8 <= 64);
+    assert!(core::mem::offset_of!(Cubic, cwnd) + 8 <= 64);
     assert!(core::mem::offset_of!(Cubic, ssthresh) + 8 <= 64);
     assert!(kind + 8 <= 64, "slow start at {kind}");
     assert_eq!(size_of::<Cubic>(), 5 * 64);
