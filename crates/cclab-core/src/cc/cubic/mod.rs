@@ -195,8 +195,9 @@ impl Cubic {
         self.window = self.cwnd as u64;
     }
 
+    /// Reads `window`, which every change of `cwnd` ahead of this test brings up to date.
     fn in_slow_start(&self) -> bool {
-        (self.cwnd as u64) < self.ssthresh
+        self.window < self.ssthresh
     }
 
     /// A packet sent at `sent` belongs to the current recovery period (RFC 9002 §B.5
@@ -226,6 +227,8 @@ impl Cubic {
         let reduced = (cwnd * self.beta).max(self.min_window()).round();
         self.ssthresh = reduced as u64;
         self.cwnd = reduced;
+        // Here too: the same input then asks `in_slow_start`.
+        self.sync_window();
         self.epoch = None;
         self.app_limited_since = None;
     }
@@ -334,7 +337,8 @@ impl Cubic {
             } else {
                 growth
             };
-            let before = self.cwnd.floor() as u64;
+            // `cwnd`'s whole bytes (it is positive): `window`, up to date here.
+            let before = self.window;
             let mut cwnd = before;
             self.slow_start.on_ack(ev, acked, &mut cwnd, &mut self.ssthresh);
             self.cwnd += (cwnd - before) as f64;

@@ -358,6 +358,7 @@ fn cubic_linux_initial_growth_is_five_percent_per_rtt_until_the_first_loss() {
             MSS,
         );
         c.cwnd = 100.0 * M;
+        c.sync_window();
         c.ssthresh = 100 * MSS;
         let w = first_window_after_clean_exit(&mut c, &rtt, Time::ZERO);
         (c, w)
