@@ -454,6 +454,32 @@ fn cubic_window_follows_cwnd_through_every_input() {
 }
 
 #[test]
+fn cubic_reduction_brings_the_window_up_to_date_before_the_slow_start_test() {
+    // A one-segment initial window under kMinimumWindow: the loss's reduction raises cwnd to two
+    // segments, which is also ssthresh, so the same event's ACK of a packet sent after the recovery
+    // start grows in congestion avoidance (a fraction of a segment). Read from a `window` still at
+    // one segment, the slow-start test would say slow start and the ACK would add a whole segment.
+    let rtt = rtt_of(Dur::from_millis(100));
+    let one = CubicConfig {
+        initial_window: Some(crate::units::Bytes(MSS)),
+        ..cfg(RenoFriendly::PerAck)
+    };
+    let mut c = Cubic::new(&one, Time::ZERO, MSS);
+    let after = [AckedPacket {
+        pn: 2,
+        bytes: MSS,
+        time_sent: T_LOSS + Dur(1),
+    }];
+    c.on_congestion_event(&event(T_LOSS, &after, &[lost(Time(1))], &rtt));
+    assert_eq!(c.ssthresh(), 2 * MSS);
+    assert!(
+        c.window() < 3 * MSS,
+        "window {} after the reduction's own ACK",
+        c.window()
+    );
+}
+
+#[test]
 fn layout_keeps_a_send_in_one_line() {
     // A send attempt reads `window`, `cwnd` and `ssthresh` (the window, whether in slow start) and
     // the slow start's kind (its pause and burst allowance): all in line 0. A send writes nothing here.
