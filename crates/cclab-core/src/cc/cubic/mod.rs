@@ -117,7 +117,7 @@ struct Epoch {
 #[repr(C, align(64))]
 pub struct Cubic {
     /// `cwnd` in whole bytes, what `window` answers: written once at the end of each input that may
-    /// change `cwnd` (`sync_window`), where the sender asks several times an ACK (at 1,000 flows ~6:
+    /// change `cwnd` (`sync_window`), where the sender asks several times an ACK (at 1,000 flows ~7:
     /// every send attempt, the ACK's statistics) and each `f64` conversion with Rust's saturation cost
     /// ~15 instructions.
     window: u64,
@@ -190,7 +190,8 @@ impl Cubic {
         2.0 * self.mss
     }
 
-    /// Brings `window` up to date with `cwnd`, at the end of every input that may change it.
+    /// Brings `window` up to date with `cwnd`: at the end of every input that may change it, and after
+    /// the loss's reduction, which the same input's slow-start test reads.
     fn sync_window(&mut self) {
         self.window = self.cwnd as u64;
     }
