@@ -116,17 +116,23 @@ struct Epoch {
 #[derive(Clone, Debug)]
 #[repr(C, align(64))]
 pub struct Cubic {
-    cwnd: f64,
+    /// `cwnd` in whole bytes, what `window` answers: written once at the end of each input that may
+    /// change `cwnd` (`sync_window`), where the sender asks several times an ACK (at 1,000 flows ~7:
+    /// every send attempt, the ACK's statistics) and each `f64` conversion with Rust's saturation cost
+    /// ~15 instructions.
+    window: u64,
     ssthresh: u64,
+    cwnd: f64,
     w_est: f64,
     mss: f64,
     /// C scaled to bytes/s³.
     c: f64,
-    alpha: f64,
     /// Here, not last: a send reads the window, `ssthresh`, which slow start this is and writes
     /// HyStart++'s next packet number, all in the first line (the layout test in `tests.rs`).
     slow_start: SlowStart,
-    /// β_cubic (`CubicConfig::beta`).
+    /// β_cubic (`CubicConfig::beta`). α_cubic is worked out from it where the Reno-friendly estimate
+    /// reads it (a division an ACK of congestion avoidance, until W_est reaches cwnd_prior), not kept:
+    /// its field made room for `window` in the five lines.
     beta: f64,
     /// W_max; `None` while undefined (before any congestion event, after persistent congestion).
     w_max: Option<f64>,
@@ -153,12 +159,13 @@ pub struct Cubic {
 impl Cubic {
     /// CUBIC for a sender whose full-sized packet counts `mss` bytes in flight.
     pub fn new(cfg: &CubicConfig, _now: Time, mss: u64) -> Cubic {
+        let cwnd = initial_window(cfg.initial_window, mss);
         Cubic {
+            window: cwnd,
             mss: mss as f64,
             c: cfg.c * mss as f64,
-            alpha: window::alpha(cfg.beta),
             beta: cfg.beta,
-            cwnd: initial_window(cfg.initial_window, mss) as f64,
+            cwnd: cwnd as f64,
             ssthresh: u64::MAX,
             w_max: None,
             cwnd_prior: None,
@@ -183,8 +190,15 @@ impl Cubic {
         2.0 * self.mss
     }
 
+    /// Brings `window` up to date with `cwnd`: at the end of every input that may change it, and after
+    /// the loss's reduction, which the same input's slow-start test reads.
+    fn sync_window(&mut self) {
+        self.window = self.cwnd as u64;
+    }
+
+    /// Reads `window`, which every change of `cwnd` ahead of this test brings up to date.
     fn in_slow_start(&self) -> bool {
-        (self.cwnd as u64) < self.ssthresh
+        self.window < self.ssthresh
     }
 
     /// A packet sent at `sent` belongs to the current recovery period (RFC 9002 §B.5
@@ -214,6 +228,8 @@ impl Cubic {
         let reduced = (cwnd * self.beta).max(self.min_window()).round();
         self.ssthresh = reduced as u64;
         self.cwnd = reduced;
+        // Here too: the same input then asks `in_slow_start`.
+        self.sync_window();
         self.epoch = None;
         self.app_limited_since = None;
     }
@@ -260,12 +276,12 @@ impl Cubic {
             RenoFriendly::PerAck => {
                 // RFC 9438 §4.3 Eq. 4 in bytes: W_est += α·acked·MSS/cwnd; α = 1 once W_est ≥ cwnd_prior.
                 let reached = self.cwnd_prior.is_some_and(|p| self.w_est >= p);
-                let alpha = if reached { 1.0 } else { self.alpha };
+                let alpha = if reached { 1.0 } else { window::alpha(self.beta) };
                 self.w_est += alpha * acked * self.mss / self.cwnd;
                 Some(self.w_est)
             }
             RenoFriendly::TimeBased => {
-                self.w_est = window::w_est_time_based(w_max, self.beta, self.alpha, t, rtt, self.mss);
+                self.w_est = window::w_est_time_based(w_max, self.beta, window::alpha(self.beta), t, rtt, self.mss);
                 Some(self.w_est)
             }
             RenoFriendly::Off => None,
@@ -284,14 +300,11 @@ impl Cubic {
             self.cwnd = self.cwnd.max(before + acked / LINUX_INITIAL_CNT);
         }
     }
-}
 
-impl CongestionController for Cubic {
-    fn on_packet_sent(&mut self, now: Time, _pn: u64, bytes: u64, _bytes_in_flight: u64) {
-        self.slow_start.on_packet_sent(now, bytes);
-    }
-
-    fn on_congestion_event(&mut self, ev: &CongestionEvent<'_>) {
+    /// An ACK frame's or loss timeout's congestion event (`on_congestion_event`), before `window` is
+    /// brought up to date.
+    #[inline(always)]
+    fn update(&mut self, ev: &CongestionEvent<'_>) {
         self.app_limited = ev.app_limited;
         // RFC 9002 App. B order: ECN, then losses, then the acknowledged packets.
         if ev.ecn_ce > 0 {
@@ -325,7 +338,8 @@ impl CongestionController for Cubic {
             } else {
                 growth
             };
-            let before = self.cwnd.floor() as u64;
+            // `cwnd`'s whole bytes (it is positive): `window`, up to date here.
+            let before = self.window;
             let mut cwnd = before;
             self.slow_start.on_ack(ev, acked, &mut cwnd, &mut self.ssthresh);
             self.cwnd += (cwnd - before) as f64;
@@ -343,12 +357,24 @@ impl CongestionController for Cubic {
         }
         self.congestion_avoidance(ev, growth as f64);
     }
+}
+
+impl CongestionController for Cubic {
+    fn on_packet_sent(&mut self, now: Time, _pn: u64, bytes: u64, _bytes_in_flight: u64) {
+        self.slow_start.on_packet_sent(now, bytes);
+    }
+
+    fn on_congestion_event(&mut self, ev: &CongestionEvent<'_>) {
+        self.update(ev);
+        self.sync_window();
+    }
 
     fn on_persistent_congestion(&mut self, _now: Time) {
         // RFC 9002 §7.6.2: cwnd = kMinimumWindow, recovery start reset (ssthresh was set by the
         // congestion event that declared the losses). RFC 9438 §4.8: the next CA has K = 0 and
         // W_max = cwnd at its start.
         self.cwnd = self.min_window();
+        self.sync_window();
         self.recovery_start = None;
         self.in_recovery = false;
         // Linux resets `last_max_cwnd` on a timeout (`cubictcp_state` → `bictcp_reset`).
@@ -359,7 +385,7 @@ impl CongestionController for Cubic {
     }
 
     fn window(&self) -> u64 {
-        self.cwnd as u64
+        self.window
     }
 
     fn ssthresh(&self) -> u64 {

@@ -358,6 +358,7 @@ fn cubic_linux_initial_growth_is_five_percent_per_rtt_until_the_first_loss() {
             MSS,
         );
         c.cwnd = 100.0 * M;
+        c.sync_window();
         c.ssthresh = 100 * MSS;
         let w = first_window_after_clean_exit(&mut c, &rtt, Time::ZERO);
         (c, w)
@@ -415,12 +416,78 @@ fn cubic_config_parses_names() {
 }
 
 #[test]
+fn cubic_window_follows_cwnd_through_every_input() {
+    // `window` is `cwnd` in whole bytes kept apart from it: after each kind of input that moves
+    // `cwnd` (slow-start and congestion-avoidance growth of fractions of a byte, a loss, ECN-CE, an
+    // ACK in recovery, persistent congestion) it must read what `cwnd` converts to.
+    let rtt = rtt_of(Dur::from_millis(100));
+    let mut c = Cubic::new(&cfg(RenoFriendly::PerAck), Time::ZERO, MSS);
+    let check = |c: &Cubic, what: &str| assert_eq!(c.window(), c.cwnd as u64, "after {what}");
+    check(&c, "the start");
+    ack(&mut c, Time(1), 3 * MSS, &rtt);
+    check(&c, "slow start");
+    c.on_congestion_event(&event(T_LOSS, &[], &[lost(Time(2))], &rtt));
+    check(&c, "a loss");
+    ack(&mut c, T_LOSS, MSS, &rtt);
+    check(&c, "an ACK in recovery");
+    let mut grew = 0;
+    for i in 1..200 {
+        let before = c.window();
+        ack(&mut c, T_LOSS + Dur::from_millis(10 * i), 7 * MSS / 3, &rtt);
+        check(&c, "congestion avoidance");
+        grew += u32::from(c.window() != before);
+    }
+    assert!(grew > 10, "the window grew on {grew} ACKs");
+    let after = [AckedPacket {
+        pn: 9,
+        bytes: MSS,
+        time_sent: T_LOSS + Dur::from_secs(3),
+    }];
+    c.on_congestion_event(&CongestionEvent {
+        ecn_ce: 1,
+        ..event(T_LOSS + Dur::from_secs(4), &after, &[], &rtt)
+    });
+    check(&c, "ECN-CE");
+    c.on_persistent_congestion(T_LOSS + Dur::from_secs(5));
+    check(&c, "persistent congestion");
+    assert_eq!(c.window(), 2 * MSS);
+}
+
+#[test]
+fn cubic_reduction_brings_the_window_up_to_date_before_the_slow_start_test() {
+    // A one-segment initial window under kMinimumWindow: the loss's reduction raises cwnd to two
+    // segments, which is also ssthresh, so the same event's ACK of a packet sent after the recovery
+    // start grows in congestion avoidance (a fraction of a segment). Read from a `window` still at
+    // one segment, the slow-start test would say slow start and the ACK would add a whole segment.
+    let rtt = rtt_of(Dur::from_millis(100));
+    let one = CubicConfig {
+        initial_window: Some(crate::units::Bytes(MSS)),
+        ..cfg(RenoFriendly::PerAck)
+    };
+    let mut c = Cubic::new(&one, Time::ZERO, MSS);
+    let after = [AckedPacket {
+        pn: 2,
+        bytes: MSS,
+        time_sent: T_LOSS + Dur(1),
+    }];
+    c.on_congestion_event(&event(T_LOSS, &after, &[lost(Time(1))], &rtt));
+    assert_eq!(c.ssthresh(), 2 * MSS);
+    assert!(
+        c.window() < 3 * MSS,
+        "window {} after the reduction's own ACK",
+        c.window()
+    );
+}
+
+#[test]
 fn layout_keeps_a_send_in_one_line() {
-    // A send attempt reads `cwnd` and `ssthresh` (the window, whether in slow start) and the slow
-    // start's kind (its pause and burst allowance): all in line 0. A send writes nothing here.
+    // A send attempt reads `window`, `cwnd` and `ssthresh` (the window, whether in slow start) and
+    // the slow start's kind (its pause and burst allowance): all in line 0. A send writes nothing here.
     let c = Cubic::new(&CubicConfig::default(), Time::ZERO, 1200);
     let base = &c as *const Cubic as usize;
     let kind = &c.slow_start as *const SlowStart as usize - base;
+    assert!(core::mem::offset_of!(Cubic, window) + 8 <= 64);
+    assert!(core::mem::offset_of!(Cubic, cwnd) + 8 <= 64);
     assert!(core::mem::offset_of!(Cubic, ssthresh) + 8 <= 64);
     assert!(kind + 8 <= 64, "slow start at {kind}");
     assert_eq!(size_of::<Cubic>(), 5 * 64);
