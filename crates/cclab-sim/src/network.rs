@@ -573,7 +573,7 @@ impl Network {
     #[inline(always)]
     fn act_link(&mut self, l: u32) -> Option<Straight> {
         if let Some(t) = self.links[l as usize].advance_to_arrivals(self.now) {
-            self.sched.schedule(l, t);
+            self.sched.schedule_popped(l, t);
         }
         let straight = self.hand_straight(l);
         if straight.is_none() {
