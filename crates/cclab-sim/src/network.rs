@@ -509,10 +509,17 @@ impl Network {
                     if self.events & 0xffff == 0 && !observer.keep_going(self) {
                         break Stop::Cancelled;
                     }
-                    match (straight, self.handed_off.take()) {
-                        (Some(s), _) => (s.host, true, Some(s)),
-                        (None, Some(h)) => (h, true, None),
-                        (None, None) => continue,
+                    // A straight arrival forwards nothing, so it hands off no host: the field is
+                    // read (and emptied) only after events that forwarded.
+                    match straight {
+                        Some(s) => {
+                            debug_assert!(self.handed_off.is_none(), "a straight arrival handed off a host");
+                            (s.host, true, Some(s))
+                        }
+                        None => match self.handed_off.take() {
+                            Some(h) => (h, true, None),
+                            None => continue,
+                        },
                     }
                 } else if actor < n_links + n_hosts {
                     (actor - n_links, false, None)
