@@ -678,7 +678,10 @@ impl Network {
         let (finished, wake) = host.act(now, &mut out, straight.map(|s| s.slot));
         self.done += finished;
         host.drain_events(|flow, side, ev| observer.on_trace(flow, side, ev));
-        if !self.scratch.is_empty() {
+        // Only a datagram that arrives at a host (below) asks for one during a host's run: without
+        // one, the host's entry is as its pop or withdrawal left it.
+        let injected = !self.scratch.is_empty();
+        if injected {
             let mut later = std::mem::take(&mut self.scratch);
             for p in later.drain(..) {
                 self.inject(p);
@@ -686,7 +689,11 @@ impl Network {
             self.scratch = later;
         }
         if let Some(t) = wake {
-            self.sched.schedule(self.host_actor(h), t);
+            if injected {
+                self.sched.schedule(self.host_actor(h), t);
+            } else {
+                self.sched.schedule_popped(self.host_actor(h), t);
+            }
         }
         finished > 0 && self.all_done()
     }

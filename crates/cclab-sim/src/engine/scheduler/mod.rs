@@ -192,16 +192,17 @@ impl Scheduler {
         self.schedule_heap(actor, t);
     }
 
-    /// [`Scheduler::schedule`] for the actor [`Scheduler::pop_until`] just returned, before any other
-    /// request for it: the flat array's pop left its entry empty, so the request is stored without
-    /// reading the entry and comparing (a link event's own next wake-up, one an event).
+    /// [`Scheduler::schedule`] for the actor [`Scheduler::pop_until`] just returned or that was just
+    /// withdrawn ([`Scheduler::withdraw`]), before any other request for it: the flat array's pop or
+    /// withdrawal left its entry empty, so the request is stored without reading the entry and
+    /// comparing (a link event's or a host run's own next wake-up, one an event).
     #[inline]
     pub fn schedule_popped(&mut self, actor: ActorId, t: Time) {
         if self.flat {
             debug_assert_eq!(
                 self.heap[actor as usize].time,
                 u64::MAX,
-                "actor {actor} was not just popped"
+                "actor {actor} was not just popped or withdrawn"
             );
             self.heap[actor as usize] = self.entry(actor, t);
             return;

@@ -55,9 +55,9 @@ fn scheduler_pop_until_leaves_later_wakeups_pending() {
 
 #[test]
 fn scheduler_popped_actor_asks_again_as_any_request_would() {
-    // A link event's next wake-up is stored without the comparison with a pending one, which its
-    // pop emptied: later or earlier than the other actors' requests, in flat arrays and a heap, the
-    // same order as `schedule`, and a later request still loses to it.
+    // A link event's or a host run's next wake-up is stored without the comparison with a pending
+    // one, which its pop or withdrawal emptied: later or earlier than the other actors' requests, in
+    // flat arrays and a heap, the same order as `schedule`, and a later request still loses to it.
     for n in [3, 5, 8, FLAT_MAX_ACTORS + 1] {
         let (mut popped, mut plain) = (Scheduler::new(n), Scheduler::new(n));
         for s in [&mut popped, &mut plain] {
@@ -75,6 +75,11 @@ fn scheduler_popped_actor_asks_again_as_any_request_would() {
             popped.schedule(actor, Time(again + 100));
             assert_eq!(popped.pending(actor), Some(Time(again)), "{n} actors");
         }
+        // A host run without a pop: its pending wake-up withdrawn, then its next request.
+        popped.withdraw(2);
+        plain.withdraw(2);
+        popped.schedule_popped(2, Time(60));
+        plain.schedule(2, Time(60));
         let rest = |s: &mut Scheduler| std::iter::from_fn(|| s.pop()).collect::<Vec<_>>();
         assert_eq!(rest(&mut popped), rest(&mut plain), "{n} actors");
     }
