@@ -509,10 +509,17 @@ impl Network {
                     if self.events & 0xffff == 0 && !observer.keep_going(self) {
                         break Stop::Cancelled;
                     }
-                    match (straight, self.handed_off.take()) {
-                        (Some(s), _) => (s.host, true, Some(s)),
-                        (None, Some(h)) => (h, true, None),
-                        (None, None) => continue,
+                    // A straight arrival forwards nothing, so it hands off no host: the field is
+                    // read (and emptied) only after events that forwarded.
+                    match straight {
+                        Some(s) => {
+                            debug_assert!(self.handed_off.is_none(), "a straight arrival handed off a host");
+                            (s.host, true, Some(s))
+                        }
+                        None => match self.handed_off.take() {
+                            Some(h) => (h, true, None),
+                            None => continue,
+                        },
                     }
                 } else if actor < n_links + n_hosts {
                     (actor - n_links, false, None)
@@ -573,7 +580,7 @@ impl Network {
     #[inline(always)]
     fn act_link(&mut self, l: u32) -> Option<Straight> {
         if let Some(t) = self.links[l as usize].advance_to_arrivals(self.now) {
-            self.sched.schedule(l, t);
+            self.sched.schedule_popped(l, t);
         }
         let straight = self.hand_straight(l);
         if straight.is_none() {
@@ -671,7 +678,10 @@ impl Network {
         let (finished, wake) = host.act(now, &mut out, straight.map(|s| s.slot));
         self.done += finished;
         host.drain_events(|flow, side, ev| observer.on_trace(flow, side, ev));
-        if !self.scratch.is_empty() {
+        // Only a datagram that arrives at a host (below) asks for one during a host's run: without
+        // one, the host's entry is as its pop or withdrawal left it.
+        let injected = !self.scratch.is_empty();
+        if injected {
             let mut later = std::mem::take(&mut self.scratch);
             for p in later.drain(..) {
                 self.inject(p);
@@ -679,7 +689,11 @@ impl Network {
             self.scratch = later;
         }
         if let Some(t) = wake {
-            self.sched.schedule(self.host_actor(h), t);
+            if injected {
+                self.sched.schedule(self.host_actor(h), t);
+            } else {
+                self.sched.schedule_popped(self.host_actor(h), t);
+            }
         }
         finished > 0 && self.all_done()
     }

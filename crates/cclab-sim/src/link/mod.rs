@@ -582,7 +582,7 @@ impl Link {
     #[inline(always)]
     pub fn advance_to_arrivals(&mut self, now: Time) -> Option<Time> {
         if let Some(ring) = self.ring_mut() {
-            if let Some(next) = ring.mark_arrived(now) {
+            if let Some(next) = ring.mark_arrived_at_wake(now) {
                 return Some(next);
             }
         }

@@ -115,6 +115,17 @@ impl Fifo {
         }
         None
     }
+    /// [`Fifo::mark_arrived`] at a link event, which comes at the arrival time of the first departed
+    /// packet not yet marked (the link's wake-up, [`Fifo::next_arrival`]): that packet has arrived by
+    /// construction and is marked without its time read and compared, the loop's first look.
+    #[inline]
+    pub(crate) fn mark_arrived_at_wake(&mut self, now: Time) -> Option<Time> {
+        if self.arrived < self.departed {
+            debug_assert!(self.q[self.arrived].enqueued <= now, "a link event before its arrival");
+            self.arrived += 1;
+        }
+        self.mark_arrived(now)
+    }
     /// The marked packet, if it is the only one.
     #[inline]
     pub(crate) fn only_arrival(&self) -> Option<&InFlight> {
@@ -215,6 +226,39 @@ mod tests {
         check(&mut fifo, Time(30), None, "all gone");
         fifo.push_departed(p(3), Time(40));
         check(&mut fifo, Time(39), Some(Time(40)), "straight through");
+    }
+
+    #[test]
+    fn marking_at_a_wake_up_matches_marking_by_time() {
+        // A link event comes at the first propagating packet's arrival, which the marking at the
+        // wake-up takes as arrived without reading it: the same marks and next arrival as the loop
+        // that reads every time, through one, two and no packets arriving at the same instant.
+        let (mut at_wake, mut by_time) = (Fifo::default(), Fifo::default());
+        for (pn, arrival) in [10, 20, 20, 30].into_iter().enumerate() {
+            for fifo in [&mut at_wake, &mut by_time] {
+                fifo.push(p(pn as u64));
+                fifo.depart(Time(arrival));
+            }
+        }
+        for (now, next) in [(10, Some(20)), (20, Some(30)), (30, None)] {
+            let now = Time(now);
+            assert_eq!(at_wake.mark_arrived_at_wake(now), next.map(Time), "at {now:?}");
+            assert_eq!(by_time.mark_arrived(now), next.map(Time), "at {now:?}");
+            assert_eq!(at_wake.arrived, by_time.arrived, "at {now:?}");
+        }
+        assert_eq!(at_wake.mark_arrived_at_wake(Time(40)), None, "nothing propagating");
+        assert_eq!(at_wake.arrived, 4);
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "a link event before its arrival")]
+    fn marking_at_a_wake_up_before_the_arrival_is_caught() {
+        // The marking trusts the event's time; a wake-up before the arrival would deliver early.
+        let mut fifo = Fifo::default();
+        fifo.push(p(0));
+        fifo.depart(Time(10));
+        fifo.mark_arrived_at_wake(Time(9));
     }
 
     #[test]

@@ -192,6 +192,24 @@ impl Scheduler {
         self.schedule_heap(actor, t);
     }
 
+    /// [`Scheduler::schedule`] for the actor [`Scheduler::pop_until`] just returned or that was just
+    /// withdrawn ([`Scheduler::withdraw`]), before any other request for it: the flat array's pop or
+    /// withdrawal left its entry empty, so the request is stored without reading the entry and
+    /// comparing (a link event's or a host run's own next wake-up, one an event).
+    #[inline]
+    pub fn schedule_popped(&mut self, actor: ActorId, t: Time) {
+        if self.flat {
+            debug_assert_eq!(
+                self.heap[actor as usize].time,
+                u64::MAX,
+                "actor {actor} was not just popped or withdrawn"
+            );
+            self.heap[actor as usize] = self.entry(actor, t);
+            return;
+        }
+        self.schedule_heap(actor, t);
+    }
+
     /// [`Scheduler::schedule`] in heap mode: the two requests most made (with 1,000 flows, three in
     /// four), the popped actor's next one replacing the root and one no earlier than the actor's
     /// pending wake-up, decided here, in a function that saves no registers; the rest in

@@ -54,6 +54,48 @@ fn scheduler_pop_until_leaves_later_wakeups_pending() {
 }
 
 #[test]
+fn scheduler_popped_actor_asks_again_as_any_request_would() {
+    // A link event's or a host run's next wake-up is stored without the comparison with a pending
+    // one, which its pop or withdrawal emptied: later or earlier than the other actors' requests, in
+    // flat arrays and a heap, the same order as `schedule`, and a later request still loses to it.
+    for n in [3, 5, 8, FLAT_MAX_ACTORS + 1] {
+        let (mut popped, mut plain) = (Scheduler::new(n), Scheduler::new(n));
+        for s in [&mut popped, &mut plain] {
+            s.schedule(0, Time(10));
+            s.schedule(1, Time(20));
+            s.schedule(2, Time(30));
+        }
+        for (want, again) in [((10, 0), 25), ((20, 1), 40), ((25, 0), 26), ((26, 0), 50)] {
+            let want = Ok((Time(want.0), want.1));
+            assert_eq!(popped.pop_until(Time(100)), want, "{n} actors");
+            assert_eq!(plain.pop_until(Time(100)), want, "{n} actors");
+            let actor = want.map_or(0, |(_, a)| a);
+            popped.schedule_popped(actor, Time(again));
+            plain.schedule(actor, Time(again));
+            popped.schedule(actor, Time(again + 100));
+            assert_eq!(popped.pending(actor), Some(Time(again)), "{n} actors");
+        }
+        // A host run without a pop: its pending wake-up withdrawn, then its next request.
+        popped.withdraw(2);
+        plain.withdraw(2);
+        popped.schedule_popped(2, Time(60));
+        plain.schedule(2, Time(60));
+        let rest = |s: &mut Scheduler| std::iter::from_fn(|| s.pop()).collect::<Vec<_>>();
+        assert_eq!(rest(&mut popped), rest(&mut plain), "{n} actors");
+    }
+}
+
+#[test]
+#[cfg(debug_assertions)]
+#[should_panic(expected = "was not just popped")]
+fn scheduler_popped_request_for_a_pending_actor_is_caught() {
+    // Stored without a comparison, it would replace an earlier pending wake-up.
+    let mut s = Scheduler::new(3);
+    s.schedule(1, Time(10));
+    s.schedule_popped(1, Time(20));
+}
+
+#[test]
 fn scheduler_withdrawn_wakeup_is_replaced_in_place() {
     let mut s = Scheduler::new(64);
     for a in 0..40 {
