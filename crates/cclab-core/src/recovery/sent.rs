@@ -343,31 +343,31 @@ impl SentPackets {
         self.base
     }
 
-    /// The oldest outstanding packet, if any: the front slot, never empty while packets are outstanding
-    /// (every removal drops the empty slots at the front).
+    /// Removes outstanding packets from the front, in packet-number order below `end`, while `take` declares
+    /// them lost: it sees each in its slot and returns false to keep it, which ends the walk (loss detection's
+    /// thresholds are monotone in packet number). The slots between them (acknowledged) are passed, and the
+    /// front, the bytes in flight and the ack-eliciting count are updated once at the end: popping the front
+    /// one packet at a time copied each 64-byte record out twice, tested its slot twice and walked past the
+    /// emptied slots behind it after every packet.
     #[inline]
-    pub fn oldest(&self) -> Option<(u64, &SentPacket)> {
-        if self.len == 0 {
-            return None;
+    pub fn take_front_while(&mut self, end: u64, mut take: impl FnMut(u64, &SentPacket) -> bool) {
+        let (mask, stop) = (self.mask(), end.min(self.next_pn()));
+        let (mut pn, mut slot) = (self.base, self.head);
+        let (mut bytes, mut eliciting) = (0, 0);
+        while pn < stop {
+            if let Some(p) = self.live(slot) {
+                if !take(pn, p) {
+                    break;
+                }
+                (bytes, eliciting) = (bytes + p.bytes(), eliciting + p.eliciting_in_flight());
+                self.empty(slot);
+            }
+            (pn, slot) = (pn + 1, (slot + 1) & mask);
         }
-        let p = self.live(self.head).as_ref();
-        debug_assert!(p.is_some(), "the front slot is never empty");
-        p.map(|p| (self.base, p))
-    }
-
-    /// Removes the oldest outstanding packet ([`SentPackets::oldest`]) and returns it: loss detection
-    /// declares packets lost from the front, so it needs neither the slot's look-up nor a test of it.
-    #[inline]
-    pub fn pop_oldest(&mut self) -> Option<SentPacket> {
-        if self.len == 0 {
-            return None;
-        }
-        let p = (*self.live(self.head))?;
-        self.empty(self.head);
-        self.bytes_in_flight -= p.bytes();
-        self.ack_eliciting_in_flight -= p.eliciting_in_flight();
-        self.drop_empty_front(1);
-        Some(p)
+        self.bytes_in_flight -= bytes;
+        self.ack_eliciting_in_flight -= eliciting;
+        // Every slot before `pn` is empty now.
+        self.drop_empty_front((pn - self.base) as usize);
     }
 
     /// Removes `pn` (acknowledged or lost) and returns it, if it was outstanding.
