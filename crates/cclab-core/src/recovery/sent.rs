@@ -348,7 +348,7 @@ impl SentPackets {
     /// thresholds are monotone in packet number). The slots between them (acknowledged) are passed, and the
     /// front, the bytes in flight and the ack-eliciting count are updated once at the end: popping the front
     /// one packet at a time copied each 64-byte record out twice, tested its slot twice and walked past the
-    /// emptied slots behind it after every packet.
+    /// emptied slots behind it after every packet, and wrote each slot empty.
     #[inline]
     pub fn take_front_while(&mut self, end: u64, mut take: impl FnMut(u64, &SentPacket) -> bool) {
         let (mask, stop) = (self.mask(), end.min(self.next_pn()));
@@ -360,13 +360,13 @@ impl SentPackets {
                     break;
                 }
                 (bytes, eliciting) = (bytes + p.bytes(), eliciting + p.eliciting_in_flight());
-                self.empty(slot);
             }
             (pn, slot) = (pn + 1, (slot + 1) & mask);
         }
         self.bytes_in_flight -= bytes;
         self.ack_eliciting_in_flight -= eliciting;
-        // Every slot before `pn` is empty now.
+        // Every slot before `pn` was taken or empty: the front moves past them, which leaves them out of
+        // use, so the taken ones are not written empty (a push writes a slot before it is in use again).
         self.drop_empty_front((pn - self.base) as usize);
     }
 
