@@ -687,6 +687,42 @@ mod tests {
     }
 
     #[test]
+    fn sent_take_front_stops_at_the_first_kept_and_drops_the_empty_front() {
+        // A ring of 8 slots that wraps: 0-5 acknowledged, 8-13 in the slots they left, 7 and 9 acknowledged
+        // (holes the walk passes without showing them).
+        let mut s = SentPackets::new();
+        for i in 0..8 {
+            s.push(pkt(i, 100 + i as u32));
+        }
+        assert_eq!(pns(&ack(&mut s, &[(0, 5)])), vec![0, 1, 2, 3, 4, 5]);
+        for i in 8..14 {
+            s.push(pkt(i, 100 + i as u32));
+        }
+        ack(&mut s, &[(9, 9), (7, 7)]);
+        let mut seen = Vec::new();
+        s.take_front_while(13, |pn, p| {
+            seen.push((pn, p.bytes()));
+            pn < 11
+        });
+        // 11 is shown and kept: the walk ends there, the front with it; the taken bytes leave the flight.
+        assert_eq!(seen, vec![(6, 106), (8, 108), (10, 110), (11, 111)]);
+        assert_eq!(
+            (s.first_pn(), s.bytes_in_flight(), s.ack_eliciting_in_flight()),
+            (11, 111 + 112 + 113, 3)
+        );
+        // Taken up to `end` (12, not shown); 12 acknowledged meanwhile, so the front moves past it too.
+        ack(&mut s, &[(12, 12)]);
+        seen.clear();
+        s.take_front_while(13, |pn, _| {
+            seen.push((pn, 0));
+            true
+        });
+        assert_eq!(seen, vec![(11, 0)]);
+        assert_eq!((s.first_pn(), s.bytes_in_flight()), (13, 113));
+        assert_eq!(s.get(13).map(|p| p.bytes()), Some(113));
+    }
+
+    #[test]
     fn sent_ack_of_the_front_walks_as_the_general_walk() {
         // The walk of an ACK whose one range reaches the front (`ack_front`, nearly every ACK) against the general
         // walk (`ack_ranges`) on the same record: a ring that wraps or not, with packets already acknowledged
