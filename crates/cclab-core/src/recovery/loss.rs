@@ -227,11 +227,10 @@ impl LossDetection {
     ) -> bool {
         let end = largest.min(sent.next_pn());
         let loss_delay = self.loss_delay(rtt);
-        // §7.6.1: (smoothed_rtt + max(4·rttvar, kGranularity) + max_ack_delay) · 3. Worked out once, when two
-        // lost packets without a hole between first ask for it: losses after a burst alternate with acknowledged
-        // packets, and most calls never do. A closure called at each such pair worked it out again for each
-        // (~20 instructions, for half the lost packets at 100,000 packets of BDP).
-        let mut pc_duration = None;
+        // §7.6.1: (smoothed_rtt + max(4·rttvar, kGranularity) + max_ack_delay) · 3. Worked out when two lost
+        // packets without a hole between first ask for it: losses after a burst alternate with acknowledged
+        // packets, and most calls never do.
+        let pc_duration = || rtt.pto_base(max_ack_delay, GRANULARITY) * PERSISTENT_CONGESTION_THRESHOLD;
         let mut pc_start: Option<Time> = None;
         let mut persistent = false;
         // Packets are declared lost from the front of the record, in one walk that passes the slots between
@@ -254,12 +253,7 @@ impl LossDetection {
             if pc_first_pn.is_some_and(|f| pn >= f) {
                 match pc_start {
                     None => pc_start = Some(p.time_sent()),
-                    Some(s) => {
-                        let d = *pc_duration.get_or_insert_with(|| {
-                            rtt.pto_base(max_ack_delay, GRANULARITY) * PERSISTENT_CONGESTION_THRESHOLD
-                        });
-                        persistent = persistent || p.time_sent().saturating_since(s) > d;
-                    }
+                    Some(s) => persistent = persistent || p.time_sent().saturating_since(s) > pc_duration(),
                 }
             }
             lost(pn, p, trigger);
