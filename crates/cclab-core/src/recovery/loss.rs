@@ -227,9 +227,10 @@ impl LossDetection {
     ) -> bool {
         let end = largest.min(sent.next_pn());
         let loss_delay = self.loss_delay(rtt);
-        // §7.6.1: (smoothed_rtt + max(4·rttvar, kGranularity) + max_ack_delay) · 3. Worked out when two lost
-        // packets without a hole between first ask for it: losses after a burst alternate with acknowledged
-        // packets, and most calls never do.
+        // §7.6.1: (smoothed_rtt + max(4·rttvar, kGranularity) + max_ack_delay) · 3. Worked out only for a lost
+        // packet that follows another without a hole between: losses after a burst alternate with acknowledged
+        // packets, and most calls never ask (kept a closure: worked out once a call instead, it cost more, see
+        // docs/performance.md).
         let pc_duration = || rtt.pto_base(max_ack_delay, GRANULARITY) * PERSISTENT_CONGESTION_THRESHOLD;
         let mut pc_start: Option<Time> = None;
         let mut persistent = false;
