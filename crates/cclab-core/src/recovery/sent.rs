@@ -343,31 +343,31 @@ impl SentPackets {
         self.base
     }
 
-    /// The oldest outstanding packet, if any: the front slot, never empty while packets are outstanding
-    /// (every removal drops the empty slots at the front).
+    /// Removes outstanding packets from the front, in packet-number order below `end`, while `take` declares
+    /// them lost: it sees each in its slot and returns false to keep it, which ends the walk (loss detection's
+    /// thresholds are monotone in packet number). The slots between them (acknowledged) are passed, and the
+    /// front, the bytes in flight and the ack-eliciting count are updated once at the end: popping the front
+    /// one packet at a time copied each 64-byte record out twice, tested its slot twice and walked past the
+    /// emptied slots behind it after every packet, and wrote each slot empty.
     #[inline]
-    pub fn oldest(&self) -> Option<(u64, &SentPacket)> {
-        if self.len == 0 {
-            return None;
+    pub fn take_front_while(&mut self, end: u64, mut take: impl FnMut(u64, &SentPacket) -> bool) {
+        let (mask, stop) = (self.mask(), end.min(self.next_pn()));
+        let (mut pn, mut slot) = (self.base, self.head);
+        let (mut bytes, mut eliciting) = (0, 0);
+        while pn < stop {
+            if let Some(p) = self.live(slot) {
+                if !take(pn, p) {
+                    break;
+                }
+                (bytes, eliciting) = (bytes + p.bytes(), eliciting + p.eliciting_in_flight());
+            }
+            (pn, slot) = (pn + 1, (slot + 1) & mask);
         }
-        let p = self.live(self.head).as_ref();
-        debug_assert!(p.is_some(), "the front slot is never empty");
-        p.map(|p| (self.base, p))
-    }
-
-    /// Removes the oldest outstanding packet ([`SentPackets::oldest`]) and returns it: loss detection
-    /// declares packets lost from the front, so it needs neither the slot's look-up nor a test of it.
-    #[inline]
-    pub fn pop_oldest(&mut self) -> Option<SentPacket> {
-        if self.len == 0 {
-            return None;
-        }
-        let p = (*self.live(self.head))?;
-        self.empty(self.head);
-        self.bytes_in_flight -= p.bytes();
-        self.ack_eliciting_in_flight -= p.eliciting_in_flight();
-        self.drop_empty_front(1);
-        Some(p)
+        self.bytes_in_flight -= bytes;
+        self.ack_eliciting_in_flight -= eliciting;
+        // Every slot before `pn` was taken or empty: the front moves past them, which leaves them out of
+        // use, so the taken ones are not written empty (a push writes a slot before it is in use again).
+        self.drop_empty_front((pn - self.base) as usize);
     }
 
     /// Removes `pn` (acknowledged or lost) and returns it, if it was outstanding.
@@ -684,6 +684,42 @@ mod tests {
             (s.first_pn(), s.bytes_in_flight(), s.ack_eliciting_in_flight()),
             (7, 0, 0)
         );
+    }
+
+    #[test]
+    fn sent_take_front_stops_at_the_first_kept_and_drops_the_empty_front() {
+        // A ring of 8 slots that wraps: 0-5 acknowledged, 8-13 in the slots they left, 7 and 9 acknowledged
+        // (holes the walk passes without showing them).
+        let mut s = SentPackets::new();
+        for i in 0..8 {
+            s.push(pkt(i, 100 + i as u32));
+        }
+        assert_eq!(pns(&ack(&mut s, &[(0, 5)])), vec![0, 1, 2, 3, 4, 5]);
+        for i in 8..14 {
+            s.push(pkt(i, 100 + i as u32));
+        }
+        ack(&mut s, &[(9, 9), (7, 7)]);
+        let mut seen = Vec::new();
+        s.take_front_while(13, |pn, p| {
+            seen.push((pn, p.bytes()));
+            pn < 11
+        });
+        // 11 is shown and kept: the walk ends there, the front with it; the taken bytes leave the flight.
+        assert_eq!(seen, vec![(6, 106), (8, 108), (10, 110), (11, 111)]);
+        assert_eq!(
+            (s.first_pn(), s.bytes_in_flight(), s.ack_eliciting_in_flight()),
+            (11, 111 + 112 + 113, 3)
+        );
+        // Taken up to `end` (12, not shown); 12 acknowledged meanwhile, so the front moves past it too.
+        ack(&mut s, &[(12, 12)]);
+        seen.clear();
+        s.take_front_while(13, |pn, _| {
+            seen.push((pn, 0));
+            true
+        });
+        assert_eq!(seen, vec![(11, 0)]);
+        assert_eq!((s.first_pn(), s.bytes_in_flight()), (13, 113));
+        assert_eq!(s.get(13).map(|p| p.bytes()), Some(113));
     }
 
     #[test]
